@@ -1,0 +1,140 @@
+#include "mixgraph/profile.hpp"
+
+#include <algorithm>
+
+#include "mixgraph/error.hpp"
+
+namespace mixgraph {
+
+namespace {
+
+/// Fills cache_size from last_reader via a difference array: j is in C_i for j <= i < last(j).
+void cache_from_last_reader(const std::vector<pos_t>& last, PatternProfile& out, bool keep) {
+  const pos_t n = static_cast<pos_t>(last.size());
+  std::vector<std::int32_t> diff(static_cast<std::size_t>(n) + 1, 0);
+  for (pos_t j = 0; j < n; ++j)
+    if (last[j] > j) {
+      ++diff[j];
+      --diff[last[j]];
+    }
+  std::int64_t run = 0;
+  if (keep) out.cache_size.assign(n, 0);
+  for (pos_t i = 0; i < n; ++i) {
+    run += diff[i];
+    const auto c = static_cast<std::uint32_t>(run);
+    if (keep) out.cache_size[i] = c;
+    if (c > out.max_cache) {
+      out.max_cache = c;
+      out.argmax_cache = i;
+    }
+  }
+}
+
+PatternProfile profile_translation_invariant(const Pattern& p, const ProfileOptions& opt) {
+  PatternProfile out;
+  const pos_t n = p.n;
+  out.n = n;
+  // U = positive offsets read through A or B.
+  std::vector<pos_t> u = p.b_offsets;
+  for (pos_t o : p.a_offsets)
+    if (o > 0) u.push_back(o);
+  std::sort(u.begin(), u.end());
+  u.erase(std::unique(u.begin(), u.end()), u.end());
+  for (pos_t o : p.b_offsets) out.nnz_b += n - o;
+  switch (p.a_mode) {
+    case AMode::Shared: out.nnz_a = out.nnz_b + n; break;
+    case AMode::Diagonal: out.nnz_a = n; break;
+    case AMode::Explicit:
+      for (pos_t o : p.a_offsets) out.nnz_a += n - o;
+      break;
+  }
+  for (pos_t o : u) out.total_decode_cost += n - o;
+  out.max_decode_cost = static_cast<std::uint32_t>(u.size());
+  if (opt.per_position) {
+    out.decode_cost.resize(n);
+    std::size_t c = 0;
+    for (pos_t i = 0; i < n; ++i) {  // position i reads i - o for every o <= i
+      while (c < u.size() && u[c] <= i) ++c;
+      out.decode_cost[i] = static_cast<std::uint32_t>(c);
+    }
+  }
+  // last_reader(j) = j + max{o in U : o <= n - 1 - j}; the bound shrinks as j grows.
+  std::vector<pos_t> last(n);
+  std::size_t c = u.size();
+  for (pos_t j = 0; j < n; ++j) {
+    while (c > 0 && u[c - 1] > n - 1 - j) --c;
+    last[j] = c > 0 ? j + u[c - 1] : j;
+  }
+  cache_from_last_reader(last, out, opt.per_position);
+  return out;
+}
+
+PatternProfile profile_explicit(const Pattern& p, const ProfileOptions& opt) {
+  PatternProfile out;
+  const pos_t n = p.n;
+  out.n = n;
+  out.nnz_b = p.b.nnz();
+  switch (p.a_mode) {
+    case AMode::Shared: out.nnz_a = out.nnz_b + n; break;
+    case AMode::Diagonal: out.nnz_a = n; break;
+    case AMode::Explicit: out.nnz_a = p.a.nnz(); break;
+  }
+  std::vector<pos_t> last(n);
+  for (pos_t j = 0; j < n; ++j) last[j] = j;
+  if (opt.per_position) out.decode_cost.resize(n);
+  const bool ce = p.family == PatternFamily::CacheEfficient;
+  if (ce && opt.per_position) out.kept_set.resize(n);
+  for (pos_t i = 0; i < n; ++i) {
+    std::uint32_t cost = 0;
+    auto rb = p.b.row(i);
+    if (p.a_mode != AMode::Explicit) {
+      cost = static_cast<std::uint32_t>(rb.size());
+      for (pos_t j : rb) last[j] = i;  // rows ascend, so the last write is the last reader
+    } else {
+      auto ra = p.a.row(i);
+      std::size_t x = 0, y = 0;
+      while (x < rb.size() || y < ra.size()) {  // merge the two sorted rows, counting distinct j < i
+        pos_t j;
+        if (y == ra.size() || (x < rb.size() && rb[x] < ra[y]))
+          j = rb[x++];
+        else if (x == rb.size() || ra[y] < rb[x])
+          j = ra[y++];
+        else {
+          j = rb[x++];
+          ++y;
+        }
+        if (j < i) {
+          ++cost;
+          last[j] = i;
+        }
+      }
+    }
+    if (opt.per_position) out.decode_cost[i] = cost;
+    out.total_decode_cost += cost;
+    out.max_decode_cost = std::max(out.max_decode_cost, cost);
+    if (ce) {
+      // S_i: the reads plus i itself (A-only cache-efficient patterns keep i in A's row already).
+      const std::uint32_t kept = p.a_mode == AMode::Explicit ? static_cast<std::uint32_t>(p.a.row_size(i))
+                                                             : static_cast<std::uint32_t>(rb.size() + 1);
+      if (opt.per_position) out.kept_set[i] = kept;
+      out.max_kept_set = std::max(out.max_kept_set, kept);
+    }
+  }
+  cache_from_last_reader(last, out, opt.per_position);
+  return out;
+}
+
+}  // namespace
+
+PatternProfile cache_profile(const Pattern& p, const ProfileOptions& opt) {
+  if (p.n == 0) throw UsageError("cache_profile: empty pattern (n = 0)");
+  return p.translation_invariant() ? profile_translation_invariant(p, opt) : profile_explicit(p, opt);
+}
+
+std::vector<pos_t> b_reads(const Pattern& p, pos_t i) {
+  std::vector<pos_t> r;
+  for_each_b_read(p, i, [&](pos_t j) { r.push_back(j); });
+  return r;
+}
+
+}  // namespace mixgraph

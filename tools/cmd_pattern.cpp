@@ -1,0 +1,288 @@
+// mixgraph pattern: a pattern's reads, decode cost and cache profile (MATH.md §2), at one n or a sweep.
+#include <iostream>
+#include <map>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/growth.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/profile.hpp"
+#include "mixgraph/sweep.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+struct PatternOptions {
+  CommonOptions common;
+  std::string pattern;
+  std::string n_text;
+  std::string rows_text;
+  std::string sweep_text;
+  bool profile = false;
+  bool summary = false;
+};
+
+std::string a_mode_text(const Pattern& p) {
+  switch (p.a_mode) {
+    case AMode::Shared: return "shared: A reads B's positions plus i itself";
+    case AMode::Diagonal: return "diagonal: A reads i only (gated linear recurrence)";
+    case AMode::Explicit: return p.b_empty() ? "explicit: A-only pattern, B = 0" : "explicit: A has its own reads";
+  }
+  return "";
+}
+
+struct Run {
+  Pattern pattern;
+  PatternProfile prof;
+};
+
+Run analyse(const PatternOptions& o, std::uint64_t n, bool per_position) {
+  check_memory(estimate_pattern_bytes(o.pattern, n, per_position), o.common.mem_limit_bytes(),
+               "pattern " + o.pattern + " at n = " + std::to_string(n));
+  Run r{make_pattern(o.pattern, n), {}};
+  ProfileOptions po;
+  po.threads = o.common.threads;
+  po.per_position = per_position;
+  r.prof = cache_profile(r.pattern, po);
+  return r;
+}
+
+nlohmann::json summary_json(const Run& r, bool lists) {
+  const auto& p = r.pattern;
+  const auto& s = r.prof;
+  nlohmann::json j;
+  j["pattern"] = p.spec;
+  j["n"] = p.n;
+  j["family"] = to_string(p.family);
+  j["a_mode"] = to_string(p.a_mode);
+  if (p.family != PatternFamily::Matrix) {
+    j["num_offsets"] = p.f_values.size();
+    if (lists) j["offsets"] = p.f_values;
+  }
+  j["nnz_A"] = s.nnz_a;
+  j["nnz_B"] = s.nnz_b;
+  j["total_decode_cost"] = s.total_decode_cost;
+  j["max_decode_cost"] = s.max_decode_cost;
+  j["max_cache"] = s.max_cache;
+  j["max_cache_position"] = s.argmax_cache + 1;
+  if (p.family == PatternFamily::CacheEfficient) j["max_kept_set"] = s.max_kept_set;
+  return j;
+}
+
+nlohmann::json fit_json(const GrowthFit& f) {
+  nlohmann::json all = nlohmann::json::object();
+  for (auto& [c, r] : f.all) all[c] = r;
+  return {{"class", f.best},       {"scale", f.scale},           {"relative_residual", f.residual},
+          {"runner_up", f.runner_up}, {"runner_up_residual", f.runner_up_residual},
+          {"ambiguous", f.ambiguous}, {"residuals", all}};
+}
+
+std::string fit_text(const GrowthFit& f) {
+  std::string s = f.best + " (relative residual " + fmt_double(f.residual, 3) + ")";
+  if (f.ambiguous) s += ", ambiguous: runner-up " + f.runner_up + " at " + fmt_double(f.runner_up_residual, 3);
+  else if (!f.runner_up.empty()) s += "; runner-up " + f.runner_up + " at " + fmt_double(f.runner_up_residual, 3);
+  return s;
+}
+
+int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
+  if (o.profile || !o.rows_text.empty())
+    throw UsageError("--profile and --rows need one n; leave out --sweep (or run once per n)");
+  if (o.pattern.rfind("mtx:", 0) == 0) throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
+  const auto ns = parse_sweep(o.sweep_text);
+  std::vector<Run> runs;
+  std::vector<double> xs, work, cache;
+  for (auto n : ns) {
+    if (stderr_is_tty()) std::cerr << "\r[pattern] n = " << n << " ..." << std::flush;
+    runs.push_back(analyse(o, n, false));
+    xs.push_back(static_cast<double>(n));
+    work.push_back(static_cast<double>(runs.back().prof.total_decode_cost));
+    cache.push_back(static_cast<double>(runs.back().prof.max_cache));
+  }
+  if (stderr_is_tty()) std::cerr << "\r" << std::string(40, ' ') << "\r";
+  const auto fw = fit_growth(xs, work), fc = fit_growth(xs, cache);
+  const bool ce = !runs.empty() && runs[0].pattern.family == PatternFamily::CacheEfficient;
+  switch (o.common.fmt()) {
+    case Format::Json: {
+      auto j = json_header("pattern", 1, params);
+      j["pattern"] = o.pattern;
+      j["sweep"] = nlohmann::json::array();
+      for (auto& r : runs) j["sweep"].push_back(summary_json(r, false));
+      j["fits"] = {{"total_decode_cost", fit_json(fw)}, {"max_cache", fit_json(fc)}};
+      print_json(std::cout, j);
+      break;
+    }
+    case Format::Csv:
+    case Format::Table: {
+      std::vector<std::string> h = {"n", "nnz_A", "nnz_B", "total_decode_cost", "max_decode_cost", "max_cache"};
+      if (ce) h.push_back("max_kept_set");
+      Table t(h);
+      for (auto& r : runs) {
+        std::vector<std::string> row = {std::to_string(r.pattern.n), std::to_string(r.prof.nnz_a),
+                                        std::to_string(r.prof.nnz_b), std::to_string(r.prof.total_decode_cost),
+                                        std::to_string(r.prof.max_decode_cost), std::to_string(r.prof.max_cache)};
+        if (ce) row.push_back(std::to_string(r.prof.max_kept_set));
+        t.add(row);
+      }
+      if (o.common.fmt() == Format::Csv) {
+        t.print_csv(std::cout);
+      } else {
+        std::cout << "pattern " << o.pattern << "\n\n";
+        t.print_text(std::cout);
+        std::cout << "\ngrowth of total decode cost: " << fit_text(fw) << "\n";
+        std::cout << "growth of max cache:         " << fit_text(fc) << "\n";
+      }
+      break;
+    }
+  }
+  return 0;
+}
+
+int run_pattern(const PatternOptions& o) {
+  o.common.apply();
+  const Format fmt = o.common.fmt();
+  nlohmann::json params = {{"pattern", o.pattern}, {"format", o.common.format}};
+  if (!o.sweep_text.empty()) {
+    params["sweep"] = o.sweep_text;
+    return run_sweep(o, params);
+  }
+  std::uint64_t n = 0;
+  const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
+  if (!o.n_text.empty())
+    n = parse_count(o.n_text, "--n");
+  else if (!is_mtx)
+    throw UsageError("--n is required (the number of tokens), or give --sweep LO..HI");
+  if (!is_mtx && n < 1) throw UsageError("--n must be >= 1");
+  const bool per_position = o.profile;
+  Run r = analyse(o, n, true);
+  const auto& p = r.pattern;
+  params["n"] = p.n;
+  std::vector<std::uint64_t> rows;
+  if (!o.rows_text.empty()) {
+    rows = parse_uint_list(o.rows_text, "--rows");
+    for (auto i : rows)
+      if (i > p.n)
+        throw UsageError("--rows: position " + std::to_string(i) + " is outside 1.." + std::to_string(p.n));
+    params["rows"] = rows;
+  }
+  auto reads_of = [&](std::uint64_t i) {
+    std::vector<std::uint64_t> v;
+    for_each_b_read(p, static_cast<pos_t>(i - 1), [&](pos_t j) { v.push_back(j + 1); });
+    return v;
+  };
+  const bool ce = p.family == PatternFamily::CacheEfficient;
+  if (fmt == Format::Json) {
+    auto j = json_header("pattern", 1, params);
+    j.update(summary_json(r, !o.summary));
+    if (per_position && !o.summary) {
+      j["decode_cost"] = r.prof.decode_cost;
+      j["cache_size"] = r.prof.cache_size;
+      if (ce) j["kept_set_size"] = r.prof.kept_set;
+    }
+    if (!rows.empty()) {
+      j["rows"] = nlohmann::json::object();
+      for (auto i : rows) j["rows"][std::to_string(i)] = reads_of(i);
+    }
+    print_json(std::cout, j);
+    return 0;
+  }
+  if (fmt == Format::Csv) {
+    if (per_position) {
+      std::vector<std::string> h = {"position", "decode_cost", "cache_size"};
+      if (ce) h.push_back("kept_set_size");
+      Table t(h);
+      for (pos_t i = 0; i < p.n; ++i) {
+        std::vector<std::string> row = {std::to_string(i + 1), std::to_string(r.prof.decode_cost[i]),
+                                        std::to_string(r.prof.cache_size[i])};
+        if (ce) row.push_back(std::to_string(r.prof.kept_set[i]));
+        t.add(row);
+      }
+      t.print_csv(std::cout);
+    } else if (!rows.empty()) {
+      Table t({"position", "reads_through_B"});
+      for (auto i : rows) {
+        std::string s;
+        for (auto v : reads_of(i)) s += (s.empty() ? "" : " ") + std::to_string(v);
+        t.add({std::to_string(i), s});
+      }
+      t.print_csv(std::cout);
+    } else {
+      auto s = summary_json(r, false);
+      std::vector<std::string> h, row;
+      for (auto it = s.begin(); it != s.end(); ++it) {
+        h.push_back(it.key());
+        row.push_back(it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+      }
+      Table t(h);
+      t.add(row);
+      t.print_csv(std::cout);
+    }
+    return 0;
+  }
+  // table
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"pattern", p.spec},
+      {"family", to_string(p.family)},
+      {"A", a_mode_text(p)},
+      {"n", std::to_string(p.n)},
+  };
+  if (p.family != PatternFamily::Matrix) kv.push_back({"offsets f(k) < n", fmt_list(p.f_values)});
+  kv.push_back({"nnz(A)", std::to_string(r.prof.nnz_a)});
+  kv.push_back({"nnz(B)", std::to_string(r.prof.nnz_b)});
+  kv.push_back({"total decode cost", std::to_string(r.prof.total_decode_cost) + " (sum over tokens of positions read)"});
+  kv.push_back({"max decode cost", std::to_string(r.prof.max_decode_cost)});
+  kv.push_back({"max cache", std::to_string(r.prof.max_cache) + " (first at position " +
+                                 std::to_string(r.prof.argmax_cache + 1) + ")"});
+  if (ce) kv.push_back({"max kept set |S_i|", std::to_string(r.prof.max_kept_set)});
+  print_kv(std::cout, kv);
+  if (!rows.empty()) {
+    std::cout << "\n";
+    Table t({"position", "reads through B"});
+    for (auto i : rows) {
+      std::string s;
+      for (auto v : reads_of(i)) s += (s.empty() ? "" : ", ") + std::to_string(v);
+      t.add({std::to_string(i), s.empty() ? "(none)" : s});
+    }
+    t.print_text(std::cout);
+  }
+  if (per_position) {
+    std::cout << "\n";
+    std::vector<std::string> h = {"position", "decode_cost", "cache_size"};
+    if (ce) h.push_back("kept_set_size");
+    Table t(h);
+    for (pos_t i = 0; i < p.n; ++i) {
+      std::vector<std::string> row = {std::to_string(i + 1), std::to_string(r.prof.decode_cost[i]),
+                                      std::to_string(r.prof.cache_size[i])};
+      if (ce) row.push_back(std::to_string(r.prof.kept_set[i]));
+      t.add(row);
+    }
+    t.print_text(std::cout);
+  }
+  return 0;
+}
+
+Registrar reg("pattern",
+              "A pattern's reads, nnz, decode cost and cache profile (MATH.md §2), at one n or over --sweep", 10,
+              [](CLI::App& app) -> std::function<int()> {
+                auto o = std::make_shared<PatternOptions>();
+                app.add_option("--pattern,-p", o->pattern,
+                               "Pattern spec: " + pattern_name_help() + ". Examples: pow2, sq1+cache, expr:3^k, "
+                               "offsets:1,5,6, mtx:B.mtx")
+                    ->required();
+                app.add_option("--n,-n", o->n_text,
+                               "Number of tokens (positions 1..n); accepts 4096, 2^20, 1e6. Not needed for mtx:");
+                app.add_option("--rows", o->rows_text,
+                               "Positions whose B reads to list, e.g. 20,64 (JSON: field 'rows')");
+                app.add_option("--sweep", o->sweep_text,
+                               "Run a range of n and fit growth classes: LO..HI (every power of two between) or "
+                               "a list 1000,3000,10000");
+                app.add_flag("--profile", o->profile,
+                             "Per-position decode cost and cache size (JSON: 'decode_cost', 'cache_size')");
+                app.add_flag("--summary", o->summary, "JSON: leave out every list (offsets, per-position lists)");
+                add_common_options(app, o->common);
+                return [o] { return run_pattern(*o); };
+              });
+
+}  // namespace
+}  // namespace mixgraph::cli

@@ -1,0 +1,60 @@
+// mixgraph — the command-line front end. Each subcommand lives in its own cmd_*.cpp and registers itself.
+#include <algorithm>
+#include <iostream>
+#include <new>
+
+#include "mixgraph/build_info.hpp"
+#include "mixgraph/error.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+std::vector<CommandEntry>& registry() {
+  static std::vector<CommandEntry> r;
+  return r;
+}
+}  // namespace mixgraph::cli
+
+int main(int argc, char** argv) {
+  using namespace mixgraph;
+  CLI::App app{
+      "mixgraph: analyses the recurrence patterns of causal token mixers, y_i = sum_j a_ij x_j + sum_{j<i} "
+      "b_ij y_j, as graphs.\nPositions are 1-indexed (token 1 is the first). Exit codes: 0 ok, 1 runtime "
+      "failure, 2 usage error, 3 bad input data, 4 GPU required but absent.\nRun 'mixgraph <command> --help' "
+      "for a command's options; docs/cli.md has examples.",
+      "mixgraph"};
+  app.set_version_flag("--version", "mixgraph " + mixgraph::version());
+  app.require_subcommand(1);
+  auto& reg = cli::registry();
+  std::sort(reg.begin(), reg.end(), [](auto& a, auto& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
+  for (auto& e : reg) {
+    CLI::App* sub = app.add_subcommand(e.name, e.description);
+    runners.emplace_back(sub, e.setup(*sub));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return static_cast<int>(ExitCode::Usage);
+  }
+  try {
+    for (auto& [sub, run] : runners)
+      if (sub->parsed()) return run();
+  } catch (const Error& e) {
+    std::cerr << "mixgraph: error: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "mixgraph: error: out of memory; use a smaller n or set --mem-limit to be refused earlier\n";
+    return static_cast<int>(ExitCode::Runtime);
+  } catch (const std::exception& e) {
+    std::cerr << "mixgraph: error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::Runtime);
+  }
+  return static_cast<int>(ExitCode::Usage);
+}

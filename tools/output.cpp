@@ -1,0 +1,159 @@
+#include "output.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "mixgraph/build_info.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace mixgraph::cli {
+
+Format CommonOptions::fmt() const {
+  if (format == "table") return Format::Table;
+  if (format == "csv") return Format::Csv;
+  if (format == "json") return Format::Json;
+  throw UsageError("--format must be table, csv or json (got '" + format + "')");
+}
+
+std::uint64_t CommonOptions::mem_limit_bytes() const {
+  return mem_limit.empty() ? 0 : parse_memory_size(mem_limit);
+}
+
+void CommonOptions::apply() const {
+  if (threads < 0) throw UsageError("--threads must be >= 0 (0 = all cores)");
+#ifdef _OPENMP
+  if (threads > 0) omp_set_num_threads(threads);
+#endif
+}
+
+void add_common_options(CLI::App& app, CommonOptions& o, bool with_format) {
+  if (with_format)
+    app.add_option("--format", o.format, "Output format: table (for people), csv or json (for programs)")
+        ->check(CLI::IsMember({"table", "csv", "json"}))
+        ->default_val("table");
+  app.add_option("--threads", o.threads, "Worker threads for parallel parts (0 = all cores)")->default_val(0);
+  app.add_option("--mem-limit", o.mem_limit,
+                 "Refuse work whose memory estimate exceeds this (e.g. 8G); default: physical memory");
+}
+
+nlohmann::json json_header(const std::string& command, int schema_version, const nlohmann::json& params) {
+  nlohmann::json j;
+  j["schema"] = "mixgraph." + command + "/" + std::to_string(schema_version);
+  j["mixgraph_version"] = mixgraph::version();
+  j["command"] = command;
+  j["parameters"] = params;
+  return j;
+}
+
+namespace {
+bool scalar_array(const nlohmann::json& j) {
+  return j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_primitive(); });
+}
+void print_rec(std::ostream& os, const nlohmann::json& j, int indent) {
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  if (j.is_object()) {
+    if (j.empty()) {
+      os << "{}";
+      return;
+    }
+    os << "{\n";
+    std::size_t k = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++k) {
+      os << pad << "  " << nlohmann::json(it.key()).dump() << ": ";
+      print_rec(os, it.value(), indent + 2);
+      if (k + 1 < j.size()) os << ",";
+      os << "\n";
+    }
+    os << pad << "}";
+  } else if (j.is_array() && !scalar_array(j)) {
+    os << "[\n";
+    for (std::size_t k = 0; k < j.size(); ++k) {
+      os << pad << "  ";
+      print_rec(os, j[k], indent + 2);
+      if (k + 1 < j.size()) os << ",";
+      os << "\n";
+    }
+    os << pad << "]";
+  } else {
+    os << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+}  // namespace
+
+void print_json(std::ostream& os, const nlohmann::json& j) {
+  print_rec(os, j, 0);
+  os << "\n";
+}
+
+void Table::print_text(std::ostream& os) const {
+  std::vector<std::size_t> w(header_.size(), 0);
+  for (std::size_t c = 0; c < header_.size(); ++c) w[c] = header_[c].size();
+  for (const auto& r : rows_)
+    for (std::size_t c = 0; c < r.size() && c < w.size(); ++c) w[c] = std::max(w[c], r[c].size());
+  auto line = [&](const std::vector<std::string>& r) {
+    for (std::size_t c = 0; c < header_.size(); ++c) {
+      const std::string cell = c < r.size() ? r[c] : "";
+      os << cell;
+      if (c + 1 < header_.size()) os << std::string(w[c] - cell.size() + 2, ' ');
+    }
+    os << "\n";
+  };
+  line(header_);
+  std::vector<std::string> rule;
+  for (auto x : w) rule.push_back(std::string(x, '-'));
+  line(rule);
+  for (const auto& r : rows_) line(r);
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void Table::print_csv(std::ostream& os) const {
+  auto line = [&](const std::vector<std::string>& r) {
+    for (std::size_t c = 0; c < r.size(); ++c) os << (c ? "," : "") << csv_escape(r[c]);
+    os << "\n";
+  };
+  line(header_);
+  for (const auto& r : rows_) line(r);
+}
+
+void print_kv(std::ostream& os, const std::vector<std::pair<std::string, std::string>>& kv) {
+  std::size_t w = 0;
+  for (const auto& [k, v] : kv) w = std::max(w, k.size());
+  for (const auto& [k, v] : kv) os << k << std::string(w - k.size() + 2, ' ') << v << "\n";
+}
+
+std::string fmt_double(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string fmt_list(const std::vector<std::uint64_t>& v, std::size_t show) {
+  std::string s;
+  if (v.empty()) return "(none)";
+  const std::size_t head = v.size() <= show ? v.size() : show - 1;
+  for (std::size_t i = 0; i < head; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  if (head < v.size())
+    s += ", ..., " + std::to_string(v.back()) + " (showing " + std::to_string(head + 1) + " of " +
+         std::to_string(v.size()) + "; --format json lists all)";
+  return s;
+}
+
+bool stderr_is_tty() { return ::isatty(2) == 1; }
+
+}  // namespace mixgraph::cli

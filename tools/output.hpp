@@ -1,0 +1,58 @@
+#pragma once
+// The shared output module: table / csv / json, common options, and the JSON header every command emits.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace mixgraph::cli {
+
+enum class Format { Table, Csv, Json };
+
+/// Options most commands share.
+struct CommonOptions {
+  std::string format = "table";
+  int threads = 0;             ///< 0: all cores
+  std::string mem_limit;       ///< "" = physical memory
+  Format fmt() const;
+  std::uint64_t mem_limit_bytes() const;
+  /// Applies --threads to OpenMP.
+  void apply() const;
+};
+
+void add_common_options(CLI::App& app, CommonOptions& o, bool with_format = true);
+
+/// {"schema": "mixgraph.<command>/<schema_version>", "mixgraph_version", "command", "parameters"}.
+nlohmann::json json_header(const std::string& command, int schema_version, const nlohmann::json& params);
+
+/// Pretty JSON where arrays of scalars stay on one line (per-position lists of length n stay readable).
+void print_json(std::ostream& os, const nlohmann::json& j);
+
+/// A simple aligned text table / CSV writer.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print_text(std::ostream& os) const;
+  void print_csv(std::ostream& os) const;
+  bool empty() const { return rows_.empty(); }
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// Key/value listing for one-result table output.
+void print_kv(std::ostream& os, const std::vector<std::pair<std::string, std::string>>& kv);
+
+std::string csv_escape(const std::string& s);
+std::string fmt_double(double v, int digits = 6);
+/// "1, 2, 4, ..., 2048 (showing 8 of 12; --format json lists all)".
+std::string fmt_list(const std::vector<std::uint64_t>& v, std::size_t show = 16);
+
+/// True when stderr is a terminal (progress lines are shown only then).
+bool stderr_is_tty();
+
+}  // namespace mixgraph::cli
