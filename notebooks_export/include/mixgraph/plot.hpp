@@ -1,0 +1,108 @@
+#pragma once
+// Figures drawn with cairo: heatmaps of n x n matrices and line plots, as PNG, SVG or PDF (chosen by the
+// file extension). The input is always a plain matrix or plain vectors, never an analysis result.
+//
+//   std::vector<double> m(n * n, NAN);                   // row-major, NaN = masked (grey)
+//   mixgraph::HeatmapOptions o;
+//   o.title = "|M| for pow2, n = 1024";
+//   o.scale = mixgraph::ColorScale::Log;
+//   mixgraph::write_heatmap("M.png", mixgraph::MatrixView::dense(m, n, n), o);
+//
+// Heatmaps: row i = target token, column j = source, position 1 at the top-left, viridis with a colour
+// bar, masked cells in neutral grey. Matrices larger than `max_side` cells a side are pooled in square
+// blocks of f x f cells (max or mean of the unmasked cells; a block with none stays masked) and the title
+// says so. Without cairo in the build every writer throws RuntimeFailure ("not built in").
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mixgraph {
+
+/// True when cairo was found at build time.
+bool plots_built_in();
+
+/// A rows x cols matrix given by a callback; NaN marks a masked cell.
+struct MatrixView {
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  std::function<double(std::size_t, std::size_t)> value;
+
+  /// A view of a dense row-major vector (which must outlive the view).
+  static MatrixView dense(const std::vector<double>& v, std::size_t rows, std::size_t cols);
+};
+
+enum class Pooling { Max, Mean };
+enum class ColorScale { Linear, Log };
+
+/// A matrix after block pooling; `factor` = 1 means unchanged.
+struct PooledMatrix {
+  std::size_t rows = 0, cols = 0;
+  std::size_t factor = 1;
+  std::vector<double> values;  ///< row-major, NaN = masked
+};
+
+/// Pools m in f x f blocks with the smallest f such that both sides are <= max_side (f = 1 when they
+/// already are). Max keeps the largest unmasked value of a block, Mean their mean; a block without
+/// unmasked cells is NaN. O(rows * cols) calls of m.value.
+PooledMatrix pool_matrix(const MatrixView& m, std::size_t max_side, Pooling pooling);
+
+struct HeatmapOptions {
+  std::string title;
+  std::string x_label = "source position j";
+  std::string y_label = "target position i";
+  std::string colorbar_label = "value";
+  ColorScale scale = ColorScale::Linear;  ///< Log: values <= 0 are masked
+  Pooling pooling = Pooling::Max;
+  std::size_t max_side = 2048;       ///< pool larger matrices down to at most this many cells a side
+  std::optional<double> vmin, vmax;  ///< colour range; default: the range of the unmasked values
+  /// Non-empty: a mask picture. Unmasked cells are drawn in one colour with a two-entry legend
+  /// (`mask_label`, `masked_label`) instead of a colour bar.
+  std::string mask_label;
+  std::string masked_label = "zero";
+  std::string note;  ///< an optional second title line (e.g. which weights were drawn)
+};
+
+/// What a heatmap writer actually drew.
+struct HeatmapInfo {
+  std::size_t rows = 0, cols = 0;   ///< after pooling
+  std::size_t factor = 1;           ///< pooling factor (1 = none)
+  double vmin = 0, vmax = 0;        ///< the colour range used
+  std::size_t masked = 0;           ///< masked cells after pooling
+  int width_px = 0, height_px = 0;  ///< size of the picture (PNG pixels, SVG/PDF points)
+  double plot_x = 0, plot_y = 0;    ///< top-left corner of cell (1, 1) in the picture
+  int cell_px = 1;                  ///< side of one (pooled) cell
+};
+
+/// Draws m as a heatmap into `path` (.png, .svg or .pdf), atomically. Throws UsageError for another
+/// extension or an empty matrix, RuntimeFailure when cairo is not built in or writing fails.
+/// O(rows * cols) for pooling plus the cells drawn (SVG/PDF draw one rectangle per run of equal colour).
+HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const HeatmapOptions& opt);
+
+struct LineSeries {
+  std::string label;
+  std::vector<double> x, y;  ///< same length; NaN (or <= 0 on a log axis) breaks the line
+  bool markers = false;      ///< draw a dot at every point (for short sweeps)
+};
+
+struct LinePlotOptions {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  bool log_x = false;
+  bool log_y = false;
+  std::string note;             ///< an optional second title line
+  std::vector<double> x_ticks;  ///< labelled x ticks (default: nice values, or decades on a log axis)
+};
+
+/// A line plot with axes, ticks, light grid and a legend (Okabe-Ito colours), into `path`
+/// (.png, .svg, .pdf), atomically. Throws like write_heatmap. O(total points).
+void write_line_plot(const std::string& path, const std::vector<LineSeries>& series,
+                     const LinePlotOptions& opt);
+
+/// "Nice" tick values covering [lo, hi] (steps 1, 2, 2.5 or 5 times a power of ten), about `target`
+/// of them. Used for the axes; exposed for tests.
+std::vector<double> nice_ticks(double lo, double hi, int target);
+
+}  // namespace mixgraph

@@ -1,0 +1,97 @@
+#pragma once
+// The report document: sections of headings, text, tables and figures, written as files in one
+// directory and rendered at the end as report.md and report.ipynb (nbformat 4.5, outputs rendered).
+//
+//   mixgraph::ReportWriter w("out");                 // creates out/, out/tables, out/figures
+//   w.section("summary", "Pattern summary", 10);
+//   w.table(summary_table);                          // tables/summary.csv + .json, shown in the report
+//   w.heatmap("A_pow2", view, opts, "The A mask");   // figures/A_pow2.png
+//   w.note("capped", "|M| heatmaps only for n <= 1024");
+//   w.finish("mixgraph report", intro_markdown);     // report.md, report.ipynb
+//
+// Every file is written atomically (temp file, then rename). The writer never computes an analysis: it
+// receives plain tables, matrices and vectors.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mixgraph/plot.hpp"
+#include "mixgraph/table.hpp"
+
+namespace mixgraph {
+
+struct ReportBlock {
+  enum class Kind { Heading, Markdown, Table, Figure };
+  Kind kind = Kind::Markdown;
+  int level = 3;     ///< Heading: Markdown level
+  std::string text;  ///< Heading / Markdown text; Figure / Table caption
+  DataTable table;   ///< Table: the rows to show
+  std::size_t show_rows = 50;
+  std::string path;  ///< Table: tables/<name>.csv; Figure: figures/<name>.png (relative to the dir)
+  std::vector<std::string> other_files;  ///< Figure: the .svg / .pdf versions written beside the PNG
+};
+
+struct ReportNote {
+  std::string kind;  ///< "capped", "skipped", "pending", "not built in"
+  std::string text;
+};
+
+class ReportWriter {
+ public:
+  /// Creates dir, dir/tables and dir/figures (the caller checks the --force rule first).
+  explicit ReportWriter(std::string dir);
+
+  /// Starts (or returns to) a section; sections are rendered by `order`, then by first use.
+  void section(const std::string& id, const std::string& title, int order);
+  void heading(const std::string& text, int level = 3);
+  void markdown(const std::string& text);
+  /// Writes tables/<name>.csv and tables/<name>.json and shows the first `show_rows` rows.
+  void table(const DataTable& t, std::size_t show_rows = 50);
+  /// Writes only the CSV and JSON files (no block): per-position data that would swamp the report.
+  void table_file(const DataTable& t);
+  /// Writes figures/<name>.png, plus .svg when `svg` (use for small n only) and .pdf when `pdf`;
+  /// shows the PNG. Without cairo: records a "not built in" note and returns nothing.
+  std::optional<HeatmapInfo> heatmap(const std::string& name, const MatrixView& m, const HeatmapOptions& opt,
+                                     const std::string& caption, bool svg = false, bool pdf = false);
+  bool line_plot(const std::string& name, const std::vector<LineSeries>& series, const LinePlotOptions& opt,
+                 const std::string& caption, bool svg = true, bool pdf = false);
+  /// A note for the "What was capped or skipped" list at the top of the report.
+  void note(const std::string& kind, const std::string& text);
+  /// Python appended to the notebook's "Carry on" part (code cells without outputs).
+  void carry_on(const std::string& python);
+
+  /// Renders report.md and report.ipynb from the sections. `intro` is Markdown shown under the title.
+  void finish(const std::string& title, const std::string& intro);
+
+  const std::string& dir() const { return dir_; }
+  /// Every file written so far, relative to dir, in order.
+  const std::vector<std::string>& files() const { return files_; }
+  const std::vector<ReportNote>& notes() const { return notes_; }
+
+ private:
+  struct Section {
+    std::string id, title;
+    int order = 0;
+    std::size_t first_use = 0;
+    std::vector<ReportBlock> blocks;
+  };
+  Section& current();
+  void record(const std::string& rel);
+  std::vector<const Section*> ordered() const;
+  std::string render_markdown(const std::string& title, const std::string& intro) const;
+  std::string render_notebook(const std::string& title, const std::string& intro) const;
+
+  std::string dir_;
+  std::vector<Section> sections_;
+  std::size_t current_ = static_cast<std::size_t>(-1);
+  std::vector<std::string> files_;
+  std::vector<ReportNote> notes_;
+  std::vector<std::string> carry_on_;
+};
+
+/// A file-name stem from a pattern spec: letters, digits, '.', '_' and '-' kept, '+' becomes "-",
+/// anything else '_' ("pow2+cache" -> "pow2-cache", "offsets:1,5" -> "offsets_1_5").
+std::string file_stem(const std::string& spec);
+
+}  // namespace mixgraph

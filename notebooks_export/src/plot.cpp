@@ -1,0 +1,754 @@
+// Heatmaps and line plots drawn with cairo (PNG, SVG and PDF through one drawing API; see
+// docs/dependencies.md for the choice). Without cairo every writer throws "not built in".
+#include "mixgraph/plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <ostream>
+
+#include "mixgraph/atomic_file.hpp"
+#include "mixgraph/colormap.hpp"
+#include "mixgraph/error.hpp"
+
+#ifdef MIXGRAPH_HAVE_CAIRO
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+#endif
+
+namespace mixgraph {
+
+bool plots_built_in() {
+#ifdef MIXGRAPH_HAVE_CAIRO
+  return true;
+#else
+  return false;
+#endif
+}
+
+MatrixView MatrixView::dense(const std::vector<double>& v, std::size_t rows, std::size_t cols) {
+  return {rows, cols, [&v, cols](std::size_t i, std::size_t j) { return v[i * cols + j]; }};
+}
+
+PooledMatrix pool_matrix(const MatrixView& m, std::size_t max_side, Pooling pooling) {
+  if (max_side == 0) max_side = 1;
+  PooledMatrix p;
+  p.factor =
+      std::max<std::size_t>({1, (m.rows + max_side - 1) / max_side, (m.cols + max_side - 1) / max_side});
+  const std::size_t f = p.factor;
+  p.rows = (m.rows + f - 1) / f;
+  p.cols = (m.cols + f - 1) / f;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  p.values.assign(p.rows * p.cols, nan);
+  std::vector<double> acc(p.cols);
+  std::vector<std::size_t> cnt(p.cols);
+  for (std::size_t bi = 0; bi < p.rows; ++bi) {
+    std::fill(acc.begin(), acc.end(),
+              pooling == Pooling::Max ? -std::numeric_limits<double>::infinity() : 0.0);
+    std::fill(cnt.begin(), cnt.end(), 0);
+    const std::size_t i_end = std::min(m.rows, (bi + 1) * f);
+    for (std::size_t i = bi * f; i < i_end; ++i)
+      for (std::size_t j = 0; j < m.cols; ++j) {
+        const double v = m.value(i, j);
+        if (std::isnan(v)) continue;
+        const std::size_t b = j / f;
+        if (pooling == Pooling::Max)
+          acc[b] = std::max(acc[b], v);
+        else
+          acc[b] += v;
+        ++cnt[b];
+      }
+    for (std::size_t b = 0; b < p.cols; ++b)
+      if (cnt[b])
+        p.values[bi * p.cols + b] = pooling == Pooling::Max ? acc[b] : acc[b] / static_cast<double>(cnt[b]);
+  }
+  return p;
+}
+
+std::vector<double> nice_ticks(double lo, double hi, int target) {
+  std::vector<double> t;
+  if (!(hi >= lo) || !std::isfinite(lo) || !std::isfinite(hi)) return t;
+  if (hi == lo) return {lo};
+  const double raw = (hi - lo) / std::max(1, target);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * mag;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * mag >= raw * 0.999) {
+      step = m * mag;
+      break;
+    }
+  const double start = std::ceil(lo / step - 1e-9) * step;
+  for (double v = start; v <= hi + step * 1e-9; v += step) t.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
+  return t;
+}
+
+namespace {
+
+enum class FileKind { Png, Svg, Pdf };
+
+FileKind file_kind(const std::string& path) {
+  auto dot = path.rfind('.');
+  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == "png") return FileKind::Png;
+  if (ext == "svg") return FileKind::Svg;
+  if (ext == "pdf") return FileKind::Pdf;
+  throw UsageError("figure '" + path + "': unknown extension; use .png, .svg or .pdf");
+}
+
+#ifndef MIXGRAPH_HAVE_CAIRO
+[[noreturn]] void not_built_in() {
+  throw RuntimeFailure(
+      "figures need cairo, which is not built in; install libcairo2-dev and rebuild "
+      "(MIXGRAPH_CAIRO=ON insists on it)");
+}
+#endif
+
+/// Ticks for positions 1..n drawn on an axis: 1, then multiples of a nice step (n/4 for powers of two).
+std::vector<double> position_ticks(std::size_t n) {
+  std::vector<double> t;
+  if (n <= 1) return {1.0};
+  double step;
+  if ((n & (n - 1)) == 0 && n >= 8)
+    step = static_cast<double>(n) / 4;
+  else {
+    auto nt = nice_ticks(1, static_cast<double>(n), 5);
+    step = nt.size() >= 2 ? nt[1] - nt[0] : 1;
+  }
+  t.push_back(1);
+  for (double v = step; v <= static_cast<double>(n) + 1e-9; v += step)
+    if (v - 1 >= 0.5 * step) t.push_back(v);
+  return t;
+}
+
+#ifdef MIXGRAPH_HAVE_CAIRO
+
+const char* kFont = "DejaVu Sans";
+
+struct CairoDeleter {
+  void operator()(cairo_t* c) const { cairo_destroy(c); }
+  void operator()(cairo_surface_t* s) const { cairo_surface_destroy(s); }
+};
+using CrPtr = std::unique_ptr<cairo_t, CairoDeleter>;
+using SurfacePtr = std::unique_ptr<cairo_surface_t, CairoDeleter>;
+
+cairo_status_t write_to_stream(void* closure, const unsigned char* data, unsigned int length) {
+  auto* os = static_cast<std::ostream*>(closure);
+  os->write(reinterpret_cast<const char*>(data), length);
+  return os->good() ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+void check(cairo_status_t st, const std::string& path) {
+  if (st != CAIRO_STATUS_SUCCESS)
+    throw RuntimeFailure("drawing '" + path + "' failed: " + cairo_status_to_string(st));
+}
+
+/// Creates the surface for `kind`, runs draw(cr), and streams the result into `path` atomically.
+template <class Draw>
+void render(const std::string& path, FileKind kind, int w, int h, Draw&& draw) {
+  write_file_atomic(path, [&](std::ostream& os) {
+    SurfacePtr s;
+    if (kind == FileKind::Png)
+      s.reset(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
+    else if (kind == FileKind::Svg)
+      s.reset(cairo_svg_surface_create_for_stream(write_to_stream, &os, w, h));
+    else
+      s.reset(cairo_pdf_surface_create_for_stream(write_to_stream, &os, w, h));
+    check(cairo_surface_status(s.get()), path);
+    {
+      CrPtr cr(cairo_create(s.get()));
+      cairo_set_source_rgb(cr.get(), 1, 1, 1);
+      cairo_paint(cr.get());
+      draw(cr.get());
+      check(cairo_status(cr.get()), path);
+    }
+    if (kind == FileKind::Png) check(cairo_surface_write_to_png_stream(s.get(), write_to_stream, &os), path);
+    cairo_surface_finish(s.get());
+    check(cairo_surface_status(s.get()), path);
+  });
+}
+
+/// A scratch context for measuring text before the picture's size is known.
+struct Measure {
+  SurfacePtr s{cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)};
+  CrPtr cr{cairo_create(s.get())};
+};
+
+void font(cairo_t* cr, double size, bool bold = false) {
+  cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL,
+                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+}
+
+double text_width(cairo_t* cr, const std::string& s) {
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, s.c_str(), &e);
+  return e.x_advance;
+}
+
+void set_rgb(cairo_t* cr, const Rgb& c) {
+  cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+/// Text with its anchor at (x, y): ha 0 = left, 0.5 = centre, 1 = right; y is the vertical middle of
+/// digits/capitals (cap height ~0.72 em).
+void text(cairo_t* cr, double x, double y, const std::string& s, double ha = 0.0) {
+  double size = 0;
+  cairo_font_extents_t fe;
+  cairo_font_extents(cr, &fe);
+  size = fe.ascent / 0.93;  // DejaVu: ascent ~0.93 em
+  cairo_move_to(cr, x - ha * text_width(cr, s), y + 0.36 * size);
+  cairo_show_text(cr, s.c_str());
+}
+
+/// Rotated text (90 degrees counter-clockwise), centred on (x, y).
+void text_vertical(cairo_t* cr, double x, double y, const std::string& s) {
+  cairo_save(cr);
+  cairo_translate(cr, x, y);
+  cairo_rotate(cr, -M_PI / 2);
+  text(cr, 0, 0, s, 0.5);
+  cairo_restore(cr);
+}
+
+std::string fmt_num(double v) {
+  char buf[64];
+  if (v == 0) return "0";
+  const double a = std::abs(v);
+  if (a >= 1e-3 && a < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  }
+  return buf;
+}
+
+/// A power of ten label: plain for exponents 0..4 ("1", "10", ..., "10000"), else 10 with a superscript.
+struct PowLabel {
+  int k;
+  bool plain() const { return k >= 0 && k <= 4; }
+  double width(cairo_t* cr, double fs) const {
+    if (plain()) return text_width(cr, fmt_num(std::pow(10.0, k)));
+    double w = text_width(cr, "10");
+    font(cr, fs * 0.7);
+    w += text_width(cr, std::to_string(k)) + fs * 0.05;
+    font(cr, fs);
+    return w;
+  }
+  void draw(cairo_t* cr, double x, double y, double fs, double ha) const {
+    const double w = width(cr, fs);
+    const double x0 = x - ha * w;
+    if (plain()) {
+      text(cr, x0, y, fmt_num(std::pow(10.0, k)), 0);
+      return;
+    }
+    text(cr, x0, y, "10", 0);
+    const double w10 = text_width(cr, "10");
+    font(cr, fs * 0.7);
+    text(cr, x0 + w10 + fs * 0.05, y - fs * 0.42, k < 0 ? "\u2212" + std::to_string(-k) : std::to_string(k),
+         0);
+    font(cr, fs);
+  }
+};
+
+/// Series k: marker shape k mod 5 (circle, square, triangle, diamond, inverted triangle) filled at (x, y).
+void marker(cairo_t* cr, double x, double y, std::size_t k, double r) {
+  cairo_new_sub_path(cr);
+  switch (k % 5) {
+    case 0:
+      cairo_arc(cr, x, y, r, 0, 2 * M_PI);
+      break;
+    case 1:
+      cairo_rectangle(cr, x - r * 0.9, y - r * 0.9, r * 1.8, r * 1.8);
+      break;
+    case 2:
+      cairo_move_to(cr, x, y - r * 1.2), cairo_line_to(cr, x + r * 1.1, y + r * 0.8),
+          cairo_line_to(cr, x - r * 1.1, y + r * 0.8);
+      cairo_close_path(cr);
+      break;
+    case 3:
+      cairo_move_to(cr, x, y - r * 1.25), cairo_line_to(cr, x + r * 1.1, y),
+          cairo_line_to(cr, x, y + r * 1.25), cairo_line_to(cr, x - r * 1.1, y);
+      cairo_close_path(cr);
+      break;
+    default:
+      cairo_move_to(cr, x, y + r * 1.2), cairo_line_to(cr, x + r * 1.1, y - r * 0.8),
+          cairo_line_to(cr, x - r * 1.1, y - r * 0.8);
+      cairo_close_path(cr);
+  }
+  cairo_fill(cr);
+}
+
+/// Series k: solid for even k, dashed for odd k, so coinciding lines stay distinguishable.
+void line_style(cairo_t* cr, std::size_t k) {
+  static const double dash[] = {7.0, 4.0};
+  if (k % 2)
+    cairo_set_dash(cr, dash, 2, 0);
+  else
+    cairo_set_dash(cr, nullptr, 0, 0);
+}
+
+const Rgb kInk{0.15, 0.15, 0.15};
+const Rgb kGrid{0.90, 0.90, 0.90};
+
+#endif
+
+}  // namespace
+
+HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const HeatmapOptions& opt) {
+  const FileKind kind = file_kind(path);
+  if (m.rows == 0 || m.cols == 0) throw UsageError("heatmap '" + path + "': the matrix is empty");
+#ifndef MIXGRAPH_HAVE_CAIRO
+  (void)kind;
+  (void)opt;
+  not_built_in();
+#else
+  const bool log = opt.scale == ColorScale::Log;
+  PooledMatrix p = pool_matrix(m, opt.max_side, opt.pooling);
+  HeatmapInfo info;
+  info.rows = p.rows;
+  info.cols = p.cols;
+  info.factor = p.factor;
+  // Colour range.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (double& v : p.values) {
+    if (log && !(v > 0)) v = std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(v)) {
+      ++info.masked;
+      continue;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  const bool any = hi >= lo;
+  if (!any) lo = log ? 0.1 : 0, hi = 1;
+  const bool mask_mode = !opt.mask_label.empty() && (lo == hi || !any);
+  if (opt.vmin) lo = *opt.vmin;
+  if (opt.vmax) hi = *opt.vmax;
+  if (hi <= lo) lo = log ? hi / 10 : hi - 1;
+  if (log && lo <= 0) lo = hi * 1e-12;
+  info.vmin = lo;
+  info.vmax = hi;
+  auto t_of = [&](double v) {
+    return log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
+  };
+  const Rgb mask_colour = viridis(0.0);
+  auto colour_of = [&](double v) -> Rgb {
+    if (std::isnan(v)) return masked_grey();
+    return mask_mode ? mask_colour : viridis(t_of(v));
+  };
+
+  // Layout.
+  const std::size_t side = std::max(p.rows, p.cols);
+  const int cell = std::max(1, static_cast<int>(640 / side));
+  const double pw = static_cast<double>(p.cols) * cell, ph = static_cast<double>(p.rows) * cell;
+  const double fs = std::clamp(std::max(pw, ph) / 44.0, 13.0, 40.0);
+  const double pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35;
+  std::string title = opt.title;
+  std::string note = opt.note;
+  if (p.factor > 1) {
+    std::string pooled = "downsampled " + std::to_string(m.rows) + "\u00d7" + std::to_string(m.cols) +
+                         " \u2192 " + std::to_string(p.rows) + "\u00d7" + std::to_string(p.cols) + " by " +
+                         (opt.pooling == Pooling::Max ? "max" : "mean") + " pooling of " +
+                         std::to_string(p.factor) + "\u00d7" + std::to_string(p.factor) + " blocks";
+    note = note.empty() ? pooled : note + "; " + pooled;
+  }
+  const auto xt = position_ticks(m.cols), yt = position_ticks(m.rows);
+  Measure ms;
+  font(ms.cr.get(), fs);
+  double ytw = 0;
+  for (double v : yt) ytw = std::max(ytw, text_width(ms.cr.get(), fmt_num(v)));
+  // Colour bar ticks.
+  std::vector<double> cticks;
+  std::vector<int> cdecades;
+  if (!mask_mode) {
+    if (log) {
+      const int d0 = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)),
+                d1 = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+      const int span = std::max(1, d1 - d0);
+      const int every = span <= 8 ? 1 : (span + 7) / 8;
+      for (int d = d0; d <= d1; ++d)
+        if ((d - d0) % every == 0) cdecades.push_back(d);
+      if (cdecades.empty()) cticks = {lo, hi};
+    } else {
+      cticks = nice_ticks(lo, hi, 5);
+    }
+  }
+  double ctw = 0;
+  for (double v : cticks) ctw = std::max(ctw, text_width(ms.cr.get(), fmt_num(v)));
+  for (int d : cdecades) ctw = std::max(ctw, PowLabel{d}.width(ms.cr.get(), fs));
+  double legend_w = 0;
+  if (mask_mode)
+    legend_w = fs * 1.6 +
+               std::max(text_width(ms.cr.get(), opt.mask_label), text_width(ms.cr.get(), opt.masked_label));
+  const double cbw = fs * 1.1;
+  const double left = pad + fs * 1.3 + gap * 2 + ytw + tick;
+  double top = pad + fs * 1.15 * 1.3;
+  if (!note.empty()) top += fs * 0.85 * 1.35;
+  top += fs * 0.9;
+  const double bottom = tick + gap + fs + gap * 2 + fs * 1.3 + pad;
+  double right = fs * 1.3;
+  if (mask_mode)
+    right += legend_w + pad;
+  else
+    right += cbw + tick + gap + ctw + gap * 2 + fs * 1.3 + pad;
+  // Masked-cell legend under a colour bar (only when something is masked).
+  const bool grey_key = !mask_mode && info.masked > 0;
+  font(ms.cr.get(), fs * 0.85);
+  const double grey_key_w = grey_key ? fs * 1.5 + text_width(ms.cr.get(), opt.masked_label) : 0;
+  font(ms.cr.get(), fs * 1.15, true);
+  const double title_w = text_width(ms.cr.get(), title);
+  const double W0 = std::ceil(left) + pw + right;
+  const double W = std::ceil(std::max({W0, title_w + 2 * pad, left + pw + fs * 1.3 + grey_key_w + pad}));
+  const double H = std::ceil(std::ceil(top) + ph + bottom);
+  info.width_px = static_cast<int>(W);
+  info.height_px = static_cast<int>(H);
+  const double x0 = std::ceil(left), y0 = std::ceil(top);  // whole pixels: crisp cell edges in PNGs
+  info.plot_x = x0;
+  info.plot_y = y0;
+  info.cell_px = cell;
+
+  render(path, kind, info.width_px, info.height_px, [&](cairo_t* cr) {
+    // Title (centred on the plot, kept inside the picture).
+    font(cr, fs * 1.15, true);
+    set_rgb(cr, kInk);
+    double tx = std::clamp(x0 + pw / 2, pad + title_w / 2, W - pad - title_w / 2);
+    text(cr, tx, pad + fs * 0.55, title, 0.5);
+    if (!note.empty()) {
+      font(cr, fs * 0.85);
+      const double nw = text_width(cr, note);
+      tx = std::clamp(x0 + pw / 2, pad + nw / 2, W - pad - nw / 2);
+      cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+      text(cr, tx, pad + fs * 1.15 * 1.3 + fs * 0.5, note, 0.5);
+    }
+    // Cells.
+    const bool vector_cells = kind != FileKind::Png && p.rows * p.cols <= 512 * 512;
+    if (vector_cells) {
+      cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+      for (std::size_t i = 0; i < p.rows; ++i) {
+        std::size_t j = 0;
+        while (j < p.cols) {
+          const Rgb c = colour_of(p.values[i * p.cols + j]);
+          std::size_t k = j + 1;
+          while (k < p.cols) {
+            const Rgb d = colour_of(p.values[i * p.cols + k]);
+            if (d.r != c.r || d.g != c.g || d.b != c.b) break;
+            ++k;
+          }
+          set_rgb(cr, c);
+          cairo_rectangle(cr, x0 + static_cast<double>(j) * cell, y0 + static_cast<double>(i) * cell,
+                          static_cast<double>(k - j) * cell, cell);
+          cairo_fill(cr);
+          j = k;
+        }
+      }
+      cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+    } else {
+      SurfacePtr img(
+          cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(p.cols), static_cast<int>(p.rows)));
+      check(cairo_surface_status(img.get()), path);
+      cairo_surface_flush(img.get());
+      unsigned char* data = cairo_image_surface_get_data(img.get());
+      const int stride = cairo_image_surface_get_stride(img.get());
+      for (std::size_t i = 0; i < p.rows; ++i) {
+        auto* row = reinterpret_cast<std::uint32_t*>(data + static_cast<std::size_t>(stride) * i);
+        for (std::size_t j = 0; j < p.cols; ++j) {
+          const Rgb c = colour_of(p.values[i * p.cols + j]);
+          auto u8 = [](double v) {
+            return static_cast<std::uint32_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255));
+          };
+          row[j] = 0xFF000000u | (u8(c.r) << 16) | (u8(c.g) << 8) | u8(c.b);
+        }
+      }
+      cairo_surface_mark_dirty(img.get());
+      cairo_save(cr);
+      cairo_translate(cr, x0, y0);
+      cairo_scale(cr, cell, cell);
+      cairo_set_source_surface(cr, img.get(), 0, 0);
+      cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+      cairo_rectangle(cr, 0, 0, static_cast<double>(p.cols), static_cast<double>(p.rows));
+      cairo_fill(cr);
+      cairo_restore(cr);
+    }
+    // Frame and ticks.
+    set_rgb(cr, kInk);
+    cairo_set_line_width(cr, std::max(1.0, fs / 16));
+    cairo_rectangle(cr, x0, y0, pw, ph);
+    cairo_stroke(cr);
+    font(cr, fs);
+    for (double v : xt) {
+      const double x = x0 + (v - 0.5) / static_cast<double>(m.cols) * pw;
+      cairo_move_to(cr, x, y0 + ph);
+      cairo_line_to(cr, x, y0 + ph + tick);
+      cairo_stroke(cr);
+      text(cr, x, y0 + ph + tick + gap + fs * 0.5, fmt_num(v), 0.5);
+    }
+    for (double v : yt) {
+      const double y = y0 + (v - 0.5) / static_cast<double>(m.rows) * ph;
+      cairo_move_to(cr, x0, y);
+      cairo_line_to(cr, x0 - tick, y);
+      cairo_stroke(cr);
+      text(cr, x0 - tick - gap, y, fmt_num(v), 1.0);
+    }
+    text(cr, x0 + pw / 2, y0 + ph + tick + gap + fs + gap * 2 + fs * 0.6, opt.x_label, 0.5);
+    text_vertical(cr, pad + fs * 0.6, y0 + ph / 2, opt.y_label);
+    const double cx = x0 + pw + fs * 1.3;
+    if (mask_mode) {
+      const double sw = fs * 1.0;
+      set_rgb(cr, mask_colour);
+      cairo_rectangle(cr, cx, y0, sw, sw);
+      cairo_fill(cr);
+      set_rgb(cr, masked_grey());
+      cairo_rectangle(cr, cx, y0 + sw * 1.6, sw, sw);
+      cairo_fill(cr);
+      set_rgb(cr, kInk);
+      cairo_set_line_width(cr, 1);
+      cairo_rectangle(cr, cx, y0, sw, sw);
+      cairo_rectangle(cr, cx, y0 + sw * 1.6, sw, sw);
+      cairo_stroke(cr);
+      text(cr, cx + sw + gap * 1.5, y0 + sw / 2, opt.mask_label);
+      text(cr, cx + sw + gap * 1.5, y0 + sw * 2.1, opt.masked_label);
+      return;
+    }
+    // Colour bar: 256 bands from vmin (bottom) to vmax (top).
+    const double bands = 256;
+    for (int k = 0; k < 256; ++k) {
+      set_rgb(cr, viridis((k + 0.5) / bands));
+      const double yb = y0 + ph - (k + 1) * ph / bands;
+      cairo_rectangle(cr, cx, std::floor(yb), cbw, std::ceil(ph / bands) + 1);
+      cairo_fill(cr);
+    }
+    set_rgb(cr, kInk);
+    cairo_set_line_width(cr, std::max(1.0, fs / 16));
+    cairo_rectangle(cr, cx, y0, cbw, ph);
+    cairo_stroke(cr);
+    auto bar_y = [&](double v) { return y0 + ph - std::clamp(t_of(v), 0.0, 1.0) * ph; };
+    for (double v : cticks) {
+      const double y = bar_y(v);
+      cairo_move_to(cr, cx + cbw, y);
+      cairo_line_to(cr, cx + cbw + tick, y);
+      cairo_stroke(cr);
+      text(cr, cx + cbw + tick + gap, y, fmt_num(v));
+    }
+    for (int d : cdecades) {
+      const double y = bar_y(std::pow(10.0, d));
+      cairo_move_to(cr, cx + cbw, y);
+      cairo_line_to(cr, cx + cbw + tick, y);
+      cairo_stroke(cr);
+      PowLabel{d}.draw(cr, cx + cbw + tick + gap, y, fs, 0);
+    }
+    text_vertical(cr, cx + cbw + tick + gap + ctw + gap * 2 + fs * 0.6, y0 + ph / 2, opt.colorbar_label);
+    if (grey_key) {
+      font(cr, fs * 0.85);
+      const double sw = fs * 0.9, yk = y0 + ph + tick + gap + fs + gap * 2 + fs * 0.6 - sw / 2;
+      set_rgb(cr, masked_grey());
+      cairo_rectangle(cr, cx, yk, sw, sw);
+      cairo_fill(cr);
+      set_rgb(cr, kInk);
+      cairo_set_line_width(cr, 1);
+      cairo_rectangle(cr, cx, yk, sw, sw);
+      cairo_stroke(cr);
+      text(cr, cx + sw + gap * 1.5, yk + sw / 2, opt.masked_label);
+    }
+  });
+  return info;
+#endif
+}
+
+void write_line_plot(const std::string& path, const std::vector<LineSeries>& series,
+                     const LinePlotOptions& opt) {
+  const FileKind kind = file_kind(path);
+  for (const auto& s : series)
+    if (s.x.size() != s.y.size())
+      throw UsageError("line plot '" + path + "': series '" + s.label + "' has x and y of different lengths");
+#ifndef MIXGRAPH_HAVE_CAIRO
+  (void)kind;
+  (void)opt;
+  not_built_in();
+#else
+  auto usable = [](double v, bool log) { return std::isfinite(v) && (!log || v > 0); };
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  for (const auto& s : series)
+    for (std::size_t k = 0; k < s.x.size(); ++k) {
+      if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) continue;
+      xlo = std::min(xlo, s.x[k]), xhi = std::max(xhi, s.x[k]);
+      ylo = std::min(ylo, s.y[k]), yhi = std::max(yhi, s.y[k]);
+    }
+  if (!(xhi >= xlo)) xlo = 1, xhi = 10, ylo = 1, yhi = 10;
+  // Axis ranges and ticks.
+  struct Axis {
+    bool log;
+    double lo, hi;
+    std::vector<double> major;  // linear values
+    std::vector<int> decades;   // log axes
+    std::vector<double> minor;
+    double map(double v, double a, double b) const {
+      const double t =
+          log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
+      return a + t * (b - a);
+    }
+  };
+  auto make_axis = [](bool log, double lo, double hi, bool pad_out, const std::vector<double>& fixed) {
+    Axis a{log, lo, hi, {}, {}, {}};
+    if (log) {
+      // Data range widened by 4% of its log span on each side (a constant line stays visible).
+      const double span = hi > lo ? std::log10(hi / lo) : 0.6;
+      a.lo = lo / std::pow(10.0, 0.04 * span + (hi > lo ? 0 : 0.3));
+      a.hi = hi * std::pow(10.0, 0.04 * span + (hi > lo ? 0 : 0.3));
+      const int d0 = static_cast<int>(std::ceil(std::log10(a.lo) - 1e-9));
+      const int d1 = static_cast<int>(std::floor(std::log10(a.hi) + 1e-9));
+      const int every = (d1 - d0) <= 8 ? 1 : (d1 - d0 + 7) / 8;
+      for (int d = d0; d <= d1; ++d)
+        if ((d - d0) % every == 0) a.decades.push_back(d);
+      for (int d = d0 - 1; d <= d1 && every == 1; ++d)
+        for (int m = 2; m <= 9; ++m) {
+          const double v = m * std::pow(10.0, d);
+          if (v < a.lo || v > a.hi) continue;
+          // Fewer than two labelled decades: label 2x and 5x too.
+          if (a.decades.size() < 2 && (m == 2 || m == 5))
+            a.major.push_back(v);
+          else
+            a.minor.push_back(v);
+        }
+    } else {
+      if (pad_out && lo > 0) lo = 0;
+      if (hi == lo) hi = lo + 1;
+      auto t = nice_ticks(lo, hi, 6);
+      const double step = t.size() >= 2 ? t[1] - t[0] : (hi - lo);
+      if (pad_out) {
+        a.lo = std::floor(lo / step + 1e-9) * step;
+        a.hi = std::ceil(hi / step - 1e-9) * step;
+      } else {
+        a.lo = lo, a.hi = hi;
+      }
+      a.major = nice_ticks(a.lo, a.hi, 6);
+    }
+    if (!fixed.empty()) {
+      a.decades.clear();
+      a.major.clear();
+      for (double v : fixed)
+        if (v >= a.lo * (1 - 1e-12) && v <= a.hi * (1 + 1e-12)) a.major.push_back(v);
+    }
+    return a;
+  };
+  const Axis ax = make_axis(opt.log_x, xlo, xhi, false, opt.x_ticks);
+  const Axis ay = make_axis(opt.log_y, ylo, yhi, true, {});
+
+  const double fs = 17, pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35;
+  const double pw = 760, ph = 470;
+  Measure ms;
+  font(ms.cr.get(), fs);
+  double ytw = 0;
+  for (double v : ay.major) ytw = std::max(ytw, text_width(ms.cr.get(), fmt_num(v)));
+  for (int d : ay.decades) ytw = std::max(ytw, PowLabel{d}.width(ms.cr.get(), fs));
+  double lw = 0;
+  for (const auto& s : series) lw = std::max(lw, text_width(ms.cr.get(), s.label));
+  const double legend_w = series.empty() ? 0 : fs * 2.6 + gap + lw + pad;
+  const double left = pad + fs * 1.3 + gap * 2 + ytw + tick;
+  double top = pad + fs * 1.15 * 1.3 + (opt.note.empty() ? 0 : fs * 0.85 * 1.35) + fs * 0.6;
+  const double bottom = tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + pad;
+  const double right = fs * 1.2 + legend_w;
+  const int W = static_cast<int>(std::ceil(left + pw + right)),
+            H = static_cast<int>(std::ceil(top + ph + bottom));
+  const double x0 = left, y0 = top;
+  render(path, kind, W, H, [&](cairo_t* cr) {
+    font(cr, fs * 1.15, true);
+    set_rgb(cr, kInk);
+    text(cr, x0 + pw / 2, pad + fs * 0.55, opt.title, 0.5);
+    if (!opt.note.empty()) {
+      font(cr, fs * 0.85);
+      cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+      text(cr, x0 + pw / 2, pad + fs * 1.15 * 1.3 + fs * 0.5, opt.note, 0.5);
+    }
+    font(cr, fs);
+    auto X = [&](double v) { return ax.map(v, x0, x0 + pw); };
+    auto Y = [&](double v) { return ay.map(v, y0 + ph, y0); };
+    // Grid.
+    cairo_set_line_width(cr, 1);
+    set_rgb(cr, kGrid);
+    for (double v : ax.major) cairo_move_to(cr, X(v), y0), cairo_line_to(cr, X(v), y0 + ph);
+    for (int d : ax.decades)
+      cairo_move_to(cr, X(std::pow(10.0, d)), y0), cairo_line_to(cr, X(std::pow(10.0, d)), y0 + ph);
+    for (double v : ay.major) cairo_move_to(cr, x0, Y(v)), cairo_line_to(cr, x0 + pw, Y(v));
+    for (int d : ay.decades)
+      cairo_move_to(cr, x0, Y(std::pow(10.0, d))), cairo_line_to(cr, x0 + pw, Y(std::pow(10.0, d)));
+    cairo_stroke(cr);
+    // Series, clipped to the plot.
+    cairo_save(cr);
+    cairo_rectangle(cr, x0, y0, pw, ph);
+    cairo_clip(cr);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    for (std::size_t si = 0; si < series.size(); ++si) {
+      const auto& s = series[si];
+      set_rgb(cr, okabe_ito(si));
+      cairo_set_line_width(cr, 2.4);
+      line_style(cr, si);
+      bool pen = false;
+      for (std::size_t k = 0; k < s.x.size(); ++k) {
+        if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) {
+          pen = false;
+          continue;
+        }
+        if (pen)
+          cairo_line_to(cr, X(s.x[k]), Y(s.y[k]));
+        else
+          cairo_move_to(cr, X(s.x[k]), Y(s.y[k]));
+        pen = true;
+      }
+      cairo_stroke(cr);
+      line_style(cr, 0);
+      if (s.markers)
+        for (std::size_t k = 0; k < s.x.size(); ++k) {
+          if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) continue;
+          marker(cr, X(s.x[k]), Y(s.y[k]), si, 4.2);
+        }
+    }
+    cairo_restore(cr);
+    // Frame, ticks, labels.
+    set_rgb(cr, kInk);
+    cairo_set_line_width(cr, 1.2);
+    cairo_rectangle(cr, x0, y0, pw, ph);
+    cairo_stroke(cr);
+    auto xtick = [&](double x, double len) {
+      cairo_move_to(cr, x, y0 + ph);
+      cairo_line_to(cr, x, y0 + ph + len);
+      cairo_stroke(cr);
+    };
+    auto ytick = [&](double y, double len) {
+      cairo_move_to(cr, x0, y);
+      cairo_line_to(cr, x0 - len, y);
+      cairo_stroke(cr);
+    };
+    const double xl_y = y0 + ph + tick + gap + fs * 0.55;
+    for (double v : ax.major) xtick(X(v), tick), text(cr, X(v), xl_y, fmt_num(v), 0.5);
+    for (int d : ax.decades)
+      xtick(X(std::pow(10.0, d)), tick), PowLabel{d}.draw(cr, X(std::pow(10.0, d)), xl_y, fs, 0.5);
+    for (double v : ax.minor) xtick(X(v), tick * 0.55);
+    for (double v : ay.major) ytick(Y(v), tick), text(cr, x0 - tick - gap, Y(v), fmt_num(v), 1.0);
+    for (int d : ay.decades)
+      ytick(Y(std::pow(10.0, d)), tick), PowLabel{d}.draw(cr, x0 - tick - gap, Y(std::pow(10.0, d)), fs, 1.0);
+    for (double v : ay.minor) ytick(Y(v), tick * 0.55);
+    text(cr, x0 + pw / 2, y0 + ph + tick + gap + fs * 1.2 + gap * 2 + fs * 0.6, opt.x_label, 0.5);
+    text_vertical(cr, pad + fs * 0.6, y0 + ph / 2, opt.y_label);
+    // Legend, right of the plot.
+    const double lx = x0 + pw + fs * 1.2;
+    for (std::size_t si = 0; si < series.size(); ++si) {
+      const double y = y0 + fs * 0.6 + static_cast<double>(si) * fs * 1.6;
+      set_rgb(cr, okabe_ito(si));
+      cairo_set_line_width(cr, 2.4);
+      line_style(cr, si);
+      cairo_move_to(cr, lx, y);
+      cairo_line_to(cr, lx + fs * 2.2, y);
+      cairo_stroke(cr);
+      line_style(cr, 0);
+      if (series[si].markers) marker(cr, lx + fs * 1.1, y, si, 4.2);
+      set_rgb(cr, kInk);
+      text(cr, lx + fs * 2.6 + gap, y, series[si].label);
+    }
+  });
+#endif
+}
+
+}  // namespace mixgraph

@@ -1,0 +1,668 @@
+// mixgraph report and the export layer (issue 7): colour map, pooling, tables, base64, figures (decoded
+// with libpng, SVG parsed with expat), the induced operator against a dense Eigen solve, atomic writes,
+// and the `mixgraph report` command end to end (notebook validated with nbformat, executed with nbconvert).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mixgraph/atomic_file.hpp"
+#include "mixgraph/colormap.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/induced.hpp"
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/plot.hpp"
+#include "mixgraph/report_writer.hpp"
+#include "mixgraph/table.hpp"
+#include "mixgraph/weights.hpp"
+
+#ifdef MIXGRAPH_TEST_HAVE_PNG
+#include <png.h>
+#endif
+#ifdef MIXGRAPH_TEST_HAVE_EXPAT
+#include <expat.h>
+#endif
+
+namespace fs = std::filesystem;
+using namespace mixgraph;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path =
+        fs::temp_directory_path() / ("mixgraph_test_report_" + std::to_string(rd()) + std::to_string(rd()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& s) const { return (path / s).string(); }
+};
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Runs a shell command; returns the exit status (or -1).
+int run(const std::string& cmd) {
+  const int st = std::system(cmd.c_str());
+  return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string cli() {
+  return MIXGRAPH_CLI;
+}
+
+bool have(const std::string& exe) {
+  return fs::exists(exe);
+}
+
+struct Png {
+  bool ok = false;
+  std::string error;
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  std::array<int, 3> at(int x, int y) const {
+    const std::size_t k = (static_cast<std::size_t>(y) * width + x) * 3;
+    return {rgb[k], rgb[k + 1], rgb[k + 2]};
+  }
+};
+
+/// Decodes a whole PNG file to 8-bit RGB with libpng's simplified API.
+Png decode_png(const std::string& path) {
+  Png out;
+#ifdef MIXGRAPH_TEST_HAVE_PNG
+  png_image img;
+  std::memset(&img, 0, sizeof img);
+  img.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&img, path.c_str())) {
+    out.error = img.message;
+    return out;
+  }
+  img.format = PNG_FORMAT_RGB;
+  out.rgb.resize(PNG_IMAGE_SIZE(img));
+  if (!png_image_finish_read(&img, nullptr, out.rgb.data(), 0, nullptr)) {
+    out.error = img.message;
+    png_image_free(&img);
+    return out;
+  }
+  out.ok = true;
+  out.width = static_cast<int>(img.width);
+  out.height = static_cast<int>(img.height);
+#else
+  (void)path;
+  out.error = "libpng not found at build time";
+#endif
+  return out;
+}
+
+/// Parses a file as XML with expat; returns "" when well formed, else the error, and the root's name.
+std::string parse_xml(const std::string& path, std::string* root = nullptr) {
+#ifdef MIXGRAPH_TEST_HAVE_EXPAT
+  const std::string text = read_file(path);
+  XML_Parser p = XML_ParserCreate(nullptr);
+  std::string first;
+  XML_SetUserData(p, &first);
+  XML_SetStartElementHandler(p, [](void* ud, const XML_Char* name, const XML_Char**) {
+    auto* f = static_cast<std::string*>(ud);
+    if (f->empty()) *f = name;
+  });
+  std::string err;
+  if (XML_Parse(p, text.data(), static_cast<int>(text.size()), 1) == XML_STATUS_ERROR)
+    err = std::string(XML_ErrorString(XML_GetErrorCode(p))) + " at line " +
+          std::to_string(XML_GetCurrentLineNumber(p));
+  XML_ParserFree(p);
+  if (root) *root = first;
+  return err;
+#else
+  (void)path;
+  (void)root;
+  return "expat not found at build time";
+#endif
+}
+
+/// An independent base64 decoder (the test's own, for the notebook's embedded PNGs).
+std::string b64_decode(const std::string& s) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  int buf = 0, bits = 0;
+  for (char c : s) {
+    const int v = val(c);
+    if (v < 0) continue;
+    buf = (buf << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buf >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+std::array<int, 3> to8(const Rgb& c) {
+  return {static_cast<int>(std::lround(c.r * 255)), static_cast<int>(std::lround(c.g * 255)),
+          static_cast<int>(std::lround(c.b * 255))};
+}
+
+}  // namespace
+
+// ---- colour map ------------------------------------------------------------------------------------------
+
+TEST(Viridis, EndpointsAndMiddleMatchThePublishedTable) {
+  // Published viridis (van der Walt & Smith 2015): first, middle (entry 128) and last entries.
+  const Rgb lo = viridis(0.0), mid = viridis(0.5), hi = viridis(1.0);
+  EXPECT_NEAR(lo.r, 0.267004, 1e-6);
+  EXPECT_NEAR(lo.g, 0.004874, 1e-6);
+  EXPECT_NEAR(lo.b, 0.329415, 1e-6);
+  EXPECT_NEAR(mid.r, 0.127568, 1e-6);
+  EXPECT_NEAR(mid.g, 0.566949, 1e-6);
+  EXPECT_NEAR(mid.b, 0.550556, 1e-6);
+  EXPECT_NEAR(hi.r, 0.993248, 1e-6);
+  EXPECT_NEAR(hi.g, 0.906157, 1e-6);
+  EXPECT_NEAR(hi.b, 0.143936, 1e-6);
+  // Clamping and NaN.
+  EXPECT_EQ(viridis(-3).r, lo.r);
+  EXPECT_EQ(viridis(7).g, hi.g);
+  EXPECT_EQ(viridis(kNaN).b, lo.b);
+}
+
+TEST(Viridis, LightnessIncreasesMonotonically) {
+  // Perceptual maps have monotone lightness; relative luminance of sRGB is a close proxy.
+  auto lin = [](double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
+  double prev = -1;
+  for (const auto& e : viridis_table()) {
+    const double y = 0.2126 * lin(e[0]) + 0.7152 * lin(e[1]) + 0.0722 * lin(e[2]);
+    EXPECT_GT(y, prev);
+    prev = y;
+  }
+}
+
+TEST(Viridis, WholeTableMatchesMatplotlibWhenInstalled) {
+  const std::string py = "/usr/bin/python3";
+  if (!have(py)) GTEST_SKIP() << "/usr/bin/python3 not found (Debian python3-matplotlib gives the reference)";
+  TempDir d;
+  const std::string out = d / "viridis.txt";
+  const int rc = run(py +
+                     " -c \"import matplotlib; cm = matplotlib.colormaps['viridis']; "
+                     "print('\\n'.join('%.6f %.6f %.6f' % cm(k)[:3] for k in range(256)))\" > " +
+                     out + " 2>/dev/null");
+  if (rc != 0) GTEST_SKIP() << "python3-matplotlib not importable (apt install python3-matplotlib)";
+  std::ifstream in(out);
+  for (int k = 0; k < 256; ++k) {
+    double r, g, b;
+    ASSERT_TRUE(in >> r >> g >> b) << "entry " << k;
+    const auto& e = viridis_table()[k];
+    EXPECT_NEAR(e[0], r, 1e-6) << k;
+    EXPECT_NEAR(e[1], g, 1e-6) << k;
+    EXPECT_NEAR(e[2], b, 1e-6) << k;
+  }
+}
+
+// ---- pooling, ticks, tables, base64 ----------------------------------------------------------------------
+
+TEST(Pooling, MaxAndMeanMatchBruteForceAndKeepTheMaximum) {
+  const std::size_t R = 4100, C = 3000;
+  std::vector<double> v(R * C);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (auto& x : v) x = u(rng) < 0.3 ? kNaN : u(rng);
+  for (std::size_t j = 0; j < 7; ++j) v[j] = kNaN;  // a partly masked block
+  for (std::size_t i = 0; i < 3; ++i)               // one block fully masked: rows 0..2, cols 3..5
+    for (std::size_t j = 3; j < 6; ++j) v[i * C + j] = kNaN;
+  v[1234 * C + 2345] = 5.0;  // the global max
+  const auto pm = pool_matrix(MatrixView::dense(v, R, C), 2048, Pooling::Max);
+  const auto pa = pool_matrix(MatrixView::dense(v, R, C), 2048, Pooling::Mean);
+  ASSERT_EQ(pm.factor, 3u);  // ceil(4100 / 2048) = 3
+  EXPECT_EQ(pm.rows, 1367u);
+  EXPECT_EQ(pm.cols, 1000u);
+  EXPECT_LE(pm.rows, 2048u);
+  double gmax = -1;
+  for (std::size_t bi = 0; bi < pm.rows; ++bi)
+    for (std::size_t bj = 0; bj < pm.cols; ++bj) {
+      double mx = -std::numeric_limits<double>::infinity(), sum = 0;
+      int cnt = 0;
+      for (std::size_t i = bi * 3; i < std::min(R, bi * 3 + 3); ++i)
+        for (std::size_t j = bj * 3; j < std::min(C, bj * 3 + 3); ++j)
+          if (!std::isnan(v[i * C + j])) mx = std::max(mx, v[i * C + j]), sum += v[i * C + j], ++cnt;
+      const double gotm = pm.values[bi * pm.cols + bj], gota = pa.values[bi * pa.cols + bj];
+      if (cnt == 0) {
+        EXPECT_TRUE(std::isnan(gotm));
+        EXPECT_TRUE(std::isnan(gota));
+      } else {
+        ASSERT_EQ(gotm, mx) << bi << "," << bj;
+        ASSERT_NEAR(gota, sum / cnt, 1e-12);
+        gmax = std::max(gmax, gotm);
+      }
+    }
+  EXPECT_EQ(gmax, 5.0);
+  EXPECT_TRUE(std::isnan(pm.values[1]));  // block (0, 1) = rows 0..2, cols 3..5
+  // Small matrices are left alone.
+  const auto same = pool_matrix(MatrixView::dense(v, 10, 10), 2048, Pooling::Max);
+  EXPECT_EQ(same.factor, 1u);
+}
+
+TEST(Ticks, NiceTicksCoverTheRangeWithRoundSteps) {
+  auto t = nice_ticks(0, 1000, 5);
+  ASSERT_GE(t.size(), 4u);
+  EXPECT_EQ(t.front(), 0);
+  EXPECT_EQ(t.back(), 1000);
+  auto u = nice_ticks(0.013, 0.087, 4);
+  for (double v : u) EXPECT_TRUE(v >= 0.013 && v <= 0.087);
+  EXPECT_EQ(nice_ticks(3, 3, 5).size(), 1u);
+}
+
+TEST(Table, CsvJsonMarkdownHtmlConventions) {
+  DataTable t{"t", "caption", {"name", "count", "value", "d"}, {}};
+  t.add({Cell::text("a,\"b\""), Cell::integer(3), Cell::real(0.5), Cell::unreachable()});
+  t.add({Cell::text("x|y"), Cell::integer(-1), Cell::empty(), Cell::text("pending (issue 3)")});
+  EXPECT_THROW(t.add({Cell::integer(1)}), std::invalid_argument);
+  EXPECT_EQ(to_csv(t), "name,count,value,d\n\"a,\"\"b\"\"\",3,0.5,inf\nx|y,-1,,pending (issue 3)\n");
+  const auto j = to_json(t);
+  EXPECT_EQ(j["schema"], "mixgraph.report.table/1");
+  EXPECT_TRUE(j["rows"][0]["d"].is_null());  // unreachable = null in JSON
+  EXPECT_EQ(j["rows"][0]["count"], 3);
+  EXPECT_TRUE(j["rows"][1]["value"].is_null());
+  const auto md = to_markdown(t, 1);
+  EXPECT_NE(md.find("| name | count | value | d |"), std::string::npos);
+  EXPECT_NE(md.find("showing 1 of 2 rows"), std::string::npos);
+  EXPECT_EQ(to_markdown(t).find("x|y"), std::string::npos);  // escaped as x\|y
+  EXPECT_NE(to_html(t).find("a,&quot;b&quot;"), std::string::npos);
+}
+
+TEST(Base64, Rfc4648TestVectors) {
+  EXPECT_EQ(base64_encode(""), "");
+  EXPECT_EQ(base64_encode("f"), "Zg==");
+  EXPECT_EQ(base64_encode("fo"), "Zm8=");
+  EXPECT_EQ(base64_encode("foo"), "Zm9v");
+  EXPECT_EQ(base64_encode("foob"), "Zm9vYg==");
+  EXPECT_EQ(base64_encode("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+  std::string bin;
+  for (int k = 0; k < 1000; ++k) bin += static_cast<char>(k * 37);
+  EXPECT_EQ(b64_decode(base64_encode(bin)), bin);
+}
+
+TEST(FileStem, SpecsBecomeSafeNames) {
+  EXPECT_EQ(file_stem("pow2+cache"), "pow2-cache");
+  EXPECT_EQ(file_stem("offsets:1,5"), "offsets_1_5");
+  EXPECT_EQ(file_stem("mtx:a/b.mtx"), "mtx_a_b.mtx");
+}
+
+// ---- induced operator
+// --------------------------------------------------------------------------------------
+
+TEST(InducedOperator, MatchesDenseEigenTriangularSolve) {
+  for (const char* spec : {"pow2", "sq1+cache", "ssm", "attention", "local:3", "window:3", "offsets:2"}) {
+    const Pattern p = make_pattern(spec, 70);
+    const auto w = random_weights(p, 5);
+    const int n = static_cast<int>(p.n);
+    Eigen::MatrixXd IminusB = Eigen::MatrixXd::Identity(n, n), A = Eigen::MatrixXd::Zero(n, n);
+    for (pos_t i = 0; i < p.n; ++i) {
+      for (std::size_t k = 0; k < w.a.row(i).size(); ++k) A(i, w.a.row(i)[k]) += w.a.row_values(i)[k];
+      if (!w.b.ptr.empty())
+        for (std::size_t k = 0; k < w.b.row(i).size(); ++k) IminusB(i, w.b.row(i)[k]) -= w.b.row_values(i)[k];
+    }
+    const Eigen::MatrixXd ref = IminusB.triangularView<Eigen::UnitLower>().solve(A);
+    const Eigen::MatrixXd got = induced_operator_dense(p, 5);
+    ASSERT_EQ(got.rows(), n);
+    EXPECT_LT((got - ref).cwiseAbs().maxCoeff(), 1e-12) << spec;
+    // Strictly upper part exactly zero; offsets {2} never links positions of different parity.
+    EXPECT_EQ(got.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(), 0.0) << spec;
+    if (std::string(spec) == "offsets:2") {
+      EXPECT_EQ(got(5, 2), 0.0);
+    }
+  }
+}
+
+TEST(InducedOperator, RefusesWhatDoesNotFit) {
+  const Pattern p = make_pattern("pow2", 4096);
+  EXPECT_THROW(induced_operator_dense(p, 1, /*mem_limit=*/1 << 20), RuntimeFailure);
+}
+
+// ---- figures -------------------------------------------------------------------------------------------
+
+TEST(Heatmap, PngHasTheRightSizeOrientationAndColours) {
+  if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
+  TempDir d;
+  const std::size_t n = 12;
+  std::vector<double> m(n * n, kNaN);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) m[i * n + j] = 1.0 + static_cast<double>(i + j);
+  m[0] = 100.0;          // position (1, 1): the maximum -> the top of viridis
+  m[(n - 1) * n] = 1.0;  // position (n, 1): the minimum -> the bottom
+  HeatmapOptions o;
+  o.title = "test";
+  const auto info = write_heatmap(d / "h.png", MatrixView::dense(m, n, n), o);
+  EXPECT_EQ(info.factor, 1u);
+  EXPECT_EQ(info.vmin, 1.0);
+  EXPECT_EQ(info.vmax, 100.0);
+  const Png png = decode_png(d / "h.png");
+  if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+  ASSERT_TRUE(png.ok) << png.error;
+  EXPECT_EQ(png.width, info.width_px);
+  EXPECT_EQ(png.height, info.height_px);
+  EXPECT_GE(png.width, static_cast<int>(n) * info.cell_px);
+  auto centre = [&](std::size_t i, std::size_t j) {
+    return png.at(static_cast<int>(info.plot_x + (j + 0.5) * info.cell_px),
+                  static_cast<int>(info.plot_y + (i + 0.5) * info.cell_px));
+  };
+  EXPECT_EQ(centre(0, 0), to8(viridis(1.0)));       // row 1 at the top, column 1 at the left
+  EXPECT_EQ(centre(n - 1, 0), to8(viridis(0.0)));   // row n at the bottom
+  EXPECT_EQ(centre(0, n - 1), to8(masked_grey()));  // above the diagonal: masked
+}
+
+TEST(Heatmap, LargeMatricesArePooledToAtMost2048AndTheTitleSaysSo) {
+  if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
+  TempDir d;
+  const std::size_t n = 4100;
+  MatrixView v{
+      n, n, [](std::size_t i, std::size_t j) { return i == 4000 && j == 17 ? 9.0 : (i >= j ? 1.0 : kNaN); }};
+  HeatmapOptions o;
+  o.title = "big";
+  const auto info = write_heatmap(d / "big.png", v, o);
+  EXPECT_EQ(info.factor, 3u);
+  EXPECT_LE(info.rows, 2048u);
+  EXPECT_EQ(info.vmax, 9.0);  // max pooling kept the single large entry
+  const Png png = decode_png(d / "big.png");
+  if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+  ASSERT_TRUE(png.ok) << png.error;
+  EXPECT_EQ(png.width, info.width_px);
+  EXPECT_EQ(png.height, info.height_px);
+  EXPECT_EQ(png.at(static_cast<int>(info.plot_x + (17 / 3 + 0.5) * info.cell_px),
+                   static_cast<int>(info.plot_y + (4000 / 3 + 0.5) * info.cell_px)),
+            to8(viridis(1.0)));
+}
+
+TEST(Heatmap, SvgAndPdfAreWellFormed) {
+  if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
+  TempDir d;
+  const std::size_t n = 16;
+  std::vector<double> m(n * n, kNaN);
+  for (std::size_t i = 0; i < n; ++i) m[i * n + i] = 1;
+  HeatmapOptions o;
+  o.title = "mask <&> test";
+  o.mask_label = "nonzero";
+  write_heatmap(d / "m.svg", MatrixView::dense(m, n, n), o);
+  write_heatmap(d / "m.pdf", MatrixView::dense(m, n, n), o);
+  write_line_plot(d / "l.svg", {{"a & b", {1, 2, 3}, {1, 4, 9}, true}}, {"t", "x", "y", false, true, "", {}});
+  for (const char* f : {"m.svg", "l.svg"}) {
+    std::string root;
+    const auto err = parse_xml(d / f, &root);
+    if (err == "expat not found at build time") GTEST_SKIP() << err;
+    EXPECT_EQ(err, "") << f;
+    EXPECT_EQ(root, "svg") << f;
+  }
+  EXPECT_EQ(read_file(d / "m.pdf").substr(0, 5), "%PDF-");
+}
+
+TEST(Heatmap, BadExtensionAndEmptyMatrixAreUsageErrors) {
+  TempDir d;
+  std::vector<double> m(4, 1.0);
+  EXPECT_THROW(write_heatmap(d / "x.jpg", MatrixView::dense(m, 2, 2), {}), UsageError);
+  EXPECT_THROW(write_heatmap(d / "x.png", MatrixView::dense(m, 0, 0), {}), UsageError);
+  EXPECT_FALSE(fs::exists(d / "x.png"));
+}
+
+TEST(LinePlot, PngDecodesWithItsSize) {
+  if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
+  TempDir d;
+  std::vector<LineSeries> s = {{"one", {1, 2, 4, 8}, {1, 2, 3, 4}, true},
+                               {"two", {1, 2, 4, 8}, {0, 5, kNaN, 2}, false}};
+  write_line_plot(d / "p.png", s, {"title", "x", "y", true, true, "note", {1, 2, 4, 8}});
+  const Png png = decode_png(d / "p.png");
+  if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+  ASSERT_TRUE(png.ok) << png.error;
+  EXPECT_GT(png.width, 800);
+  EXPECT_GT(png.height, 500);
+  EXPECT_THROW(write_line_plot(d / "q.png", {{"bad", {1, 2}, {1}, false}}, {}), UsageError);
+}
+
+// ---- atomic files ----------------------------------------------------------------------------------------
+
+TEST(Atomic, AFailingWriterLeavesNoFileAndKeepsTheOldOne) {
+  TempDir d;
+  const std::string target = d / "f.txt";
+  EXPECT_THROW(write_file_atomic(target,
+                                 [](std::ostream& os) {
+                                   os << "partial";
+                                   throw RuntimeFailure("boom");
+                                 }),
+               RuntimeFailure);
+  EXPECT_FALSE(fs::exists(target));
+  write_file_atomic(target, std::string("old"));
+  EXPECT_THROW(write_file_atomic(target,
+                                 [](std::ostream& os) {
+                                   os << "new but partial";
+                                   throw std::runtime_error("boom");
+                                 }),
+               std::runtime_error);
+  EXPECT_EQ(read_file(target), "old");
+  std::size_t entries = 0;
+  for (auto& e : fs::directory_iterator(d.path)) (void)e, ++entries;
+  EXPECT_EQ(entries, 1u);  // no temp file left behind
+}
+
+TEST(Atomic, FigureIntoAMissingDirectoryFailsCleanly) {
+  if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
+  TempDir d;
+  std::vector<double> m(4, 1.0);
+  EXPECT_THROW(write_heatmap(d / "no/such/dir/x.png", MatrixView::dense(m, 2, 2), {}), RuntimeFailure);
+  EXPECT_FALSE(fs::exists(d / "no"));
+}
+
+// ---- the report writer and `mixgraph report`
+// ----------------------------------------------------------------
+
+TEST(ReportWriter, OrdersSectionsAndWritesEveryCellWithAnId) {
+  TempDir d;
+  ReportWriter w(d / "r");
+  w.section("late", "Late", 50);
+  w.markdown("late text");
+  w.section("early", "Early", 10);
+  DataTable t{"tab", "a table", {"a"}, {}};
+  t.add({Cell::integer(1)});
+  w.table(t);
+  w.note("capped", "something");
+  w.carry_on("x = 1");
+  w.finish("Title", "intro");
+  const std::string md = read_file(d / "r/report.md");
+  EXPECT_LT(md.find("## Early"), md.find("## Late"));
+  EXPECT_NE(md.find("**capped**: something"), std::string::npos);
+  EXPECT_TRUE(fs::exists(d / "r/tables/tab.csv"));
+  EXPECT_TRUE(fs::exists(d / "r/tables/tab.json"));
+  const auto nb = nlohmann::json::parse(read_file(d / "r/report.ipynb"));
+  EXPECT_EQ(nb["nbformat"], 4);
+  EXPECT_EQ(nb["nbformat_minor"], 5);
+  std::set<std::string> ids;
+  for (const auto& c : nb["cells"]) {
+    ASSERT_TRUE(c.contains("id"));
+    EXPECT_TRUE(ids.insert(c["id"].get<std::string>()).second);
+  }
+}
+
+namespace {
+
+struct ReportRun {
+  TempDir tmp;
+  std::string dir;
+  int rc = -1;
+  explicit ReportRun(const std::string& args) {
+    dir = tmp / "out";
+    rc = run(cli() + " report " + args + " --out " + dir + " > " + (tmp / "stdout.txt") + " 2> " +
+             (tmp / "stderr.txt"));
+  }
+};
+
+}  // namespace
+
+TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
+  ReportRun r("--n 64 --pattern pow2 --pattern pow2+cache --pattern ssm --pattern attention");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto manifest = nlohmann::json::parse(read_file(r.dir + "/report.json"));
+  EXPECT_EQ(manifest["schema"], "mixgraph.report/1");
+  std::size_t pngs = 0;
+  for (const auto& f : manifest["files"]) {
+    const std::string path = r.dir + "/" + f.get<std::string>();
+    ASSERT_TRUE(fs::exists(path)) << path;
+    if (path.size() > 4 && path.substr(path.size() - 4) == ".png") {
+      const Png png = decode_png(path);
+      if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+      ASSERT_TRUE(png.ok) << path << ": " << png.error;
+      EXPECT_GE(png.width, 400) << path;
+      EXPECT_GE(png.height, 400) << path;
+      EXPECT_LE(png.width, 2048 + 600) << path;
+      ++pngs;
+    }
+    if (path.size() > 4 && path.substr(path.size() - 4) == ".svg") {
+      const auto err = parse_xml(path);
+      if (err != "expat not found at build time") {
+        EXPECT_EQ(err, "") << path;
+      }
+    }
+  }
+  if (plots_built_in()) {
+    EXPECT_EQ(pngs, 4u * 3 + 3);  // A, B, |M| per pattern + three line plots
+  }
+  // Every file in the directory is listed (no stray temp files).
+  for (auto& e : fs::recursive_directory_iterator(r.dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = fs::relative(e.path(), r.dir).string();
+    EXPECT_NE(std::find(manifest["files"].begin(), manifest["files"].end(), rel), manifest["files"].end())
+        << rel;
+  }
+  // Table 1: measured cells filled, pending ones say which issue.
+  const auto t1 = nlohmann::json::parse(read_file(r.dir + "/tables/table1.json"));
+  ASSERT_EQ(t1["rows"].size(), 4u);
+  EXPECT_EQ(t1["rows"][0]["pattern"], "pow2");
+  EXPECT_EQ(t1["rows"][0]["time_per_token"], 6);  // ceil(log2 64) = 6 offsets below 64
+  EXPECT_EQ(t1["rows"][2]["cache"], 1);           // ssm keeps one position
+  EXPECT_EQ(t1["rows"][0]["shortest_path"], "pending (issue 3)");
+  EXPECT_EQ(t1["rows"][0]["congestion_paper"], "<= log2 n");
+  // report.md embeds images that exist.
+  const std::string md = read_file(r.dir + "/report.md");
+  std::size_t pos = 0, images = 0;
+  while ((pos = md.find("](figures/", pos)) != std::string::npos) {
+    const auto end = md.find(')', pos);
+    EXPECT_TRUE(fs::exists(r.dir + "/" + md.substr(pos + 2, end - pos - 2)));
+    pos = end, ++images;
+  }
+  if (plots_built_in()) {
+    EXPECT_EQ(images, pngs);
+  }
+  EXPECT_NE(md.find("pending"), std::string::npos);
+  // The notebook embeds the PNGs byte for byte.
+  const auto nb = nlohmann::json::parse(read_file(r.dir + "/report.ipynb"));
+  std::size_t embedded = 0;
+  for (const auto& c : nb["cells"]) {
+    if (c["cell_type"] != "code") continue;
+    for (const auto& o : c["outputs"])
+      if (o["data"].contains("image/png")) {
+        const std::string src = c["source"].get<std::string>();
+        const auto a = src.find('"') + 1, b = src.rfind('"');
+        EXPECT_EQ(b64_decode(o["data"]["image/png"].get<std::string>()),
+                  read_file(r.dir + "/" + src.substr(a, b - a)));
+        ++embedded;
+      }
+  }
+  EXPECT_EQ(embedded, pngs);
+}
+
+TEST(ReportCommand, ForceRuleExitCodesAndNothingWrittenOnBadInput) {
+  ReportRun r("--n 32 --pattern ssm");
+  ASSERT_EQ(r.rc, 0);
+  const std::string before = read_file(r.dir + "/report.md");
+  // Non-empty without --force: usage error, nothing touched.
+  EXPECT_EQ(run(cli() + " report --n 16 --pattern pow2 --out " + r.dir + " 2>/dev/null >/dev/null"), 2);
+  EXPECT_EQ(read_file(r.dir + "/report.md"), before);
+  // With --force: rewritten.
+  EXPECT_EQ(run(cli() + " report --n 16 --pattern pow2 --force --out " + r.dir + " 2>/dev/null >/dev/null"),
+            0);
+  EXPECT_NE(read_file(r.dir + "/report.md"), before);
+  // A bad pattern: usage error before any directory is made.
+  EXPECT_EQ(
+      run(cli() + " report --n 16 --pattern nosuch --out " + (r.tmp / "bad") + " 2>/dev/null >/dev/null"), 2);
+  EXPECT_FALSE(fs::exists(r.tmp / "bad"));
+  // --out is a file: usage error. --out below a file: runtime failure (cannot create).
+  write_file_atomic(r.tmp / "afile", std::string("x"));
+  EXPECT_EQ(run(cli() + " report --n 16 --out " + (r.tmp / "afile") + " 2>/dev/null >/dev/null"), 2);
+  EXPECT_EQ(
+      run(cli() + " report --n 16 --pattern ssm --out " + (r.tmp / "afile/sub") + " 2>/dev/null >/dev/null"),
+      1);
+  EXPECT_EQ(run(cli() + " report --n 0 --out " + (r.tmp / "zero") + " 2>/dev/null >/dev/null"), 2);
+}
+
+TEST(ReportCommand, CapsAreReported) {
+  ReportRun r("--n 80 --pattern sq1 --dense-cap 64 --svg-cap 100 --format json");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto j = nlohmann::json::parse(read_file(r.tmp / "stdout.txt"));
+  bool capped = false;
+  for (const auto& nt : j["notes"])
+    capped |=
+        nt["kind"] == "capped" && nt["text"].get<std::string>().find("--dense-cap") != std::string::npos;
+  EXPECT_TRUE(capped);
+  EXPECT_FALSE(fs::exists(r.dir + "/figures/M_sq1.png"));
+  if (plots_built_in()) {
+    EXPECT_TRUE(fs::exists(r.dir + "/figures/A_sq1.svg"));
+  }
+  EXPECT_NE(read_file(r.dir + "/report.md").find("--dense-cap"), std::string::npos);
+}
+
+TEST(ReportCommand, NotebookValidatesWithNbformatAndExecutesSlow) {
+  const std::string py = "/usr/bin/python3", jupyter = "/usr/bin/jupyter";
+  if (!have(py)) GTEST_SKIP() << "/usr/bin/python3 not found";
+  if (run(py + " -c 'import nbformat' 2>/dev/null") != 0) GTEST_SKIP() << "python3-nbformat is not installed";
+  ReportRun r("--n 48 --pattern pow2 --pattern sq1+cache");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const std::string nb = r.dir + "/report.ipynb";
+  EXPECT_EQ(run(py + " -c \"import nbformat; nbformat.validate(nbformat.read('" + nb + "', 4))\""), 0);
+  if (!have(jupyter) || run(jupyter + " nbconvert --version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "jupyter-nbconvert is not installed (apt install jupyter-nbconvert python3-ipykernel)";
+  if (run(py + " -c 'import pandas, matplotlib, ipykernel' 2>/dev/null") != 0)
+    GTEST_SKIP() << "python3-pandas, python3-matplotlib or python3-ipykernel missing";
+  const std::string executed = r.tmp / "executed.ipynb";
+  ASSERT_EQ(
+      run("cd " + r.dir + " && " + jupyter + " nbconvert --to notebook --execute report.ipynb --output " +
+          executed + " > " + (r.tmp / "nbconvert.txt") + " 2>&1"),
+      0)
+      << read_file(r.tmp / "nbconvert.txt");
+  const auto ex = nlohmann::json::parse(read_file(executed));
+  std::size_t errors = 0, images = 0;
+  for (const auto& c : ex["cells"])
+    if (c["cell_type"] == "code")
+      for (const auto& o : c["outputs"]) {
+        errors += o["output_type"] == "error";
+        images += o.contains("data") && o["data"].contains("image/png");
+      }
+  EXPECT_EQ(errors, 0u);
+  if (plots_built_in()) {
+    EXPECT_GT(images, 6u);  // the rendered figures plus the matplotlib ones
+  }
+}

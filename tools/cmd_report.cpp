@@ -1,0 +1,319 @@
+// mixgraph report: every analysis that exists, for each pattern on n tokens, written to a directory as
+// tables (CSV + JSON), figures (PNG, SVG for small n), report.md and report.ipynb. The analyses plug in as
+// ReportSections (report_section.hpp); this file parses, orders the sections and writes Table 1.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "mixgraph/atomic_file.hpp"
+#include "mixgraph/build_info.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/sweep.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+#include "report_section.hpp"
+
+namespace mixgraph::cli {
+
+std::vector<ReportSection>& report_sections() {
+  static std::vector<ReportSection> s;
+  return s;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kDefaultPatterns = {"pow2", "pow2+cache", "sq1", "sq1+cache", "ssm"};
+
+struct ReportOptions {
+  CommonOptions common;
+  std::vector<std::string> patterns;
+  std::string n_text;
+  std::string out;
+  bool force = false;
+  std::uint64_t seed = 1;
+  std::string dense_cap = "1024";
+  std::string heatmap_cap = "16384";
+  std::string svg_cap = "128";
+  bool pdf = false;
+};
+
+/// Table 1 columns (MATH.md §6): id, header, and the paper's entry for a pattern.
+struct Table1Column {
+  std::string id;
+  std::string header;
+};
+const std::vector<Table1Column>& table1_columns() {
+  static const std::vector<Table1Column> c = {{"time_per_token", "time/token (max decode cost)"},
+                                              {"time_per_token_fit", "time/token growth"},
+                                              {"time_per_token_paper", "time/token (paper)"},
+                                              {"cache", "cache (max |C_i|)"},
+                                              {"cache_fit", "cache growth"},
+                                              {"cache_paper", "cache (paper)"},
+                                              {"shortest_path", "shortest path"},
+                                              {"shortest_path_paper", "shortest path (paper)"},
+                                              {"congestion", "congestion"},
+                                              {"congestion_paper", "congestion (paper)"}};
+  return c;
+}
+
+/// The paper's Table 1 entries (MATH.md §6) for the patterns it lists; empty for others.
+std::map<std::string, std::string> paper_entries(const Pattern& p) {
+  auto row = [](const char* t, const char* c, const char* d, const char* g) {
+    return std::map<std::string, std::string>{
+        {"time_per_token_paper", t}, {"cache_paper", c}, {"shortest_path_paper", d}, {"congestion_paper", g}};
+  };
+  const std::string& s = p.spec;
+  if (s == "attention") return row("O(n)", "O(n)", "1", "1");
+  if (s.rfind("local:", 0) == 0) return row("O(k)", "O(k)", "inf (no multi-hop)", "-");
+  if (s == "ssm") return row("O(1)", "O(1)", "n", "n");
+  if (s.rfind("window:", 0) == 0) return row("O(k)", "O(k)", "n/k", "n/k");
+  if (s == "dense") return row("O(n)", "O(n)", "1", "1");
+  if (s == "pow2") return row("O(log n)", "O(n)", "<= log2 n", "<= log2 n");
+  if (s == "pow2+cache") return row("O(log n)", "O(log n)", "not stated", "not stated");
+  if (s == "sq1") return row("O(sqrt n)", "O(n)", "<= 4", "<= 4");
+  if (s == "sq1+cache") return row("O(sqrt n)", "O(sqrt n)", "not stated", "not stated");
+  return {};
+}
+
+void check_out_dir(const std::string& out, bool force) {
+  std::error_code ec;
+  const fs::path p(out);
+  if (!fs::exists(p, ec)) return;
+  if (!fs::is_directory(p, ec))
+    throw UsageError("--out '" + out + "' exists and is not a directory; choose a directory");
+  if (!fs::is_empty(p, ec) && !force)
+    throw UsageError("--out '" + out +
+                     "' is not empty; pass --force to write into it (files of the same name are "
+                     "replaced, others left alone) or choose a new directory");
+}
+
+std::string md_escape_pipe(std::string s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+int run_report(const ReportOptions& o) {
+  o.common.apply();
+  const auto t_start = std::chrono::steady_clock::now();
+  ReportParams params;
+  params.patterns = o.patterns.empty() ? kDefaultPatterns : o.patterns;
+  const bool n_given = !o.n_text.empty();
+  if (n_given) params.n = parse_count(o.n_text, "--n");
+  if (params.n < 1) throw UsageError("--n must be >= 1");
+  if (params.n > 0xFFFFFFFFull) throw UsageError("--n must fit in 32 bits");
+  params.seed = o.seed;
+  params.dense_cap = parse_count(o.dense_cap, "--dense-cap");
+  params.heatmap_cap = parse_count(o.heatmap_cap, "--heatmap-cap");
+  params.svg_cap = parse_count(o.svg_cap, "--svg-cap");
+  params.pdf = o.pdf;
+  params.threads = o.common.threads;
+  params.mem_limit = o.common.mem_limit_bytes();
+  if (o.out.empty()) throw UsageError("--out DIR is required");
+  check_out_dir(o.out, o.force);
+
+  const bool tty = stderr_is_tty();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  };
+  auto progress_line = [&](const std::string& what) {
+    if (!tty) return;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "[report %6.1fs] ", elapsed());
+    std::cerr << buf << what << "\n" << std::flush;
+  };
+
+  // Build every pattern first: a bad spec fails before anything is written.
+  std::vector<PatternRun> runs;
+  std::set<std::string> stems;
+  for (const auto& spec : params.patterns) {
+    const bool is_mtx = spec.rfind("mtx:", 0) == 0;
+    const std::uint64_t n = is_mtx && !n_given ? 0 : params.n;
+    progress_line(spec + ": pattern and cache profile");
+    if (!is_mtx)
+      check_memory(estimate_pattern_bytes(spec, n, true), params.mem_limit,
+                   "pattern " + spec + " at n = " + std::to_string(n));
+    PatternRun r;
+    r.spec = spec;
+    r.pattern = make_pattern(spec, n);
+    ProfileOptions po;
+    po.threads = params.threads;
+    r.profile = cache_profile(r.pattern, po);
+    std::string stem = file_stem(spec);
+    for (int k = 2; stems.count(stem); ++k) stem = file_stem(spec) + "-" + std::to_string(k);
+    stems.insert(stem);
+    r.stem = stem;
+    runs.push_back(std::move(r));
+  }
+
+  ReportWriter out(o.out);
+  std::map<std::string, std::map<std::string, Cell>> table1;
+  nlohmann::json sections_json = nlohmann::json::array();
+  auto sections = report_sections();
+  std::stable_sort(sections.begin(), sections.end(), [](auto& a, auto& b) { return a.order < b.order; });
+  out.section("table1", "Table 1: structure columns, measured", 5);
+  for (const auto& s : sections) {
+    out.section(s.id, s.title, s.order);
+    nlohmann::json sj = {{"id", s.id}, {"title", s.title}};
+    if (!s.run) {
+      const std::string why = s.pending.empty() ? "not available" : "pending (" + s.pending + ")";
+      out.markdown("*" + why + ".* This section will add " + s.planned + ".");
+      out.note("pending",
+               s.title + " (" + (s.pending.empty() ? "no analysis yet" : s.pending) + "): " + s.planned);
+      sj["status"] = why;
+      sections_json.push_back(sj);
+      continue;
+    }
+    nlohmann::json results = nlohmann::json::object();
+    ReportContext ctx{params,
+                      runs,
+                      out,
+                      table1,
+                      results,
+                      [&](const PatternRun& r, const std::string& stage) { progress_line(r.spec + ": " + stage); }};
+    const double t0 = elapsed();
+    s.run(ctx);
+    sj["status"] = "done";
+    sj["seconds"] = elapsed() - t0;
+    sj["results"] = results;
+    sections_json.push_back(sj);
+  }
+
+  // Table 1, measured beside the paper's entries.
+  progress_line("Table 1, report.md, report.ipynb");
+  std::map<std::string, std::string> column_pending;
+  for (const auto& s : sections)
+    for (const auto& c : s.table1_columns)
+      column_pending[c] =
+          s.run ? "" : "pending (" + (s.pending.empty() ? std::string("no analysis") : s.pending) + ")";
+  DataTable t1{"table1",
+               "Table 1 of the paper, measured at this n (paper columns: the paper's claims, MATH.md §6)",
+               {},
+               {}};
+  t1.columns.push_back("pattern");
+  for (const auto& c : table1_columns()) t1.columns.push_back(c.id);
+  for (const auto& r : runs) {
+    std::vector<Cell> row = {Cell::text(r.spec)};
+    const auto paper = paper_entries(r.pattern);
+    for (const auto& c : table1_columns()) {
+      if (c.id.size() > 6 && c.id.substr(c.id.size() - 6) == "_paper") {
+        auto it = paper.find(c.id);
+        row.push_back(Cell::text(it == paper.end() ? "-" : it->second));
+        continue;
+      }
+      auto& cells = table1[r.spec];
+      if (auto it = cells.find(c.id); it != cells.end())
+        row.push_back(it->second);
+      else if (auto pit = column_pending.find(c.id); pit != column_pending.end() && !pit->second.empty())
+        row.push_back(Cell::text(pit->second));
+      else
+        row.push_back(Cell::text("-"));
+    }
+    t1.add(std::move(row));
+  }
+  out.section("table1", "", 5);
+  out.table(t1);
+  std::string legend = "Columns: ";
+  for (const auto& c : table1_columns()) legend += "`" + c.id + "` = " + md_escape_pipe(c.header) + "; ";
+  legend +=
+      "growth classes are fitted over the sweep of n in the next sections. \"not stated\" marks the cells "
+      "the paper leaves open; \"pending (issue N)\" marks analyses not merged into this build yet.";
+  out.markdown(legend);
+
+  // Intro and documents.
+  std::string pattern_list;
+  for (const auto& r : runs) pattern_list += (pattern_list.empty() ? "" : ", ") + ("`" + r.spec + "`");
+  const std::string intro =
+      "Generated by mixgraph " + version() + " for " + pattern_list + " at n = " + std::to_string(params.n) +
+      " (positions 1..n; row i = target token, column j = source). Random weights use seed " +
+      std::to_string(params.seed) + ". Caps: `--dense-cap " + std::to_string(params.dense_cap) +
+      "`, `--heatmap-cap " + std::to_string(params.heatmap_cap) + "`, `--svg-cap " +
+      std::to_string(params.svg_cap) +
+      "`. Tables are in `tables/` (CSV and JSON), figures in `figures/`; `report.json` lists them all.";
+  out.finish("mixgraph report", intro);
+
+  // report.json: the manifest.
+  nlohmann::json pj = {{"patterns", params.patterns},
+                       {"n", params.n},
+                       {"out", o.out},
+                       {"force", o.force},
+                       {"seed", params.seed},
+                       {"dense_cap", params.dense_cap},
+                       {"heatmap_cap", params.heatmap_cap},
+                       {"svg_cap", params.svg_cap},
+                       {"pdf", params.pdf}};
+  auto manifest = json_header("report", 1, pj);
+  manifest["sections"] = sections_json;
+  manifest["notes"] = nlohmann::json::array();
+  for (const auto& nt : out.notes()) manifest["notes"].push_back({{"kind", nt.kind}, {"text", nt.text}});
+  manifest["table1"] = to_json(t1)["rows"];
+  auto files = out.files();
+  files.push_back("report.json");
+  manifest["files"] = files;
+  manifest["seconds"] = elapsed();
+  {
+    std::ostringstream ss;
+    print_json(ss, manifest);
+    write_file_atomic((fs::path(o.out) / "report.json").string(), ss.str());
+  }
+
+  switch (o.common.fmt()) {
+    case Format::Json:
+      print_json(std::cout, manifest);
+      break;
+    case Format::Csv:
+      std::cout << to_csv(t1);
+      break;
+    case Format::Table: {
+      std::vector<std::string> h = {"pattern"};
+      for (const auto& c : table1_columns())
+        if (c.id.find("_paper") == std::string::npos) h.push_back(c.id);
+      Table t(h);
+      for (const auto& row : t1.rows) {
+        std::vector<std::string> cells;
+        for (std::size_t k = 0; k < row.size(); ++k)
+          if (t1.columns[k].find("_paper") == std::string::npos) cells.push_back(row[k].str());
+        t.add(cells);
+      }
+      t.print_text(std::cout);
+      std::cout << "\nwrote " << files.size() << " files to " << o.out
+                << " (report.md, report.ipynb, report.json) in " << fmt_double(elapsed(), 3) << " s\n";
+      for (const auto& nt : out.notes()) std::cout << "  " << nt.kind << ": " << nt.text << "\n";
+      break;
+    }
+  }
+  return 0;
+}
+
+Registrar reg(
+    "report",
+    "Every analysis for a set of patterns, written to a directory: tables, heatmaps, report.md and "
+    "report.ipynb",
+    90, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<ReportOptions>();
+      app.add_option("--pattern,-p", o->patterns,
+                     "Pattern spec, repeatable (default: pow2, pow2+cache, sq1, sq1+cache, ssm). " +
+                         pattern_name_help());
+      app.add_option("--n,-n", o->n_text, "Number of tokens (default 1024); accepts 4096, 2^12, 1e4");
+      app.add_option("--out,-o", o->out,
+                     "Output directory (created; an existing non-empty one needs --force)")
+          ->required();
+      app.add_flag("--force", o->force, "Write into an existing non-empty --out (same-named files replaced)");
+      app.add_option("--seed", o->seed, "Seed of the random weights for |M| (default 1)");
+      app.add_option("--dense-cap", o->dense_cap,
+                     "Largest n for the dense induced operator |M| (default 1024)");
+      app.add_option("--heatmap-cap", o->heatmap_cap, "Largest n for mask heatmaps (default 16384)");
+      app.add_option("--svg-cap", o->svg_cap, "Largest n for SVG heatmaps beside the PNG (default 128)");
+      app.add_flag("--pdf", o->pdf, "Also write every figure as PDF");
+      add_common_options(app, o->common);
+      return [o] { return run_report(*o); };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli

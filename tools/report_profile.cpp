@@ -1,0 +1,315 @@
+// Report sections that exist now: pattern summary, decode cost and cache (profile + sweep), the A and B
+// masks, and |M| of the induced operator. See report_section.hpp for how a section plugs in.
+#include <cmath>
+#include <limits>
+
+#include "mixgraph/growth.hpp"
+#include "mixgraph/induced.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/plot.hpp"
+#include "output.hpp"
+#include "report_section.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+Cell u64(std::uint64_t v) {
+  return Cell::integer(static_cast<std::int64_t>(v));
+}
+std::string nstr(std::uint64_t n) {
+  return std::to_string(n);
+}
+
+// ---- summary ----------------------------------------------------------------------------------------
+void run_summary(ReportContext& ctx) {
+  DataTable t{"summary",
+              "Pattern summary at n (nnz, decode cost = positions j < i a token reads, cache = max_i |C_i|)",
+              {"pattern", "stem", "n", "family", "a_mode", "num_offsets", "nnz_A", "nnz_B",
+               "total_decode_cost", "max_decode_cost", "max_cache", "max_cache_position", "max_kept_set"},
+              {}};
+  for (const auto& r : ctx.runs) {
+    const auto& p = r.pattern;
+    const auto& s = r.profile;
+    const bool ce = p.family == PatternFamily::CacheEfficient;
+    t.add({Cell::text(r.spec), Cell::text(r.stem), u64(p.n), Cell::text(to_string(p.family)),
+           Cell::text(to_string(p.a_mode)),
+           p.family == PatternFamily::Matrix ? Cell::empty() : u64(p.f_values.size()), u64(s.nnz_a),
+           u64(s.nnz_b), u64(s.total_decode_cost), u64(s.max_decode_cost), u64(s.max_cache),
+           u64(s.argmax_cache + 1), ce ? u64(s.max_kept_set) : Cell::empty()});
+    ctx.table1[r.spec]["time_per_token"] = u64(s.max_decode_cost);
+    ctx.table1[r.spec]["cache"] = u64(s.max_cache);
+    ctx.results[r.spec] = {{"nnz_A", s.nnz_a},
+                           {"nnz_B", s.nnz_b},
+                           {"total_decode_cost", s.total_decode_cost},
+                           {"max_decode_cost", s.max_decode_cost},
+                           {"max_cache", s.max_cache}};
+  }
+  ctx.out.table(t);
+  ctx.out.markdown(
+      "`max_decode_cost` is the time per token (the most positions one token reads); `max_cache` the most "
+      "positions a decoder must keep after any step (MATH.md §2). `max_kept_set` (cache-efficient patterns "
+      "only) is max |S_i| of Def. 4.10, a different set.");
+}
+
+// ---- profile: per position and over n -------------------------------------------------------------------
+std::vector<std::uint64_t> sweep_ns(std::uint64_t lo, std::uint64_t n) {
+  std::vector<std::uint64_t> v;
+  for (std::uint64_t m = 1; m <= n; m *= 2)
+    if (m >= lo) v.push_back(m);
+  if (v.empty() || v.back() != n) v.push_back(n);
+  return v;
+}
+
+void run_profile(ReportContext& ctx) {
+  DataTable sweep{"sweep",
+                  "Decode cost and cache over n (powers of two up to n, and n)",
+                  {"pattern", "n", "nnz_B", "total_decode_cost", "max_decode_cost", "max_cache"},
+                  {}};
+  DataTable growth{
+      "growth",
+      "Growth classes fitted over the sweep (relative least squares; ambiguous = runner-up within 10%)",
+      {"pattern", "quantity", "class", "relative_residual", "runner_up", "runner_up_residual", "ambiguous"},
+      {}};
+  std::vector<LineSeries> s_time, s_cache, s_over_time;
+  for (const auto& r : ctx.runs) {
+    ctx.progress(r, "decode cost and cache over n");
+    LineSeries lt{r.spec, {}, {}, true}, lc{r.spec, {}, {}, true};
+    if (r.pattern.family == PatternFamily::Matrix) {
+      ctx.out.note("skipped", "sweep over n for " + r.spec + ": a matrix pattern has one n");
+    } else {
+      for (auto m : sweep_ns(ctx.params.sweep_min, r.pattern.n)) {
+        check_memory(estimate_pattern_bytes(r.spec, m, false), ctx.params.mem_limit,
+                     r.spec + " at n = " + nstr(m));
+        const Pattern pm = make_pattern(r.spec, m);
+        ProfileOptions po;
+        po.threads = ctx.params.threads;
+        po.per_position = false;
+        const auto pr = cache_profile(pm, po);
+        sweep.add({Cell::text(r.spec), u64(m), u64(pr.nnz_b), u64(pr.total_decode_cost),
+                   u64(pr.max_decode_cost), u64(pr.max_cache)});
+        lt.x.push_back(static_cast<double>(m));
+        lt.y.push_back(pr.max_decode_cost);
+        lc.x.push_back(static_cast<double>(m));
+        lc.y.push_back(pr.max_cache);
+      }
+      for (auto [q, col, s] : {std::tuple{"max_decode_cost", "time_per_token_fit", &lt},
+                               std::tuple{"max_cache", "cache_fit", &lc}}) {
+        const auto f = fit_growth(s->x, s->y);
+        growth.add({Cell::text(r.spec), Cell::text(q), Cell::text(f.best), Cell::real(f.residual),
+                    Cell::text(f.runner_up), Cell::real(f.runner_up_residual),
+                    Cell::text(f.ambiguous ? "yes" : "no")});
+        ctx.table1[r.spec][col] = Cell::text(f.ambiguous ? f.best + " or " + f.runner_up : f.best);
+      }
+      s_time.push_back(lt);
+      s_cache.push_back(lc);
+    }
+    // Per-position profile: a file for the notebook, a line for the picture.
+    const bool ce = r.pattern.family == PatternFamily::CacheEfficient;
+    DataTable prof{"profile_" + r.stem,
+                   "Per-position decode cost and cache size for " + r.spec,
+                   {"position", "decode_cost", "cache_size"},
+                   {}};
+    if (ce) prof.columns.push_back("kept_set_size");
+    LineSeries lo{r.spec, {}, {}, false};
+    for (pos_t i = 0; i < r.pattern.n; ++i) {
+      std::vector<Cell> row = {u64(i + 1), u64(r.profile.decode_cost[i]), u64(r.profile.cache_size[i])};
+      if (ce) row.push_back(u64(r.profile.kept_set[i]));
+      prof.add(std::move(row));
+      lo.x.push_back(i + 1);
+      lo.y.push_back(r.profile.cache_size[i]);
+    }
+    ctx.out.table_file(prof);
+    s_over_time.push_back(std::move(lo));
+  }
+  ctx.out.table(sweep, 200);
+  ctx.out.table(growth, 200);
+  const std::string n_text = ctx.runs.empty() ? "" : nstr(ctx.runs.front().pattern.n);
+  ctx.out.line_plot(
+      "cache_over_time", s_over_time,
+      {"Cache size |C_i| after each step, n = " + n_text,
+       "position i",
+       "cache size |C_i|",
+       false,
+       true,
+       "C_i = positions j \u2264 i that a later token still reads (|C_n| = 0 is off the log axis)",
+       {}},
+      "Cache size over time: how many past positions a decoder must keep after step i", true, ctx.params.pdf);
+  if (!s_time.empty()) {
+    std::vector<double> ticks;
+    for (auto m : sweep_ns(ctx.params.sweep_min, ctx.runs.front().pattern.n))
+      ticks.push_back(static_cast<double>(m));
+    ctx.out.line_plot(
+        "sweep_time_per_token", s_time,
+        {"Time per token (max decode cost) over n", "n (tokens)", "max decode cost", true, true, "", ticks},
+        "Time per token over n (log-log): the slope is the growth class", true, ctx.params.pdf);
+    ctx.out.line_plot("sweep_max_cache", s_cache,
+                      {"Max cache over n", "n (tokens)", "max cache", true, true, "", ticks},
+                      "Max cache over n (log-log)", true, ctx.params.pdf);
+  }
+  ctx.out.carry_on(
+      "import matplotlib.pyplot as plt\n"
+      "summary = pd.read_csv(\"tables/summary.csv\")\n"
+      "sweep = pd.read_csv(\"tables/sweep.csv\")\n"
+      "fig, axes = plt.subplots(1, 2, figsize=(11, 4))\n"
+      "for name, g in sweep.groupby(\"pattern\", sort=False):\n"
+      "    axes[0].loglog(g[\"n\"], g[\"max_decode_cost\"], marker=\"o\", label=name)\n"
+      "    axes[1].loglog(g[\"n\"], g[\"max_cache\"], marker=\"o\", label=name)\n"
+      "axes[0].set(xlabel=\"n\", ylabel=\"max decode cost\", title=\"time per token\")\n"
+      "axes[1].set(xlabel=\"n\", ylabel=\"max cache\", title=\"cache\")\n"
+      "axes[1].legend()\n"
+      "plt.show()");
+  ctx.out.carry_on(
+      "profiles = {row.pattern: pd.read_csv(f\"tables/profile_{row.stem}.csv\") for row in "
+      "summary.itertuples()}\n"
+      "fig, ax = plt.subplots(figsize=(8, 4))\n"
+      "for name, df in profiles.items():\n"
+      "    ax.semilogy(df[\"position\"], df[\"cache_size\"].where(df[\"cache_size\"] > 0), label=name)\n"
+      "ax.set(xlabel=\"position i\", ylabel=\"cache size |C_i|\")\n"
+      "ax.legend()\n"
+      "plt.show()");
+}
+
+// ---- masks ----------------------------------------------------------------------------------------------
+/// A row-at-a-time view of a pattern's mask: 1 where row i reads column j, NaN elsewhere. The writer
+/// asks for cells row by row, so one dense row is rebuilt per row (O(n) memory, O(n^2) time in all).
+MatrixView mask_view(const Pattern& p, bool a) {
+  struct State {
+    std::size_t row = static_cast<std::size_t>(-1);
+    std::vector<double> v;
+  };
+  auto st = std::make_shared<State>();
+  st->v.assign(p.n, std::numeric_limits<double>::quiet_NaN());
+  const Pattern* pp = &p;
+  return {p.n, p.n, [st, pp, a](std::size_t i, std::size_t j) {
+            if (st->row != i) {
+              std::fill(st->v.begin(), st->v.end(), std::numeric_limits<double>::quiet_NaN());
+              auto set = [&](pos_t k) { st->v[k] = 1.0; };
+              if (a)
+                for_each_a_read(*pp, static_cast<pos_t>(i), set);
+              else
+                for_each_b_read(*pp, static_cast<pos_t>(i), set);
+              st->row = i;
+            }
+            return st->v[j];
+          }};
+}
+
+void run_masks(ReportContext& ctx) {
+  for (const auto& r : ctx.runs) {
+    const auto n = r.pattern.n;
+    if (n > ctx.params.heatmap_cap) {
+      ctx.out.note("skipped", "A and B mask heatmaps for " + r.spec + ": n = " + nstr(n) +
+                                  " > --heatmap-cap " + nstr(ctx.params.heatmap_cap));
+      continue;
+    }
+    ctx.progress(r, "A and B masks");
+    ctx.out.heading(r.spec, 3);
+    for (bool a : {true, false}) {
+      HeatmapOptions o;
+      const char* m = a ? "A" : "B";
+      o.title = std::string(m) + " mask of " + r.spec + ", n = " + nstr(n);
+      o.mask_label = "nonzero";
+      o.masked_label = "zero";
+      o.pooling = Pooling::Max;
+      const auto nnz = a ? r.profile.nnz_a : r.profile.nnz_b;
+      o.note = "nnz = " + nstr(nnz) + (a ? " (diagonal included)" : "") + (!a && nnz == 0 ? ": B = 0" : "");
+      if (n > o.max_side) o.mask_label = "block has a nonzero";
+      const bool svg = n <= ctx.params.svg_cap;
+      ctx.out.heatmap(std::string(m) + "_" + r.stem, mask_view(r.pattern, a), o,
+                      std::string(m) + " mask of " + r.spec + ": row i (target) reads column j (source)", svg,
+                      ctx.params.pdf);
+    }
+  }
+}
+
+// ---- induced operator -------------------------------------------------------------------------------
+void run_operator(ReportContext& ctx) {
+  DataTable t{"operator",
+              "|M| of the induced operator M = (I - B)^{-1} A with random weights (seed " +
+                  nstr(ctx.params.seed) + "): nonzeros and range",
+              {"pattern", "n", "nnz_M", "lower_triangle_fraction", "max_abs", "min_abs_nonzero",
+               "median_abs_nonzero"},
+              {}};
+  for (const auto& r : ctx.runs) {
+    const auto n = r.pattern.n;
+    if (n > ctx.params.dense_cap) {
+      ctx.out.note("capped", "|M| heatmap and operator table for " + r.spec + ": n = " + nstr(n) +
+                                 " > --dense-cap " + nstr(ctx.params.dense_cap) + " (dense n x n operator)");
+      continue;
+    }
+    ctx.progress(r, "induced operator |M|");
+    const Eigen::MatrixXd m = induced_operator_dense(r.pattern, ctx.params.seed, ctx.params.mem_limit);
+    std::vector<double> absm(static_cast<std::size_t>(n) * n, std::numeric_limits<double>::quiet_NaN());
+    std::vector<double> nz;
+    for (pos_t i = 0; i < n; ++i)
+      for (pos_t j = 0; j <= i; ++j) {
+        const double v = std::abs(m(i, j));
+        if (v > 0) {
+          absm[static_cast<std::size_t>(i) * n + j] = v;
+          nz.push_back(v);
+        }
+      }
+    double mx = 0, mn = 0, med = 0;
+    if (!nz.empty()) {
+      std::sort(nz.begin(), nz.end());
+      mn = nz.front(), mx = nz.back(), med = nz[nz.size() / 2];
+    }
+    const double lower = static_cast<double>(n) * (n + 1) / 2;
+    t.add({Cell::text(r.spec), u64(n), u64(nz.size()), Cell::real(static_cast<double>(nz.size()) / lower),
+           nz.empty() ? Cell::empty() : Cell::real(mx), nz.empty() ? Cell::empty() : Cell::real(mn),
+           nz.empty() ? Cell::empty() : Cell::real(med)});
+    ctx.results[r.spec] = {{"nnz_M", nz.size()}, {"max_abs", mx}, {"min_abs_nonzero", mn}};
+    HeatmapOptions o;
+    o.title = "|M| = |(I \u2212 B)\u207b\u00b9A| of " + r.spec + ", n = " + nstr(n);
+    o.note = "random weights (seed " + nstr(ctx.params.seed) + "), log colour scale";
+    o.scale = ColorScale::Log;
+    o.pooling = Pooling::Max;
+    o.colorbar_label = "|M(i, j)|";
+    o.masked_label = "exactly 0";
+    // Colour range from the 1st percentile of the nonzero |M| to the max, so a few tiny entries (from
+    // cancellation or long products) do not squeeze every other value into a few colours; the note says so.
+    if (!nz.empty()) {
+      const double p1 = nz[nz.size() / 100];
+      if (p1 > mn) {
+        o.vmin = p1;
+        o.note += "; colours clipped below at the 1st percentile of nonzero |M| (" + fmt_double(p1, 2) + ")";
+      }
+    }
+    ctx.out.heatmap("M_" + r.stem, MatrixView::dense(absm, n, n), o,
+                    "|M| of " + r.spec + " on a log scale: how strongly output i depends on input j",
+                    n <= ctx.params.svg_cap, ctx.params.pdf);
+  }
+  if (!t.rows.empty()) ctx.out.table(t);
+}
+
+ReportSectionRegistrar reg_summary({.id = "summary",
+                                    .title = "Pattern summary",
+                                    .order = 10,
+                                    .pending = "",
+                                    .table1_columns = {"time_per_token", "cache"},
+                                    .planned = "",
+                                    .run = run_summary});
+ReportSectionRegistrar reg_profile({.id = "profile",
+                                    .title = "Decode cost and cache",
+                                    .order = 20,
+                                    .pending = "",
+                                    .table1_columns = {"time_per_token_fit", "cache_fit"},
+                                    .planned = "",
+                                    .run = run_profile});
+ReportSectionRegistrar reg_masks({.id = "masks",
+                                  .title = "The A and B masks",
+                                  .order = 30,
+                                  .pending = "",
+                                  .table1_columns = {},
+                                  .planned = "",
+                                  .run = run_masks});
+ReportSectionRegistrar reg_operator({.id = "operator",
+                                     .title = "The induced operator |M|",
+                                     .order = 40,
+                                     .pending = "",
+                                     .table1_columns = {},
+                                     .planned = "",
+                                     .run = run_operator});
+
+}  // namespace
+}  // namespace mixgraph::cli

@@ -1,0 +1,87 @@
+#pragma once
+// Sections of `mixgraph report`. Each analysis contributes one ReportSection: a function that calls the
+// analysis (in lib/) for every pattern and hands plain tables, matrices and vectors to the ReportWriter
+// (notebooks_export/). Sections register themselves, so adding one is one static object:
+//
+//   ReportSectionRegistrar reg_distances({
+//       .id = "distances", .title = "Shortest paths", .order = 50,
+//       .table1_columns = {"shortest_path"},
+//       .run = [](ReportContext& ctx) {
+//         for (auto& r : ctx.runs) {
+//           ctx.progress(r, "distances");
+//           auto d = mixgraph::distances(r.pattern, ...);            // lib/, issue 3
+//           ctx.out.table(...);                                      // tables/<name>.csv + .json
+//           ctx.out.heatmap("d_" + r.stem, view, opts, "caption");   // figures/d_<stem>.png
+//           ctx.table1[r.spec]["shortest_path"] = mixgraph::Cell::integer(d.diameter);
+//         }
+//       }});
+//
+// While an analysis is not merged yet its section is registered with `pending = "issue N"` and no `run`:
+// the report then lists what it will add and marks its Table 1 columns "pending (issue N)".
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/profile.hpp"
+#include "mixgraph/report_writer.hpp"
+#include "mixgraph/table.hpp"
+
+namespace mixgraph::cli {
+
+/// The report's parameters (after defaults); every cap is a flag of `mixgraph report`.
+struct ReportParams {
+  std::vector<std::string> patterns;
+  std::uint64_t n = 1024;
+  std::uint64_t seed = 1;
+  std::uint64_t dense_cap = 1024;     ///< --dense-cap: |M| heatmaps (dense (I-B)^{-1}A) only for n <= this
+  std::uint64_t heatmap_cap = 16384;  ///< --heatmap-cap: mask heatmaps only for n <= this
+  std::uint64_t svg_cap = 128;        ///< --svg-cap: heatmaps also as SVG for n <= this
+  std::uint64_t sweep_min = 16;       ///< the internal sweep runs powers of two from here to n
+  bool pdf = false;                   ///< --pdf: every figure also as PDF
+  int threads = 0;
+  std::uint64_t mem_limit = 0;
+};
+
+/// One pattern of the report, built once and shared by every section.
+struct PatternRun {
+  std::string spec;  ///< as given on the command line
+  std::string stem;  ///< file-name stem (unique within the report)
+  Pattern pattern;
+  PatternProfile profile;  ///< per-position decode cost and cache at n
+};
+
+struct ReportContext {
+  const ReportParams& params;
+  std::vector<PatternRun>& runs;
+  ReportWriter& out;
+  /// Table 1 cells: pattern spec -> column id -> value. Columns: time_per_token, time_per_token_fit,
+  /// cache, cache_fit, shortest_path, congestion (see cmd_report.cpp, table1_columns()).
+  std::map<std::string, std::map<std::string, Cell>>& table1;
+  /// Key numbers of this section for report.json ("sections"[i]["results"]).
+  nlohmann::json& results;
+  /// A progress line on stderr (only when it is a terminal): "[report 3/20] pow2: masks".
+  std::function<void(const PatternRun&, const std::string&)> progress;
+};
+
+struct ReportSection {
+  std::string id;                           ///< "profile", "distances", ...: report.json's section id
+  std::string title;                        ///< the section heading in report.md / report.ipynb
+  int order = 100;                          ///< position in the documents (Table 1 is 5)
+  std::string pending;                      ///< "issue N" while the analysis is not merged (no `run`)
+  std::vector<std::string> table1_columns;  ///< Table 1 columns this section fills
+  std::string planned;                      ///< pending sections: what the section will add (Markdown)
+  std::function<void(ReportContext&)> run;  ///< emits blocks and files; never prints
+};
+
+std::vector<ReportSection>& report_sections();
+
+struct ReportSectionRegistrar {
+  explicit ReportSectionRegistrar(ReportSection s) { report_sections().push_back(std::move(s)); }
+};
+
+}  // namespace mixgraph::cli
