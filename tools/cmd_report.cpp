@@ -43,22 +43,22 @@ struct ReportOptions {
   bool pdf = false;
 };
 
-/// Table 1 columns (MATH.md §6): id, header, and the paper's entry for a pattern.
+/// Table 1 columns (MATH.md §6): each measured column beside the paper's entry. Sections fill the
+/// measured ids through ReportContext::table1; "<id>_fit" cells (growth classes) are shown in brackets.
 struct Table1Column {
   std::string id;
   std::string header;
 };
 const std::vector<Table1Column>& table1_columns() {
-  static const std::vector<Table1Column> c = {{"time_per_token", "time/token (max decode cost)"},
-                                              {"time_per_token_fit", "time/token growth"},
-                                              {"time_per_token_paper", "time/token (paper)"},
-                                              {"cache", "cache (max |C_i|)"},
-                                              {"cache_fit", "cache growth"},
-                                              {"cache_paper", "cache (paper)"},
-                                              {"shortest_path", "shortest path"},
-                                              {"shortest_path_paper", "shortest path (paper)"},
-                                              {"congestion", "congestion"},
-                                              {"congestion_paper", "congestion (paper)"}};
+  static const std::vector<Table1Column> c = {
+      {"time_per_token", "max decode cost at n (growth fitted over n)"},
+      {"time_per_token_paper", "the paper's time/token"},
+      {"cache", "max cache |C_i| at n (growth fitted over n)"},
+      {"cache_paper", "the paper's cache"},
+      {"shortest_path", "shortest path"},
+      {"shortest_path_paper", "the paper's shortest path"},
+      {"congestion", "congestion"},
+      {"congestion_paper", "the paper's congestion"}};
   return c;
 }
 
@@ -91,12 +91,6 @@ void check_out_dir(const std::string& out, bool force) {
     throw UsageError("--out '" + out +
                      "' is not empty; pass --force to write into it (files of the same name are "
                      "replaced, others left alone) or choose a new directory");
-}
-
-std::string md_escape_pipe(std::string s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
 }
 
 int run_report(const ReportOptions& o) {
@@ -208,9 +202,12 @@ int run_report(const ReportOptions& o) {
         continue;
       }
       auto& cells = table1[r.spec];
-      if (auto it = cells.find(c.id); it != cells.end())
-        row.push_back(it->second);
-      else if (auto pit = column_pending.find(c.id); pit != column_pending.end() && !pit->second.empty())
+      if (auto it = cells.find(c.id); it != cells.end()) {
+        Cell cell = it->second;
+        if (auto fit = cells.find(c.id + "_fit"); fit != cells.end())
+          cell = Cell::text(cell.str() + " (" + fit->second.str() + ")");
+        row.push_back(cell);
+      } else if (auto pit = column_pending.find(c.id); pit != column_pending.end() && !pit->second.empty())
         row.push_back(Cell::text(pit->second));
       else
         row.push_back(Cell::text("-"));
@@ -219,11 +216,15 @@ int run_report(const ReportOptions& o) {
   }
   out.section("table1", "", 5);
   out.table(t1);
-  std::string legend = "Columns: ";
-  for (const auto& c : table1_columns()) legend += "`" + c.id + "` = " + md_escape_pipe(c.header) + "; ";
-  legend +=
-      "growth classes are fitted over the sweep of n in the next sections. \"not stated\" marks the cells "
-      "the paper leaves open; \"pending (issue N)\" marks analyses not merged into this build yet.";
+  std::string legend =
+      "Measured columns give the value at this n with, in brackets, the growth class fitted over the sweep "
+      "of n "
+      "(section \"Decode cost and cache\"). `time_per_token` is the max decode cost, `cache` the max cache "
+      "|C_i|. The `_paper` columns are the paper's Table 1 entries (MATH.md §6); \"not stated\" marks the "
+      "cells "
+      "the paper leaves open, which this table fills. \"pending (issue N)\" marks analyses not merged into "
+      "this "
+      "build yet.";
   out.markdown(legend);
 
   // Intro and documents.

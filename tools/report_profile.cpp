@@ -1,7 +1,9 @@
 // Report sections that exist now: pattern summary, decode cost and cache (profile + sweep), the A and B
 // masks, and |M| of the induced operator. See report_section.hpp for how a section plugs in.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "mixgraph/growth.hpp"
 #include "mixgraph/induced.hpp"
@@ -95,8 +97,8 @@ void run_profile(ReportContext& ctx) {
       for (auto [q, col, s] : {std::tuple{"max_decode_cost", "time_per_token_fit", &lt},
                                std::tuple{"max_cache", "cache_fit", &lc}}) {
         const auto f = fit_growth(s->x, s->y);
-        growth.add({Cell::text(r.spec), Cell::text(q), Cell::text(f.best), Cell::real(f.residual),
-                    Cell::text(f.runner_up), Cell::real(f.runner_up_residual),
+        growth.add({Cell::text(r.spec), Cell::text(q), Cell::text(f.best), Cell::real(f.residual, 3),
+                    Cell::text(f.runner_up), Cell::real(f.runner_up_residual, 3),
                     Cell::text(f.ambiguous ? "yes" : "no")});
         ctx.table1[r.spec][col] = Cell::text(f.ambiguous ? f.best + " or " + f.runner_up : f.best);
       }
@@ -121,7 +123,32 @@ void run_profile(ReportContext& ctx) {
     ctx.out.table_file(prof);
     s_over_time.push_back(std::move(lo));
   }
-  ctx.out.table(sweep, 200);
+  // sweep.csv is long (one row per pattern and n) for programs; the report shows it pivoted.
+  ctx.out.table_file(sweep);
+  for (auto [col, what, series] : {std::tuple{"max_decode_cost", "Time per token (max decode cost)", &s_time},
+                                   std::tuple{"max_cache", "Max cache", &s_cache}}) {
+    if (series->empty()) continue;
+    DataTable piv{std::string("sweep_") + col,
+                  std::string(what) + " over n, one column per pattern (from sweep.csv)",
+                  {"n"},
+                  {}};
+    std::vector<double> ns;
+    for (const auto& s : *series)
+      for (double x : s.x)
+        if (std::find(ns.begin(), ns.end(), x) == ns.end()) ns.push_back(x);
+    std::sort(ns.begin(), ns.end());
+    for (const auto& s : *series) piv.columns.push_back(s.label);
+    for (double x : ns) {
+      std::vector<Cell> row = {u64(static_cast<std::uint64_t>(x))};
+      for (const auto& s : *series) {
+        auto it = std::find(s.x.begin(), s.x.end(), x);
+        row.push_back(it == s.x.end() ? Cell::empty()
+                                      : u64(static_cast<std::uint64_t>(s.y[it - s.x.begin()])));
+      }
+      piv.add(std::move(row));
+    }
+    ctx.out.table(piv, 200);
+  }
   ctx.out.table(growth, 200);
   const std::string n_text = ctx.runs.empty() ? "" : nstr(ctx.runs.front().pattern.n);
   ctx.out.line_plot(

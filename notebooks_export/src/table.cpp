@@ -16,7 +16,7 @@ std::string Cell::str() const {
       if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
       if (std::isnan(d)) return "nan";
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%.6g", d);
+      std::snprintf(buf, sizeof buf, "%.*g", digits, d);
       return buf;
     }
     case Kind::Text:

@@ -19,13 +19,14 @@ struct Cell {
   std::int64_t i = 0;
   double d = 0;
   std::string s;
+  int digits = 6;  ///< Real: significant digits in text output (JSON keeps the full double)
 
   static Cell empty() { return {}; }
-  static Cell integer(std::int64_t v) { return {Kind::Integer, v, 0, {}}; }
-  static Cell real(double v) { return {Kind::Real, 0, v, {}}; }
-  static Cell text(std::string v) { return {Kind::Text, 0, 0, std::move(v)}; }
-  static Cell unreachable() { return {Kind::Unreachable, 0, 0, {}}; }
-  /// How the cell reads in CSV / Markdown / HTML (reals with up to 6 significant digits).
+  static Cell integer(std::int64_t v) { return {Kind::Integer, v, 0, {}, 6}; }
+  static Cell real(double v, int digits = 6) { return {Kind::Real, 0, v, {}, digits}; }
+  static Cell text(std::string v) { return {Kind::Text, 0, 0, std::move(v), 6}; }
+  static Cell unreachable() { return {Kind::Unreachable, 0, 0, {}, 6}; }
+  /// How the cell reads in CSV / Markdown / HTML (reals with `digits` significant digits).
   std::string str() const;
   nlohmann::json json() const;
 };
