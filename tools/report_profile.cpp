@@ -240,7 +240,10 @@ void run_masks(ReportContext& ctx) {
       o.pooling = Pooling::Max;
       const auto nnz = a ? r.profile.nnz_a : r.profile.nnz_b;
       o.note = "nnz = " + nstr(nnz) + (a ? " (diagonal included)" : "") + (!a && nnz == 0 ? ": B = 0" : "");
-      if (n > o.max_side) o.mask_label = "block has a nonzero";
+      if (n > o.max_side) {
+        o.mask_label = "block has a nonzero";
+        o.masked_label = "block is all zero";
+      }
       const bool svg = n <= ctx.params.svg_cap;
       ctx.out.heatmap(std::string(m) + "_" + r.stem, mask_view(r.pattern, a), o,
                       std::string(m) + " mask of " + r.spec + ": row i (target) reads column j (source)", svg,
