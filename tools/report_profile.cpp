@@ -80,13 +80,18 @@ void run_profile(ReportContext& ctx) {
       ctx.out.note("skipped", "sweep over n for " + r.spec + ": a matrix pattern has one n");
     } else {
       for (auto m : sweep_ns(ctx.params.sweep_min, r.pattern.n)) {
-        check_memory(estimate_pattern_bytes(r.spec, m, false), ctx.params.mem_limit,
-                     r.spec + " at n = " + nstr(m));
-        const Pattern pm = make_pattern(r.spec, m);
-        ProfileOptions po;
-        po.threads = ctx.params.threads;
-        po.per_position = false;
-        const auto pr = cache_profile(pm, po);
+        PatternProfile pr;
+        if (m == r.pattern.n) {
+          pr = r.profile;  // the run's own n: already computed (building it again would double the memory)
+        } else {
+          check_memory(estimate_pattern_bytes(r.spec, m, false), ctx.params.mem_limit,
+                       r.spec + " at n = " + nstr(m));
+          const Pattern pm = make_pattern(r.spec, m);
+          ProfileOptions po;
+          po.threads = ctx.params.threads;
+          po.per_position = false;
+          pr = cache_profile(pm, po);
+        }
         sweep.add({Cell::text(r.spec), u64(m), u64(pr.nnz_b), u64(pr.total_decode_cost),
                    u64(pr.max_decode_cost), u64(pr.max_cache)});
         lt.x.push_back(static_cast<double>(m));
@@ -105,22 +110,20 @@ void run_profile(ReportContext& ctx) {
       s_time.push_back(lt);
       s_cache.push_back(lc);
     }
-    // Per-position profile: a file for the notebook, a line for the picture.
+    // Per-position profile: a CSV for the notebook (streamed: n rows), a line for the picture.
     const bool ce = r.pattern.family == PatternFamily::CacheEfficient;
-    DataTable prof{"profile_" + r.stem,
-                   "Per-position decode cost and cache size for " + r.spec,
-                   {"position", "decode_cost", "cache_size"},
-                   {}};
-    if (ce) prof.columns.push_back("kept_set_size");
+    ctx.out.file("tables/profile_" + r.stem + ".csv", [&](std::ostream& os) {
+      os << "position,decode_cost,cache_size" << (ce ? ",kept_set_size" : "") << "\n";
+      for (pos_t i = 0; i < r.pattern.n; ++i) {
+        os << i + 1 << ',' << r.profile.decode_cost[i] << ',' << r.profile.cache_size[i];
+        if (ce) os << ',' << r.profile.kept_set[i];
+        os << '\n';
+      }
+    });
     LineSeries lo{r.spec, {}, {}, false};
-    for (pos_t i = 0; i < r.pattern.n; ++i) {
-      std::vector<Cell> row = {u64(i + 1), u64(r.profile.decode_cost[i]), u64(r.profile.cache_size[i])};
-      if (ce) row.push_back(u64(r.profile.kept_set[i]));
-      prof.add(std::move(row));
-      lo.x.push_back(i + 1);
-      lo.y.push_back(r.profile.cache_size[i]);
-    }
-    ctx.out.table_file(prof);
+    lo.x.resize(r.pattern.n);
+    lo.y.resize(r.pattern.n);
+    for (pos_t i = 0; i < r.pattern.n; ++i) lo.x[i] = i + 1, lo.y[i] = r.profile.cache_size[i];
     s_over_time.push_back(std::move(lo));
   }
   // sweep.csv is long (one row per pattern and n) for programs; the report shows it pivoted.

@@ -425,25 +425,38 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
     // Cells.
     const bool vector_cells = kind != FileKind::Png && p.rows * p.cols <= 512 * 512;
     if (vector_cells) {
-      cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+      // Grey background in one piece, then one rectangle per run of equal colour in a row. Runs overlap
+      // their right and lower neighbours by a fraction of a cell, so viewers that antialias SVG/PDF show
+      // no hairline seams between cells (a later cell covers the overlap exactly).
+      set_rgb(cr, masked_grey());
+      cairo_rectangle(cr, x0, y0, pw, ph);
+      cairo_fill(cr);
+      const double overlap = std::min(0.5, cell * 0.25);
       for (std::size_t i = 0; i < p.rows; ++i) {
         std::size_t j = 0;
         while (j < p.cols) {
-          const Rgb c = colour_of(p.values[i * p.cols + j]);
+          const double v0 = p.values[i * p.cols + j];
+          const Rgb c = colour_of(v0);
           std::size_t k = j + 1;
           while (k < p.cols) {
             const Rgb d = colour_of(p.values[i * p.cols + k]);
             if (d.r != c.r || d.g != c.g || d.b != c.b) break;
             ++k;
           }
-          set_rgb(cr, c);
-          cairo_rectangle(cr, x0 + static_cast<double>(j) * cell, y0 + static_cast<double>(i) * cell,
-                          static_cast<double>(k - j) * cell, cell);
-          cairo_fill(cr);
+          if (!std::isnan(v0)) {
+            set_rgb(cr, c);
+            // Overlap only into neighbours that are drawn later (unmasked), never into grey cells.
+            const double ox = k < p.cols && !std::isnan(p.values[i * p.cols + k]) ? overlap : 0.0;
+            bool below = i + 1 < p.rows;
+            for (std::size_t q = j; below && q < k; ++q) below = !std::isnan(p.values[(i + 1) * p.cols + q]);
+            const double oy = below ? overlap : 0.0;
+            cairo_rectangle(cr, x0 + static_cast<double>(j) * cell, y0 + static_cast<double>(i) * cell,
+                            static_cast<double>(k - j) * cell + ox, cell + oy);
+            cairo_fill(cr);
+          }
           j = k;
         }
       }
-      cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
     } else {
       SurfacePtr img(
           cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(p.cols), static_cast<int>(p.rows)));
@@ -685,8 +698,36 @@ void write_line_plot(const std::string& path, const std::vector<LineSeries>& ser
       set_rgb(cr, okabe_ito(si));
       cairo_set_line_width(cr, 2.4);
       line_style(cr, si);
+      // Long series (more than 4 points per pixel column, x ascending) are drawn as their envelope: per
+      // pixel column the first, lowest, highest and last point in order, so the picture is unchanged and
+      // an SVG or PDF stays small.
+      std::vector<std::size_t> keep;
+      const bool ascending = std::is_sorted(s.x.begin(), s.x.end());
+      if (ascending && s.x.size() > static_cast<std::size_t>(4 * pw)) {
+        std::size_t k = 0;
+        while (k < s.x.size()) {
+          if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) {
+            keep.push_back(k++);
+            continue;
+          }
+          const long col = std::lround(X(s.x[k]));
+          std::size_t first = k, lo = k, hi = k, last = k;
+          while (k < s.x.size() && usable(s.x[k], opt.log_x) && usable(s.y[k], opt.log_y) &&
+                 std::lround(X(s.x[k])) == col) {
+            if (s.y[k] < s.y[lo]) lo = k;
+            if (s.y[k] > s.y[hi]) hi = k;
+            last = k++;
+          }
+          std::size_t pts[4] = {first, std::min(lo, hi), std::max(lo, hi), last};
+          for (std::size_t q : pts)
+            if (keep.empty() || keep.back() != q) keep.push_back(q);
+        }
+      } else {
+        keep.resize(s.x.size());
+        for (std::size_t k = 0; k < keep.size(); ++k) keep[k] = k;
+      }
       bool pen = false;
-      for (std::size_t k = 0; k < s.x.size(); ++k) {
+      for (std::size_t k : keep) {
         if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) {
           pen = false;
           continue;

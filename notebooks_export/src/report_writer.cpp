@@ -80,6 +80,11 @@ void ReportWriter::table_file(const DataTable& t) {
   record(json);
 }
 
+void ReportWriter::file(const std::string& rel, const std::function<void(std::ostream&)>& writer) {
+  write_file_atomic((fs::path(dir_) / rel).string(), writer);
+  record(rel);
+}
+
 void ReportWriter::table(const DataTable& t, std::size_t show_rows) {
   table_file(t);
   ReportBlock b;

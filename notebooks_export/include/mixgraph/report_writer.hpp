@@ -12,7 +12,9 @@
 // Every file is written atomically (temp file, then rename). The writer never computes an analysis: it
 // receives plain tables, matrices and vectors.
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -48,8 +50,11 @@ class ReportWriter {
   void markdown(const std::string& text);
   /// Writes tables/<name>.csv and tables/<name>.json and shows the first `show_rows` rows.
   void table(const DataTable& t, std::size_t show_rows = 50);
-  /// Writes only the CSV and JSON files (no block): per-position data that would swamp the report.
+  /// Writes only the CSV and JSON files (no block).
   void table_file(const DataTable& t);
+  /// Streams any other file (e.g. a per-position CSV of length n) to `rel` (relative to dir), atomically,
+  /// and lists it in files().
+  void file(const std::string& rel, const std::function<void(std::ostream&)>& writer);
   /// Writes figures/<name>.png, plus .svg when `svg` (use for small n only) and .pdf when `pdf`;
   /// shows the PNG. Without cairo: records a "not built in" note and returns nothing.
   std::optional<HeatmapInfo> heatmap(const std::string& name, const MatrixView& m, const HeatmapOptions& opt,
