@@ -106,6 +106,8 @@ FileKind file_kind(const std::string& path) {
 }
 #endif
 
+#ifdef MIXGRAPH_HAVE_CAIRO
+
 /// Ticks for positions 1..n drawn on an axis: 1, then multiples of a nice step (n/4 for powers of two).
 std::vector<double> position_ticks(std::size_t n) {
   std::vector<double> t;
@@ -123,7 +125,6 @@ std::vector<double> position_ticks(std::size_t n) {
   return t;
 }
 
-#ifdef MIXGRAPH_HAVE_CAIRO
 
 const char* kFont = "DejaVu Sans";
 
