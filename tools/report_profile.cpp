@@ -315,34 +315,12 @@ void run_operator(ReportContext& ctx) {
   if (!t.rows.empty()) ctx.out.table(t);
 }
 
-ReportSectionRegistrar reg_summary({.id = "summary",
-                                    .title = "Pattern summary",
-                                    .order = 10,
-                                    .pending = "",
-                                    .table1_columns = {"time_per_token", "cache"},
-                                    .planned = "",
-                                    .run = run_summary});
-ReportSectionRegistrar reg_profile({.id = "profile",
-                                    .title = "Decode cost and cache",
-                                    .order = 20,
-                                    .pending = "",
-                                    .table1_columns = {"time_per_token_fit", "cache_fit"},
-                                    .planned = "",
-                                    .run = run_profile});
-ReportSectionRegistrar reg_masks({.id = "masks",
-                                  .title = "The A and B masks",
-                                  .order = 30,
-                                  .pending = "",
-                                  .table1_columns = {},
-                                  .planned = "",
-                                  .run = run_masks});
-ReportSectionRegistrar reg_operator({.id = "operator",
-                                     .title = "The induced operator |M|",
-                                     .order = 40,
-                                     .pending = "",
-                                     .table1_columns = {},
-                                     .planned = "",
-                                     .run = run_operator});
+ReportSectionRegistrar reg_summary("summary", "Pattern summary", 10, {"time_per_token", "cache"},
+                                   run_summary);
+ReportSectionRegistrar reg_profile("profile", "Decode cost and cache", 20,
+                                   {"time_per_token_fit", "cache_fit"}, run_profile);
+ReportSectionRegistrar reg_masks("masks", "The A and B masks", 30, {}, run_masks);
+ReportSectionRegistrar reg_operator("operator", "The induced operator |M|", 40, {}, run_operator);
 
 }  // namespace
 }  // namespace mixgraph::cli

@@ -1,22 +1,22 @@
 #pragma once
 // Sections of `mixgraph report`. Each analysis contributes one ReportSection: a function that calls the
 // analysis (in lib/) for every pattern and hands plain tables, matrices and vectors to the ReportWriter
-// (notebooks_export/). Sections register themselves, so adding one is one static object:
+// (notebooks_export/). Sections register themselves, so adding one is one static object in a tools/*.cpp:
 //
-//   ReportSectionRegistrar reg_distances({
-//       .id = "distances", .title = "Shortest paths", .order = 50,
-//       .table1_columns = {"shortest_path"},
-//       .run = [](ReportContext& ctx) {
-//         for (auto& r : ctx.runs) {
-//           ctx.progress(r, "distances");
-//           auto d = mixgraph::distances(r.pattern, ...);            // lib/, issue 3
-//           ctx.out.table(...);                                      // tables/<name>.csv + .json
-//           ctx.out.heatmap("d_" + r.stem, view, opts, "caption");   // figures/d_<stem>.png
-//           ctx.table1[r.spec]["shortest_path"] = mixgraph::Cell::integer(d.diameter);
-//         }
-//       }});
+//   void run_distances(ReportContext& ctx) {
+//     for (auto& r : ctx.runs) {
+//       ctx.progress(r, "distances");
+//       auto d = mixgraph::distances(r.pattern, ...);                 // lib/, issue 3
+//       ctx.out.table(...);                                           // tables/<name>.csv + .json
+//       ctx.out.heatmap("d_" + r.stem, view, opts, "caption");        // figures/d_<stem>.png
+//       ctx.table1[r.spec]["shortest_path"] = mixgraph::Cell::integer(d.diameter);
+//       ctx.results[r.spec] = {{"diameter", d.diameter}};             // report.json
+//     }
+//   }
+//   ReportSectionRegistrar reg_distances("distances", "Shortest paths", 50, {"shortest_path"},
+//   run_distances);
 //
-// While an analysis is not merged yet its section is registered with `pending = "issue N"` and no `run`:
+// While an analysis is not merged yet its section is registered as pending (tools/report_pending.cpp):
 // the report then lists what it will add and marks its Table 1 columns "pending (issue N)".
 #include <chrono>
 #include <cstdint>
@@ -82,6 +82,30 @@ std::vector<ReportSection>& report_sections();
 
 struct ReportSectionRegistrar {
   explicit ReportSectionRegistrar(ReportSection s) { report_sections().push_back(std::move(s)); }
+  /// A section that runs.
+  ReportSectionRegistrar(std::string id, std::string title, int order,
+                         std::vector<std::string> table1_columns, std::function<void(ReportContext&)> run) {
+    ReportSection s;
+    s.id = std::move(id);
+    s.title = std::move(title);
+    s.order = order;
+    s.table1_columns = std::move(table1_columns);
+    s.run = std::move(run);
+    report_sections().push_back(std::move(s));
+  }
 };
+
+/// A section whose analysis is not merged yet: `issue` ("issue 3"), and what it will add (Markdown).
+inline ReportSection pending_section(std::string id, std::string title, int order, std::string issue,
+                                     std::vector<std::string> table1_columns, std::string planned) {
+  ReportSection s;
+  s.id = std::move(id);
+  s.title = std::move(title);
+  s.order = order;
+  s.pending = std::move(issue);
+  s.table1_columns = std::move(table1_columns);
+  s.planned = std::move(planned);
+  return s;
+}
 
 }  // namespace mixgraph::cli
