@@ -401,6 +401,34 @@ TEST(Heatmap, LargeMatricesArePooledToAtMost2048AndTheTitleSaysSo) {
             to8(viridis(1.0)));
 }
 
+TEST(Heatmap, IntegerLevelsGetOneColourEach) {
+  if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
+  TempDir d;
+  // A distance-like matrix: d(i, j) = popcount(i - j) below the diagonal, unreachable above.
+  const std::size_t n = 40;
+  std::vector<double> m(n * n, kNaN);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) m[i * n + j] = static_cast<double>(__builtin_popcountll(i - j));
+  HeatmapOptions o;
+  o.title = "d(i, j)";
+  o.integer_levels = true;
+  o.masked_label = "unreachable";
+  const auto info = write_heatmap(d / "d.png", MatrixView::dense(m, n, n), o);
+  EXPECT_EQ(info.vmin, 0.0);
+  EXPECT_EQ(info.vmax, 5.0);  // popcount of 31
+  const Png png = decode_png(d / "d.png");
+  if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+  ASSERT_TRUE(png.ok) << png.error;
+  auto centre = [&](std::size_t i, std::size_t j) {
+    return png.at(static_cast<int>(info.plot_x + (j + 0.5) * info.cell_px),
+                  static_cast<int>(info.plot_y + (i + 0.5) * info.cell_px));
+  };
+  // Six levels 0..5: level k is viridis((k + 0.5) / 6).
+  for (std::size_t i : {0u, 5u, 17u, 39u})
+    for (std::size_t j = 0; j <= i; j += 3)
+      EXPECT_EQ(centre(i, j), to8(viridis((__builtin_popcountll(i - j) + 0.5) / 6))) << i << "," << j;
+}
+
 TEST(Heatmap, SvgAndPdfAreWellFormed) {
   if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
   TempDir d;

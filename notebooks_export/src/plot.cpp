@@ -125,7 +125,6 @@ std::vector<double> position_ticks(std::size_t n) {
   return t;
 }
 
-
 const char* kFont = "DejaVu Sans";
 
 struct CairoDeleter {
@@ -327,11 +326,16 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
   const bool mask_mode = !opt.mask_label.empty() && (lo == hi || !any);
   if (opt.vmin) lo = *opt.vmin;
   if (opt.vmax) hi = *opt.vmax;
-  if (hi <= lo) lo = log ? hi / 10 : hi - 1;
+  // Integer levels (distances, ranks): one colour per integer, a stepped colour bar with integer ticks.
+  const bool discrete = opt.integer_levels && !log && !mask_mode && std::ceil(hi) - std::floor(lo) + 1 <= 32;
+  if (discrete) lo = std::floor(lo), hi = std::ceil(hi);
+  const double levels = discrete ? hi - lo + 1 : 0;
+  if (!discrete && hi <= lo) lo = log ? hi / 10 : hi - 1;
   if (log && lo <= 0) lo = hi * 1e-12;
   info.vmin = lo;
   info.vmax = hi;
   auto t_of = [&](double v) {
+    if (discrete) return (std::round(std::clamp(v, lo, hi)) - lo + 0.5) / levels;
     return log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
   };
   const Rgb mask_colour = viridis(0.0);
@@ -372,6 +376,9 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
       for (int d = d0; d <= d1; ++d)
         if ((d - d0) % every == 0) cdecades.push_back(d);
       if (cdecades.empty()) cticks = {lo, hi};
+    } else if (discrete) {
+      const int every = static_cast<int>(std::ceil(levels / 12));
+      for (double v = lo; v <= hi; v += every) cticks.push_back(v);
     } else {
       cticks = nice_ticks(lo, hi, 5);
     }
@@ -525,12 +532,15 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
       text(cr, cx + sw + gap * 1.5, y0 + sw * 2.1, opt.masked_label);
       return;
     }
-    // Colour bar: 256 bands from vmin (bottom) to vmax (top).
-    const double bands = 256;
-    for (int k = 0; k < 256; ++k) {
+    // Colour bar: 256 bands (or one per integer level) from vmin (bottom) to vmax (top).
+    const double bands = discrete ? levels : 256;
+    for (int k = 0; k < static_cast<int>(bands); ++k) {
       set_rgb(cr, viridis((k + 0.5) / bands));
       const double yb = y0 + ph - (k + 1) * ph / bands;
-      cairo_rectangle(cr, cx, std::floor(yb), cbw, std::ceil(ph / bands) + 1);
+      if (discrete)
+        cairo_rectangle(cr, cx, yb, cbw, ph / bands);
+      else
+        cairo_rectangle(cr, cx, std::floor(yb), cbw, std::ceil(ph / bands) + 1);
       cairo_fill(cr);
     }
     set_rgb(cr, kInk);

@@ -57,6 +57,9 @@ struct HeatmapOptions {
   Pooling pooling = Pooling::Max;
   std::size_t max_side = 2048;       ///< pool larger matrices down to at most this many cells a side
   std::optional<double> vmin, vmax;  ///< colour range; default: the range of the unmasked values
+  /// Integer data (distances, ranks): one colour per integer level and a stepped colour bar with a tick
+  /// per level, when there are at most 32 levels (else a continuous bar). Values are rounded.
+  bool integer_levels = false;
   /// Non-empty: a mask picture. Unmasked cells are drawn in one colour with a two-entry legend
   /// (`mask_label`, `masked_label`) instead of a colour bar.
   std::string mask_label;
