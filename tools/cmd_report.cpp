@@ -40,6 +40,11 @@ struct ReportOptions {
   std::string dense_cap = "1024";
   std::string heatmap_cap = "16384";
   std::string svg_cap = "128";
+  std::string all_pairs_cap = "2^14";
+  std::string rank_cap = "1024";
+  std::string rank_cuts = "16";
+  std::string routing_cap = "1024";
+  std::string lp_cap = "32";
   bool pdf = false;
 };
 
@@ -106,6 +111,11 @@ int run_report(const ReportOptions& o) {
   params.dense_cap = parse_count(o.dense_cap, "--dense-cap");
   params.heatmap_cap = parse_count(o.heatmap_cap, "--heatmap-cap");
   params.svg_cap = parse_count(o.svg_cap, "--svg-cap");
+  params.all_pairs_cap = parse_count(o.all_pairs_cap, "--all-pairs-cap");
+  params.rank_cap = parse_count(o.rank_cap, "--rank-cap");
+  params.rank_cuts = parse_count(o.rank_cuts, "--rank-cuts");
+  params.routing_cap = parse_count(o.routing_cap, "--routing-cap");
+  params.lp_cap = parse_count(o.lp_cap, "--lp-cap");
   params.pdf = o.pdf;
   params.threads = o.common.threads;
   params.mem_limit = o.common.mem_limit_bytes();
@@ -248,7 +258,12 @@ int run_report(const ReportOptions& o) {
                        {"dense_cap", params.dense_cap},
                        {"heatmap_cap", params.heatmap_cap},
                        {"svg_cap", params.svg_cap},
-                       {"pdf", params.pdf}};
+                       {"pdf", params.pdf},
+                       {"all_pairs_cap", params.all_pairs_cap},
+                       {"rank_cap", params.rank_cap},
+                       {"rank_cuts", params.rank_cuts},
+                       {"routing_cap", params.routing_cap},
+                       {"lp_cap", params.lp_cap}};
   auto manifest = json_header("report", 1, pj);
   manifest["sections"] = sections_json;
   manifest["notes"] = nlohmann::json::array();
@@ -312,6 +327,15 @@ Registrar reg(
       app.add_option("--heatmap-cap", o->heatmap_cap, "Largest n for mask heatmaps (default 16384)");
       app.add_option("--svg-cap", o->svg_cap, "Largest n for SVG heatmaps beside the PNG (default 128)");
       app.add_flag("--pdf", o->pdf, "Also write every figure as PDF");
+      app.add_option("--all-pairs-cap", o->all_pairs_cap,
+                     "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14; issue 3)");
+      app.add_option("--rank-cap", o->rank_cap,
+                     "Every cut rank for n <= this, else --rank-cuts cuts (default 1024; issue 5)");
+      app.add_option("--rank-cuts", o->rank_cuts, "Cuts above --rank-cap (default 16; issue 5)");
+      app.add_option("--routing-cap", o->routing_cap,
+                     "Congestion-minimising routing up to this copy length (default 1024; issue 4)");
+      app.add_option("--lp-cap", o->lp_cap,
+                     "LP congestion lower bounds up to this copy length (default 32; issue 4)");
       add_common_options(app, o->common);
       return [o] { return run_report(*o); };
     });

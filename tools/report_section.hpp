@@ -42,7 +42,14 @@ struct ReportParams {
   std::uint64_t heatmap_cap = 16384;  ///< --heatmap-cap: mask heatmaps only for n <= this
   std::uint64_t svg_cap = 128;        ///< --svg-cap: heatmaps also as SVG for n <= this
   std::uint64_t sweep_min = 16;       ///< the internal sweep runs powers of two from here to n
-  bool pdf = false;                   ///< --pdf: every figure also as PDF
+  // Caps for the sections of issues 3-5 (flags exist now; the sections read them when they merge):
+  std::uint64_t all_pairs_cap =
+      16384;                         ///< --all-pairs-cap: all-pairs distances (d(i,j) heatmap) for n <= this
+  std::uint64_t rank_cap = 1024;     ///< --rank-cap: every cut rank for n <= this, else --rank-cuts cuts
+  std::uint64_t rank_cuts = 16;      ///< --rank-cuts: evenly spaced cuts above --rank-cap
+  std::uint64_t routing_cap = 1024;  ///< --routing-cap: congestion-minimising routing up to this copy length
+  std::uint64_t lp_cap = 32;         ///< --lp-cap: LP congestion lower bounds up to this copy length
+  bool pdf = false;                  ///< --pdf: every figure also as PDF
   int threads = 0;
   std::uint64_t mem_limit = 0;
 };
