@@ -236,6 +236,22 @@ int run_report(const ReportOptions& o) {
       "this "
       "build yet.";
   out.markdown(legend);
+  // Key numbers: each cache-efficient pattern against its base, when both are in the report.
+  std::string key;
+  for (const auto& r : runs) {
+    if (r.pattern.family != PatternFamily::CacheEfficient) continue;
+    for (const auto& b : runs) {
+      if (b.spec != r.pattern.base || b.pattern.n != r.pattern.n) continue;
+      const double ratio =
+          static_cast<double>(b.profile.max_cache) / std::max<std::uint32_t>(1, r.profile.max_cache);
+      key += "- `" + r.spec + "` keeps at most " + std::to_string(r.profile.max_cache) +
+             " positions where `" + b.spec + "` keeps " + std::to_string(b.profile.max_cache) + " (" +
+             fmt_double(ratio, 3) + "x fewer), while a token reads at most " +
+             std::to_string(r.profile.max_decode_cost) + " positions (`" + b.spec +
+             "`: " + std::to_string(b.profile.max_decode_cost) + ").\n";
+    }
+  }
+  if (!key.empty()) out.markdown("**Key numbers at n = " + std::to_string(params.n) + ":**\n\n" + key);
 
   // Intro and documents.
   std::string pattern_list;
