@@ -299,13 +299,18 @@ void run_operator(ReportContext& ctx) {
     o.pooling = Pooling::Max;
     o.colorbar_label = "|M(i, j)|";
     o.masked_label = "exactly 0";
-    // Colour range from the 1st percentile of the nonzero |M| to the max, so a few tiny entries (from
-    // cancellation or long products) do not squeeze every other value into a few colours; the note says so.
+    // Colour range: at most 16 decades (double precision relative to the largest entry) and at least the
+    // 1st percentile of the nonzero |M|, so a few tiny entries (long products, cancellation) do not
+    // squeeze every other value into a few colours. Smaller values take the lowest colour; the note says so.
     if (!nz.empty()) {
-      const double p1 = nz[nz.size() / 100];
-      if (p1 > mn) {
+      const double p1 = nz[nz.size() / 100], eps_floor = mx * 1e-16;
+      if (eps_floor > mn && eps_floor >= p1) {
+        o.vmin = eps_floor;
+        o.note += "; values below 1e-16 \u00d7 max (" + fmt_double(eps_floor, 2) + ") shown at the low end";
+      } else if (p1 > mn) {
         o.vmin = p1;
-        o.note += "; colours clipped below at the 1st percentile of nonzero |M| (" + fmt_double(p1, 2) + ")";
+        o.note +=
+            "; values below the 1st percentile of nonzero |M| (" + fmt_double(p1, 2) + ") at the low end";
       }
     }
     ctx.out.heatmap("M_" + r.stem, MatrixView::dense(absm, n, n), o,
