@@ -105,7 +105,7 @@ void write_line_plot(const std::string& path, const std::vector<LineSeries>& ser
                      const LinePlotOptions& opt);
 
 /// "Nice" tick values covering [lo, hi] (steps 1, 2, 2.5 or 5 times a power of ten), about `target`
-/// of them. Used for the axes; exposed for tests.
+/// of them (O(number of ticks)). Used for the axes; exposed for tests.
 std::vector<double> nice_ticks(double lo, double hi, int target);
 
 }  // namespace mixgraph

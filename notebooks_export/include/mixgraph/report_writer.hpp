@@ -10,7 +10,9 @@
 //   w.finish("mixgraph report", intro_markdown);     // report.md, report.ipynb
 //
 // Every file is written atomically (temp file, then rename). The writer never computes an analysis: it
-// receives plain tables, matrices and vectors.
+// receives plain tables, matrices and vectors. Each call costs O(size of what it writes) (heatmaps: see
+// write_heatmap); tables shown in the report are kept in memory until finish(), figures are read back
+// from disk there for the notebook. Errors: RuntimeFailure for I/O, UsageError for bad figure options.
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -95,7 +97,7 @@ class ReportWriter {
   std::vector<std::string> carry_on_;
 };
 
-/// A file-name stem from a pattern spec: letters, digits, '.', '_' and '-' kept, '+' becomes "-",
+/// O(length). A file-name stem from a pattern spec: letters, digits, '.', '_' and '-' kept, '+' becomes "-",
 /// anything else '_' ("pow2+cache" -> "pow2-cache", "offsets:1,5" -> "offsets_1_5").
 std::string file_stem(const std::string& spec);
 

@@ -43,12 +43,13 @@ struct DataTable {
 
 /// CSV with one header row; fields with commas, quotes or newlines are quoted (RFC 4180). O(cells).
 std::string to_csv(const DataTable& t);
-/// {"schema": "mixgraph.report.table/1", "name", "caption", "columns": [...], "rows": [{column: value}]}.
+/// {"schema": "mixgraph.report.table/1", "name", "caption", "columns": [...], "rows": [{column: value}]};
+/// unreachable and empty cells are null. O(cells).
 nlohmann::json to_json(const DataTable& t);
 /// A GitHub-flavoured Markdown table of the first `max_rows` rows, then a line saying how many were left
-/// out (when any). `|` in cells is escaped.
+/// out (when any). `|` in cells is escaped; unreachable reads "inf". O(shown cells).
 std::string to_markdown(const DataTable& t, std::size_t max_rows = 50);
-/// An HTML <table> (escaped) of the first `max_rows` rows, with the same "left out" line.
+/// An HTML <table> (escaped) of the first `max_rows` rows, with the same "left out" line. O(shown cells).
 std::string to_html(const DataTable& t, std::size_t max_rows = 50);
 
 /// Standard base64 (RFC 4648, with padding). O(size).
