@@ -27,6 +27,7 @@ double fn_ceil(double x) { return std::ceil(x); }
 double fn_round(double x) { return std::round(x); }
 
 std::string fmt_value(double v) {
+  if (std::isnan(v)) return "nan";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
@@ -49,8 +50,10 @@ std::vector<std::uint64_t> evaluate_expression(const std::string& expr, std::uin
   } catch (const mu::Parser::exception_type& e) {
     const auto pos = static_cast<std::size_t>(e.GetPos());
     std::string msg = "pattern '" + where + "': malformed expression: " + e.GetMsg();
-    if (pos <= expr.size()) msg += " (at character " + std::to_string(pos + 1) + ": '" + expr + "' <-- here: '" +
-                                   expr.substr(pos) + "')";
+    if (pos < expr.size())
+      msg += " (at character " + std::to_string(pos + 1) + " of '" + expr + "': '" + expr.substr(pos) + "')";
+    else
+      msg += " (at character " + std::to_string(expr.size() + 1) + ", the end of '" + expr + "')";
     throw UsageError(msg);
   }
   std::vector<std::uint64_t> f;

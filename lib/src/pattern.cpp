@@ -38,12 +38,16 @@ std::uint64_t parse_param(const std::string& spec, const std::string& text, std:
   return v;
 }
 
-void check_n(std::uint64_t n) {
+}  // namespace
+
+void validate_n(std::uint64_t n) {
   if (n < 1) throw UsageError("n must be >= 1 (got " + std::to_string(n) + ")");
   if (n > kMaxN)
     throw UsageError("n = " + std::to_string(n) + " is too large: positions must fit in 32 bits (n <= " +
                      std::to_string(kMaxN) + ")");
 }
+
+namespace {
 
 std::vector<pos_t> to_pos(const std::vector<std::uint64_t>& v) {
   std::vector<pos_t> out(v.size());
@@ -298,9 +302,12 @@ Pattern make_matrix(const std::string& spec, std::uint64_t n) {
 Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
   const std::string spec = trim(spec_in);
   if (spec.empty()) throw UsageError("empty pattern; valid patterns: " + pattern_name_help());
+  if (ends_with(spec, "+cache")) {  // a trailing +cache is always the cache-efficient suffix
+    validate_n(n);
+    return make_cache_efficient(spec, trim(spec.substr(0, spec.size() - 6)), n);
+  }
   if (starts_with(spec, "mtx:")) return make_matrix(spec, n);
-  check_n(n);
-  if (ends_with(spec, "+cache")) return make_cache_efficient(spec, trim(spec.substr(0, spec.size() - 6)), n);
+  validate_n(n);
   return make_translation_invariant(spec, n);
 }
 

@@ -62,6 +62,9 @@ struct Pattern {
 /// for bad files, RuntimeFailure when a needed library is not built in.
 Pattern make_pattern(const std::string& spec, std::uint64_t n);
 
+/// Throws UsageError unless 1 <= n and positions 1..n fit in 32 bits.
+void validate_n(std::uint64_t n);
+
 /// The f(k) < n values of a translation-invariant spec (no +cache, no mtx:), validated as MATH.md asks.
 std::vector<std::uint64_t> f_values_for(const std::string& spec, std::uint64_t n);
 
