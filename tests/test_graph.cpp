@@ -291,3 +291,19 @@ TEST(Weights, RowSumsBoundedAndNonzero) {
     EXPECT_LE(sa, 1.0 + 1e-12);
   }
 }
+
+TEST(Profile, SameResultForAnyThreadCount) {
+  for (const std::string spec : {"pow2+cache", "sq1+cache", "local:5+cache"}) {
+    const auto p = make_pattern(spec, 20000);
+    ProfileOptions one, two, three;
+    one.threads = 1;
+    two.threads = 2;
+    three.threads = 3;
+    const auto a = cache_profile(p, one), b = cache_profile(p, two), c = cache_profile(p, three);
+    EXPECT_EQ(a.cache_size, b.cache_size) << spec;
+    EXPECT_EQ(a.cache_size, c.cache_size) << spec;
+    EXPECT_EQ(a.decode_cost, c.decode_cost) << spec;
+    EXPECT_EQ(a.total_decode_cost, c.total_decode_cost) << spec;
+    EXPECT_EQ(a.max_kept_set, c.max_kept_set) << spec;
+  }
+}
