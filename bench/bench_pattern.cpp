@@ -48,10 +48,17 @@ static void BM_PatternAndProfile(benchmark::State& st) {
   const std::uint64_t n = std::uint64_t{1} << st.range(1);
   for (auto _ : st) benchmark::DoNotOptimize(build_and_profile(spec, n));
   st.SetLabel(spec + " n=2^" + std::to_string(st.range(1)));
-  st.counters["positions/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["positions/s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_PatternAndProfile)->Args({0, 24})->Args({1, 24})->Args({2, 24})->Args({1, 22})->Args({3, 16})
-    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_PatternAndProfile)
+    ->Args({0, 24})
+    ->Args({1, 24})
+    ->Args({2, 24})
+    ->Args({1, 22})
+    ->Args({3, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 static void BM_BoostCsrBuild(benchmark::State& st) {
   const std::string spec = kSpecs[st.range(0)];

@@ -79,8 +79,9 @@ Pattern random_mask(pos_t n, double density, std::uint64_t seed, bool with_a) {
         body += std::to_string(i) + " " + std::to_string(j) + " 0.5\n";
         ++cnt;
       }
-  const auto bpath = write_text("rand_b_" + std::to_string(seed) + ".mtx",
-                                b + std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(cnt) + "\n" + body);
+  const auto bpath =
+      write_text("rand_b_" + std::to_string(seed) + ".mtx",
+                 b + std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(cnt) + "\n" + body);
   if (!with_a) return make_pattern("mtx:" + bpath, 0);
   std::string abody;
   cnt = 0;
@@ -91,8 +92,8 @@ Pattern random_mask(pos_t n, double density, std::uint64_t seed, bool with_a) {
         ++cnt;
       }
   const auto apath = write_text("rand_a_" + std::to_string(seed) + ".mtx",
-                                "%%MatrixMarket matrix coordinate pattern general\n" + std::to_string(n) + " " +
-                                    std::to_string(n) + " " + std::to_string(cnt) + "\n" + abody);
+                                "%%MatrixMarket matrix coordinate pattern general\n" + std::to_string(n) +
+                                    " " + std::to_string(n) + " " + std::to_string(cnt) + "\n" + abody);
   return make_pattern("mtx:" + apath + "," + bpath, 0);
 }
 
@@ -139,7 +140,8 @@ TEST(CommGraph, BoostBfsOnAdapterMatchesBoostOwnCsrGraph) {
       std::vector<pos_t> d1(g.n, inf), d2(g.n, inf);
       d1[src] = d2[src] = 0;
       boost::breadth_first_search(
-          g, src, boost::visitor(boost::make_bfs_visitor(boost::record_distances(d1.data(), boost::on_tree_edge()))));
+          g, src,
+          boost::visitor(boost::make_bfs_visitor(boost::record_distances(d1.data(), boost::on_tree_edge()))));
       boost::breadth_first_search(
           ref, src,
           boost::visitor(boost::make_bfs_visitor(boost::record_distances(d2.data(), boost::on_tree_edge()))));
@@ -163,9 +165,9 @@ TEST(CommGraph, RefusesBeyondMemoryLimit) {
 
 TEST(Profile, MatchesBruteForceOnEveryFamily) {
   std::vector<Pattern> pats;
-  for (const std::string spec : {"pow2", "sq1", "sq", "fib", "window:4", "ssm", "dense", "local:3", "attention",
-                                 "offsets:2,7", "pow2+cache", "sq1+cache", "offsets:5+cache", "local:3+cache",
-                                 "window:3+cache"})
+  for (const std::string spec :
+       {"pow2", "sq1", "sq", "fib", "window:4", "ssm", "dense", "local:3", "attention", "offsets:2,7",
+        "pow2+cache", "sq1+cache", "offsets:5+cache", "local:3+cache", "window:3+cache"})
     for (pos_t n : {1u, 2u, 7u, 64u, 97u}) pats.push_back(make_pattern(spec, n));
   pats.push_back(random_mask(80, 0.05, 1, false));
   pats.push_back(random_mask(80, 0.05, 2, true));
@@ -211,7 +213,8 @@ TEST(Profile, PaperFacts) {
 }
 
 TEST(Mtx, ReadsValidFilesAndRefusesBadOnes) {
-  const auto ok = write_text("ok.mtx", "%%MatrixMarket matrix coordinate real general\n% comment\n3 3 2\n2 1 0.5\n3 1 -2\n");
+  const auto ok = write_text(
+      "ok.mtx", "%%MatrixMarket matrix coordinate real general\n% comment\n3 3 2\n2 1 0.5\n3 1 -2\n");
   const Csr m = read_mtx_triangular(ok, Triangle::StrictlyLower);
   EXPECT_EQ(m.n, 3u);
   EXPECT_EQ(m.nnz(), 2u);
@@ -234,14 +237,19 @@ TEST(Mtx, ReadsValidFilesAndRefusesBadOnes) {
       {"%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n2 1 1\n", "symmetry", Triangle::Lower},
       {"%%MatrixMarket matrix coordinate complex general\n2 2 1\n2 1 1 0\n", "field", Triangle::Lower},
       {"%%MatrixMarket matrix coordinate real general\n2 3 1\n2 1 1\n", "not square", Triangle::Lower},
-      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1\n", "not lower triangular", Triangle::Lower},
-      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 2 1\n", "strictly lower", Triangle::StrictlyLower},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1\n", "not lower triangular",
+       Triangle::Lower},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 2 1\n", "strictly lower",
+       Triangle::StrictlyLower},
       {"%%MatrixMarket matrix coordinate real general\n3 3 1\n4 1 1\n", "outside", Triangle::Lower},
       {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 1 nan\n", "not finite", Triangle::Lower},
       {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 1 inf\n", "not finite", Triangle::Lower},
-      {"%%MatrixMarket matrix coordinate real general\n3 3 2\n2 1 1\n", "announces 2 entries", Triangle::Lower},
-      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 1 1\n3 1 1\n", "more entries", Triangle::Lower},
-      {"%%MatrixMarket matrix coordinate real general\n3 3 2\n2 1 1\n2 1 3\n", "more than once", Triangle::Lower},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 2\n2 1 1\n", "announces 2 entries",
+       Triangle::Lower},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 1 1\n3 1 1\n", "more entries",
+       Triangle::Lower},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 2\n2 1 1\n2 1 3\n", "more than once",
+       Triangle::Lower},
       {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 x 1\n", "malformed entry", Triangle::Lower},
       {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 1\n", "missing value", Triangle::Lower},
       {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2 1 1 7\n", "trailing", Triangle::Lower},
@@ -262,8 +270,10 @@ TEST(Mtx, ReadsValidFilesAndRefusesBadOnes) {
 }
 
 TEST(Mtx, PatternsFromFiles) {
-  const auto b = write_text("b4.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 3\n2 1 0.5\n4 2 1\n4 3 1\n");
-  const auto a3 = write_text("a3.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 1\n2 2\n3 3\n");
+  const auto b =
+      write_text("b4.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 3\n2 1 0.5\n4 2 1\n4 3 1\n");
+  const auto a3 =
+      write_text("a3.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 1\n2 2\n3 3\n");
   auto p = make_pattern("mtx:" + b, 0);
   EXPECT_EQ(p.n, 4u);
   EXPECT_EQ(p.family, PatternFamily::Matrix);

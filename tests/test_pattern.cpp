@@ -25,7 +25,8 @@ std::vector<std::uint64_t> ref_offsets(std::uint64_t n, auto f) {
 }
 
 /// Def. 4.10 transcribed directly with std::set (1-indexed), independent of the library's pointer walk.
-std::vector<std::set<std::uint64_t>> naive_cache_efficient(const std::vector<std::uint64_t>& f, std::uint64_t n) {
+std::vector<std::set<std::uint64_t>> naive_cache_efficient(const std::vector<std::uint64_t>& f,
+                                                           std::uint64_t n) {
   std::vector<std::set<std::uint64_t>> S(n + 1);
   for (std::uint64_t i = 1; i <= n; ++i) {
     std::set<std::uint64_t> allowed = S[i - 1];
@@ -60,11 +61,13 @@ void expect_error(const std::string& spec, std::uint64_t n, const std::string& n
 TEST(Pattern, NamedOffsetsMatchTheirDefinitions) {
   for (std::uint64_t n : {1u, 2u, 3u, 17u, 100u, 4097u}) {
     EXPECT_EQ(make_pattern("pow2", n).f_values, ref_offsets(n, [](auto k) { return std::uint64_t{1} << k; }));
-    EXPECT_EQ(make_pattern("pow:3", n).f_values,
-              ref_offsets(n, [](auto k) { return static_cast<std::uint64_t>(std::llround(std::pow(3.0, k))); }));
+    EXPECT_EQ(make_pattern("pow:3", n).f_values, ref_offsets(n, [](auto k) {
+                return static_cast<std::uint64_t>(std::llround(std::pow(3.0, k)));
+              }));
     EXPECT_EQ(make_pattern("sq1", n).f_values, ref_offsets(n, [](auto k) { return k * k + 1; }));
     EXPECT_EQ(make_pattern("sq", n).f_values, ref_offsets(n, [](auto k) { return (k + 1) * (k + 1); }));
-    EXPECT_EQ(make_pattern("window:5", n).f_values, ref_offsets(n, [](auto k) { return k < 5 ? k + 1 : std::uint64_t{1} << 40; }));
+    EXPECT_EQ(make_pattern("window:5", n).f_values,
+              ref_offsets(n, [](auto k) { return k < 5 ? k + 1 : std::uint64_t{1} << 40; }));
     EXPECT_EQ(make_pattern("dense", n).f_values, ref_offsets(n, [](auto k) { return k + 1; }));
   }
   auto fib = make_pattern("fib", 100).f_values;
@@ -115,7 +118,8 @@ TEST(Expression, EvaluatesAndStopsAtN) {
   EXPECT_EQ(make_pattern("expr:k^2+1", 5000).f_values, make_pattern("sq1", 5000).f_values);
   // floor / ceil / round exist; equal values merge.
   EXPECT_EQ(make_pattern("expr:floor(k/2)+1", 6).f_values, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
-  EXPECT_EQ(make_pattern("expr:ceil(1.5*k)+1", 12).f_values, (std::vector<std::uint64_t>{1, 3, 4, 6, 7, 9, 10}));
+  EXPECT_EQ(make_pattern("expr:ceil(1.5*k)+1", 12).f_values,
+            (std::vector<std::uint64_t>{1, 3, 4, 6, 7, 9, 10}));
   EXPECT_EQ(make_pattern("expr:round(k*0.5)+1", 5).f_values, (std::vector<std::uint64_t>{1, 2, 3, 4}));
   // whitespace and +cache suffix on an expression
   auto ce = make_pattern("expr:k^3+1+cache", 200);
@@ -136,7 +140,9 @@ TEST(Expression, RefusesBadFunctionsNamingKAndValue) {
   expect_error<UsageError>("expr:", 100, "empty");
 }
 #else
-TEST(Expression, SaysNotBuiltIn) { expect_error<RuntimeFailure>("expr:3^k", 100, "not built in"); }
+TEST(Expression, SaysNotBuiltIn) {
+  expect_error<RuntimeFailure>("expr:3^k", 100, "not built in");
+}
 #endif
 
 TEST(Pattern, RefusesUnknownNamesAndBadN) {
@@ -165,11 +171,10 @@ TEST(CacheEfficient, PaperExamples) {
 
 TEST(CacheEfficient, RecursionMatchesNaiveDefinitionAndClosedForm) {
   std::mt19937_64 rng(7);
-  std::vector<std::vector<std::uint64_t>> fs = {make_pattern("pow2", 300).f_values,
-                                                make_pattern("sq1", 300).f_values,
-                                                make_pattern("fib", 300).f_values,
-                                                make_pattern("pow:3", 300).f_values,
-                                                make_pattern("window:4", 300).f_values};
+  std::vector<std::vector<std::uint64_t>> fs = {
+      make_pattern("pow2", 300).f_values, make_pattern("sq1", 300).f_values,
+      make_pattern("fib", 300).f_values, make_pattern("pow:3", 300).f_values,
+      make_pattern("window:4", 300).f_values};
   for (int t = 0; t < 25; ++t) {  // random increasing f with f(0) = 1
     std::vector<std::uint64_t> f = {1};
     while (true) {

@@ -24,13 +24,20 @@ int run_info(const InfoOptions& o) {
     j["version"] = b.version;
     j["compiler"] = b.compiler;
     j["build_type"] = b.build_type;
-    j["features"] = {{"cuda", b.cuda}, {"expressions", b.muparser}, {"lp", b.glpk}, {"heatmaps", b.cairo},
+    j["features"] = {{"cuda", b.cuda},
+                     {"expressions", b.muparser},
+                     {"lp", b.glpk},
+                     {"heatmaps", b.cairo},
                      {"openmp", b.openmp}};
     j["threads"] = b.openmp_max_threads;
     j["physical_memory_bytes"] = physical_memory_bytes();
-    j["gpu"] = {{"built_in", g.built_in}, {"visible", g.device_count > 0}, {"device_count", g.device_count},
-                {"name", g.name}, {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
-                {"memory_bytes", g.memory_bytes}, {"note", g.note}};
+    j["gpu"] = {{"built_in", g.built_in},
+                {"visible", g.device_count > 0},
+                {"device_count", g.device_count},
+                {"name", g.name},
+                {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
+                {"memory_bytes", g.memory_bytes},
+                {"note", g.note}};
     print_json(std::cout, j);
     return 0;
   }
@@ -43,9 +50,10 @@ int run_info(const InfoOptions& o) {
       {"LP bounds (GLPK)", yes(b.glpk)},
       {"heatmaps (cairo)", yes(b.cairo)},
       {"CUDA solver", yes(b.cuda)},
-      {"GPU visible", g.device_count > 0 ? "yes: " + g.name + " (sm_" + std::to_string(g.cc_major) +
-                                               std::to_string(g.cc_minor) + ", " + format_bytes(g.memory_bytes) + ")"
-                                         : "no (" + g.note + ")"},
+      {"GPU visible", g.device_count > 0
+                          ? "yes: " + g.name + " (sm_" + std::to_string(g.cc_major) +
+                                std::to_string(g.cc_minor) + ", " + format_bytes(g.memory_bytes) + ")"
+                          : "no (" + g.note + ")"},
       {"physical memory", format_bytes(physical_memory_bytes())},
   };
   if (o.common.fmt() == Format::Csv) {

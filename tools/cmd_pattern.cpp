@@ -26,9 +26,12 @@ struct PatternOptions {
 
 std::string a_mode_text(const Pattern& p) {
   switch (p.a_mode) {
-    case AMode::Shared: return "shared: A reads B's positions plus i itself";
-    case AMode::Diagonal: return "diagonal: A reads i only (gated linear recurrence)";
-    case AMode::Explicit: return p.b_empty() ? "explicit: A-only pattern, B = 0" : "explicit: A has its own reads";
+    case AMode::Shared:
+      return "shared: A reads B's positions plus i itself";
+    case AMode::Diagonal:
+      return "diagonal: A reads i only (gated linear recurrence)";
+    case AMode::Explicit:
+      return p.b_empty() ? "explicit: A-only pattern, B = 0" : "explicit: A has its own reads";
   }
   return "";
 }
@@ -74,22 +77,29 @@ nlohmann::json summary_json(const Run& r, bool lists) {
 nlohmann::json fit_json(const GrowthFit& f) {
   nlohmann::json all = nlohmann::json::object();
   for (auto& [c, r] : f.all) all[c] = r;
-  return {{"class", f.best},       {"scale", f.scale},           {"relative_residual", f.residual},
-          {"runner_up", f.runner_up}, {"runner_up_residual", f.runner_up_residual},
-          {"ambiguous", f.ambiguous}, {"residuals", all}};
+  return {{"class", f.best},
+          {"scale", f.scale},
+          {"relative_residual", f.residual},
+          {"runner_up", f.runner_up},
+          {"runner_up_residual", f.runner_up_residual},
+          {"ambiguous", f.ambiguous},
+          {"residuals", all}};
 }
 
 std::string fit_text(const GrowthFit& f) {
   std::string s = f.best + " (relative residual " + fmt_double(f.residual, 3) + ")";
-  if (f.ambiguous) s += ", ambiguous: runner-up " + f.runner_up + " at " + fmt_double(f.runner_up_residual, 3);
-  else if (!f.runner_up.empty()) s += "; runner-up " + f.runner_up + " at " + fmt_double(f.runner_up_residual, 3);
+  if (f.ambiguous)
+    s += ", ambiguous: runner-up " + f.runner_up + " at " + fmt_double(f.runner_up_residual, 3);
+  else if (!f.runner_up.empty())
+    s += "; runner-up " + f.runner_up + " at " + fmt_double(f.runner_up_residual, 3);
   return s;
 }
 
 int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
   if (o.profile || !o.rows_text.empty())
     throw UsageError("--profile and --rows need one n; leave out --sweep (or run once per n)");
-  if (o.pattern.rfind("mtx:", 0) == 0) throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
+  if (o.pattern.rfind("mtx:", 0) == 0)
+    throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
   const auto ns = parse_sweep(o.sweep_text);
   std::vector<Run> runs;
   std::vector<double> xs, work, cache;
@@ -115,13 +125,17 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
     }
     case Format::Csv:
     case Format::Table: {
-      std::vector<std::string> h = {"n", "nnz_A", "nnz_B", "total_decode_cost", "max_decode_cost", "max_cache"};
+      std::vector<std::string> h = {"n",        "nnz_A", "nnz_B", "total_decode_cost", "max_decode_cost",
+                                    "max_cache"};
       if (ce) h.push_back("max_kept_set");
       Table t(h);
       for (auto& r : runs) {
-        std::vector<std::string> row = {std::to_string(r.pattern.n), std::to_string(r.prof.nnz_a),
-                                        std::to_string(r.prof.nnz_b), std::to_string(r.prof.total_decode_cost),
-                                        std::to_string(r.prof.max_decode_cost), std::to_string(r.prof.max_cache)};
+        std::vector<std::string> row = {std::to_string(r.pattern.n),
+                                        std::to_string(r.prof.nnz_a),
+                                        std::to_string(r.prof.nnz_b),
+                                        std::to_string(r.prof.total_decode_cost),
+                                        std::to_string(r.prof.max_decode_cost),
+                                        std::to_string(r.prof.max_cache)};
         if (ce) row.push_back(std::to_string(r.prof.max_kept_set));
         t.add(row);
       }
@@ -230,7 +244,8 @@ int run_pattern(const PatternOptions& o) {
   if (p.family != PatternFamily::Matrix) kv.push_back({"offsets f(k) < n", fmt_list(p.f_values)});
   kv.push_back({"nnz(A)", std::to_string(r.prof.nnz_a)});
   kv.push_back({"nnz(B)", std::to_string(r.prof.nnz_b)});
-  kv.push_back({"total decode cost", std::to_string(r.prof.total_decode_cost) + " (sum over tokens of positions read)"});
+  kv.push_back({"total decode cost",
+                std::to_string(r.prof.total_decode_cost) + " (sum over tokens of positions read)"});
   kv.push_back({"max decode cost", std::to_string(r.prof.max_decode_cost)});
   kv.push_back({"max cache", std::to_string(r.prof.max_cache) + " (first at position " +
                                  std::to_string(r.prof.argmax_cache + 1) + ")"});
@@ -262,27 +277,28 @@ int run_pattern(const PatternOptions& o) {
   return 0;
 }
 
-Registrar reg("pattern",
-              "A pattern's reads, nnz, decode cost and cache profile (MATH.md §2), at one n or over --sweep", 10,
-              [](CLI::App& app) -> std::function<int()> {
-                auto o = std::make_shared<PatternOptions>();
-                app.add_option("--pattern,-p", o->pattern,
-                               "Pattern spec: " + pattern_name_help() + ". Examples: pow2, sq1+cache, expr:3^k, "
-                               "offsets:1,5,6, mtx:B.mtx")
-                    ->required();
-                app.add_option("--n,-n", o->n_text,
-                               "Number of tokens (positions 1..n); accepts 4096, 2^20, 1e6. Not needed for mtx:");
-                app.add_option("--rows", o->rows_text,
-                               "Positions whose B reads to list, e.g. 20,64 (JSON: field 'rows')");
-                app.add_option("--sweep", o->sweep_text,
-                               "Run a range of n and fit growth classes: LO..HI (every power of two between) or "
-                               "a list 1000,3000,10000");
-                app.add_flag("--profile", o->profile,
-                             "Per-position decode cost and cache size (JSON: 'decode_cost', 'cache_size')");
-                app.add_flag("--summary", o->summary, "JSON: leave out every list (offsets, per-position lists)");
-                add_common_options(app, o->common);
-                return [o] { return run_pattern(*o); };
-              });
+Registrar reg(
+    "pattern", "A pattern's reads, nnz, decode cost and cache profile (MATH.md §2), at one n or over --sweep",
+    10, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<PatternOptions>();
+      app.add_option("--pattern,-p", o->pattern,
+                     "Pattern spec: " + pattern_name_help() +
+                         ". Examples: pow2, sq1+cache, expr:3^k, "
+                         "offsets:1,5,6, mtx:B.mtx")
+          ->required();
+      app.add_option("--n,-n", o->n_text,
+                     "Number of tokens (positions 1..n); accepts 4096, 2^20, 1e6. Not needed for mtx:");
+      app.add_option("--rows", o->rows_text,
+                     "Positions whose B reads to list, e.g. 20,64 (JSON: field 'rows')");
+      app.add_option("--sweep", o->sweep_text,
+                     "Run a range of n and fit growth classes: LO..HI (every power of two between) or "
+                     "a list 1000,3000,10000");
+      app.add_flag("--profile", o->profile,
+                   "Per-position decode cost and cache size (JSON: 'decode_cost', 'cache_size')");
+      app.add_flag("--summary", o->summary, "JSON: leave out every list (offsets, per-position lists)");
+      add_common_options(app, o->common);
+      return [o] { return run_pattern(*o); };
+    });
 
 }  // namespace
 }  // namespace mixgraph::cli

@@ -54,7 +54,8 @@ nlohmann::json json_header(const std::string& command, int schema_version, const
 
 namespace {
 bool scalar_array(const nlohmann::json& j) {
-  return j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_primitive(); });
+  return j.is_array() &&
+         std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_primitive(); });
 }
 void print_rec(std::ostream& os, const nlohmann::json& j, int indent) {
   const std::string pad(static_cast<std::size_t>(indent), ' ');
@@ -154,6 +155,8 @@ std::string fmt_list(const std::vector<std::uint64_t>& v, std::size_t show) {
   return s;
 }
 
-bool stderr_is_tty() { return ::isatty(2) == 1; }
+bool stderr_is_tty() {
+  return ::isatty(2) == 1;
+}
 
 }  // namespace mixgraph::cli

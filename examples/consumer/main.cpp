@@ -1,6 +1,5 @@
 // A minimal program using the installed mixgraph library through find_package(mixgraph).
 #include <cstdio>
-
 #include <mixgraph/pattern.hpp>
 #include <mixgraph/profile.hpp>
 

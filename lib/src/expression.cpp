@@ -22,9 +22,15 @@ bool expressions_built_in() {
 
 #ifdef MIXGRAPH_HAVE_MUPARSER
 namespace {
-double fn_floor(double x) { return std::floor(x); }
-double fn_ceil(double x) { return std::ceil(x); }
-double fn_round(double x) { return std::round(x); }
+double fn_floor(double x) {
+  return std::floor(x);
+}
+double fn_ceil(double x) {
+  return std::ceil(x);
+}
+double fn_round(double x) {
+  return std::round(x);
+}
 
 std::string fmt_value(double v) {
   if (std::isnan(v)) return "nan";
@@ -69,7 +75,8 @@ std::vector<std::uint64_t> evaluate_expression(const std::string& expr, std::uin
                        e.GetMsg());
     }
     auto bad = [&](const std::string& why) {
-      return UsageError("pattern '" + where + "': f(" + std::to_string(kk) + ") = " + fmt_value(v) + " " + why);
+      return UsageError("pattern '" + where + "': f(" + std::to_string(kk) + ") = " + fmt_value(v) + " " +
+                        why);
     };
     if (!std::isfinite(v)) throw bad("is not finite; f(k) must be an integer >= 1");
     if (v >= dn && v >= 1) {

@@ -15,7 +15,9 @@ namespace {
 
 constexpr std::uint64_t kMaxN = std::numeric_limits<pos_t>::max() - 1;  // positions fit in 32 bits
 
-bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+bool starts_with(const std::string& s, const std::string& p) {
+  return s.rfind(p, 0) == 0;
+}
 bool ends_with(const std::string& s, const std::string& p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
@@ -43,8 +45,8 @@ std::uint64_t parse_param(const std::string& spec, const std::string& text, std:
 void validate_n(std::uint64_t n) {
   if (n < 1) throw UsageError("n must be >= 1 (got " + std::to_string(n) + ")");
   if (n > kMaxN)
-    throw UsageError("n = " + std::to_string(n) + " is too large: positions must fit in 32 bits (n <= " +
-                     std::to_string(kMaxN) + ")");
+    throw UsageError("n = " + std::to_string(n) +
+                     " is too large: positions must fit in 32 bits (n <= " + std::to_string(kMaxN) + ")");
 }
 
 namespace {
@@ -72,18 +74,24 @@ Csr empty_csr(pos_t n) {
 
 const char* to_string(PatternFamily f) {
   switch (f) {
-    case PatternFamily::TranslationInvariant: return "translation-invariant";
-    case PatternFamily::CacheEfficient: return "cache-efficient";
-    case PatternFamily::Matrix: return "matrix";
+    case PatternFamily::TranslationInvariant:
+      return "translation-invariant";
+    case PatternFamily::CacheEfficient:
+      return "cache-efficient";
+    case PatternFamily::Matrix:
+      return "matrix";
   }
   return "?";
 }
 
 const char* to_string(AMode m) {
   switch (m) {
-    case AMode::Shared: return "shared";
-    case AMode::Diagonal: return "diagonal";
-    case AMode::Explicit: return "explicit";
+    case AMode::Shared:
+      return "shared";
+    case AMode::Diagonal:
+      return "diagonal";
+    case AMode::Explicit:
+      return "explicit";
   }
   return "?";
 }
@@ -236,8 +244,8 @@ Pattern make_translation_invariant(const std::string& spec, std::uint64_t n) {
 Pattern make_cache_efficient(const std::string& spec, const std::string& base, std::uint64_t n) {
   if (base.empty()) throw UsageError("pattern '" + spec + "': '+cache' needs a pattern before it");
   if (starts_with(base, "mtx:") || ends_with(base, "+cache"))
-    throw UsageError("pattern '" + spec + "': '+cache' applies to translation-invariant patterns only, not '" +
-                     base + "'");
+    throw UsageError("pattern '" + spec +
+                     "': '+cache' applies to translation-invariant patterns only, not '" + base + "'");
   Pattern t = make_translation_invariant(base, n);
   Pattern p;
   p.spec = spec;

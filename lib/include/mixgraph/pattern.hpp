@@ -33,8 +33,8 @@ const char* to_string(PatternFamily f);
 const char* to_string(AMode m);
 
 struct Pattern {
-  std::string spec;     ///< the spec as given, e.g. "pow2+cache"
-  std::string base;     ///< the translation-invariant base for +cache, else == spec
+  std::string spec;  ///< the spec as given, e.g. "pow2+cache"
+  std::string base;  ///< the translation-invariant base for +cache, else == spec
   PatternFamily family = PatternFamily::TranslationInvariant;
   AMode a_mode = AMode::Shared;
   pos_t n = 0;
