@@ -14,8 +14,8 @@ enum class Format { Table, Csv, Json };
 /// Options most commands share.
 struct CommonOptions {
   std::string format = "table";
-  int threads = 0;             ///< 0: all cores
-  std::string mem_limit;       ///< "" = physical memory
+  int threads = 0;        ///< 0: all cores
+  std::string mem_limit;  ///< "" = physical memory
   Format fmt() const;
   std::uint64_t mem_limit_bytes() const;
   /// Applies --threads to OpenMP.

@@ -20,9 +20,5 @@ ReportSectionRegistrar reg_ranks(pending_section("ranks", "Interaction rank", 70
 ReportSectionRegistrar reg_validation(
     pending_section("validation", "Solver validation", 80, "issue 6", {},
                     "CPU/GPU solves of the mixer checked against dense references (errors per semiring)"));
-ReportSectionRegistrar reg_verify(pending_section(
-    "verify", "Propositions checked", 90, "issue 8", {},
-    "which of the papers' propositions held at this n, with counterexamples where one failed"));
-
 }  // namespace
 }  // namespace mixgraph::cli

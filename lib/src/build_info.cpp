@@ -6,7 +6,9 @@
 
 namespace mixgraph {
 
-std::string version() { return MIXGRAPH_VERSION; }
+std::string version() {
+  return MIXGRAPH_VERSION;
+}
 
 BuildInfo build_info() {
   BuildInfo b;

@@ -22,11 +22,18 @@ bool expressions_built_in() {
 
 #ifdef MIXGRAPH_HAVE_MUPARSER
 namespace {
-double fn_floor(double x) { return std::floor(x); }
-double fn_ceil(double x) { return std::ceil(x); }
-double fn_round(double x) { return std::round(x); }
+double fn_floor(double x) {
+  return std::floor(x);
+}
+double fn_ceil(double x) {
+  return std::ceil(x);
+}
+double fn_round(double x) {
+  return std::round(x);
+}
 
 std::string fmt_value(double v) {
+  if (std::isnan(v)) return "nan";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
@@ -49,8 +56,10 @@ std::vector<std::uint64_t> evaluate_expression(const std::string& expr, std::uin
   } catch (const mu::Parser::exception_type& e) {
     const auto pos = static_cast<std::size_t>(e.GetPos());
     std::string msg = "pattern '" + where + "': malformed expression: " + e.GetMsg();
-    if (pos <= expr.size()) msg += " (at character " + std::to_string(pos + 1) + ": '" + expr + "' <-- here: '" +
-                                   expr.substr(pos) + "')";
+    if (pos < expr.size())
+      msg += " (at character " + std::to_string(pos + 1) + " of '" + expr + "': '" + expr.substr(pos) + "')";
+    else
+      msg += " (at character " + std::to_string(expr.size() + 1) + ", the end of '" + expr + "')";
     throw UsageError(msg);
   }
   std::vector<std::uint64_t> f;
@@ -66,7 +75,8 @@ std::vector<std::uint64_t> evaluate_expression(const std::string& expr, std::uin
                        e.GetMsg());
     }
     auto bad = [&](const std::string& why) {
-      return UsageError("pattern '" + where + "': f(" + std::to_string(kk) + ") = " + fmt_value(v) + " " + why);
+      return UsageError("pattern '" + where + "': f(" + std::to_string(kk) + ") = " + fmt_value(v) + " " +
+                        why);
     };
     if (!std::isfinite(v)) throw bad("is not finite; f(k) must be an integer >= 1");
     if (v >= dn && v >= 1) {

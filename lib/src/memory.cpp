@@ -71,9 +71,11 @@ std::uint64_t parse_memory_size(const std::string& text) {
 
 std::uint64_t estimate_pattern_bytes(const std::string& spec, std::uint64_t n, bool per_position) {
   // Per-position work arrays of cache_profile: decode, cache, kept-set, last reader, difference array.
-  const std::uint64_t profile = n * (per_position ? 5 : 3) * 4 + 64;
+  // (+2 words: the per-thread copies of last_reader on a 2-core machine; more threads add one word each)
+  const std::uint64_t profile = n * (per_position ? 7 : 5) * 4 + 64;
   const std::string s = spec;
-  if (s.rfind("mtx:", 0) == 0) return profile;  // the reader checks its own size from the header
+  if (s.rfind("mtx:", 0) == 0) return profile;
+  validate_n(n);  // the reader checks its own size from the header
   const bool cache = s.size() >= 6 && s.compare(s.size() - 6, 6, "+cache") == 0;
   if (!cache) {
     // Offsets are kept as 32-bit values; dense/attention have n of them.

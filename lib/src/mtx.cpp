@@ -33,7 +33,8 @@ Csr read_mtx_triangular(const std::string& path, Triangle tri) {
   };
   std::string line;
   std::size_t lineno = 0;
-  if (!std::getline(in, line)) throw fail(1, "empty file; expected a '%%MatrixMarket matrix coordinate ...' header");
+  if (!std::getline(in, line))
+    throw fail(1, "empty file; expected a '%%MatrixMarket matrix coordinate ...' header");
   ++lineno;
   std::istringstream hs(line);
   std::string banner, object, format, field, symmetry;
@@ -50,8 +51,8 @@ Csr read_mtx_triangular(const std::string& path, Triangle tri) {
   if (field != "real" && field != "integer" && field != "pattern" && field != "double")
     throw fail(lineno, "field '" + field + "' is not supported (need real, integer or pattern)");
   if (symmetry != "general")
-    throw fail(lineno, "symmetry '" + symmetry +
-                           "' is not supported: a triangular mask must be stored as 'general'");
+    throw fail(lineno,
+               "symmetry '" + symmetry + "' is not supported: a triangular mask must be stored as 'general'");
   const bool has_values = field != "pattern";
   // size line (skip comments)
   std::uint64_t rows = 0, cols = 0, entries = 0;
@@ -70,8 +71,7 @@ Csr read_mtx_triangular(const std::string& path, Triangle tri) {
   if (rows == 0) throw fail(lineno, "matrix is empty (0 x 0)");
   if (rows > std::numeric_limits<pos_t>::max() - 1)
     throw fail(lineno, "n = " + std::to_string(rows) + " does not fit in 32-bit positions");
-  const std::uint64_t max_entries =
-      tri == Triangle::Lower ? rows * (rows + 1) / 2 : rows * (rows - 1) / 2;
+  const std::uint64_t max_entries = tri == Triangle::Lower ? rows * (rows + 1) / 2 : rows * (rows - 1) / 2;
   if (entries > max_entries)
     throw fail(lineno, std::to_string(entries) + " entries cannot fit in a " +
                            (tri == Triangle::Lower ? std::string("lower") : std::string("strictly lower")) +
@@ -94,8 +94,9 @@ Csr read_mtx_triangular(const std::string& path, Triangle tri) {
     char* end = nullptr;
     errno = 0;
     const unsigned long long r = std::strtoull(s, &end, 10);
-    if (end == s || errno) throw fail(lineno, "malformed entry '" + line + "' (need 'row col" +
-                                                  (has_values ? std::string(" value'") : std::string("'")) + ")");
+    if (end == s || errno)
+      throw fail(lineno, "malformed entry '" + line + "' (need 'row col" +
+                             (has_values ? std::string(" value'") : std::string("'")) + ")");
     s = end;
     const unsigned long long c = std::strtoull(s, &end, 10);
     if (end == s || errno) throw fail(lineno, "malformed entry '" + line + "'");
@@ -105,13 +106,15 @@ Csr read_mtx_triangular(const std::string& path, Triangle tri) {
       v = std::strtod(s, &end);
       if (end == s) throw fail(lineno, "malformed entry '" + line + "': missing value");
       s = end;
-      if (!std::isfinite(v)) throw fail(lineno, "value '" + line + "' is not finite (NaN/inf weights are refused)");
+      if (!std::isfinite(v))
+        throw fail(lineno, "value '" + line + "' is not finite (NaN/inf weights are refused)");
     }
     while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
     if (*s) throw fail(lineno, "malformed entry '" + line + "': unexpected trailing text");
     if (r < 1 || r > rows || c < 1 || c > cols)
       throw fail(lineno, "entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the " +
-                             std::to_string(rows) + " x " + std::to_string(cols) + " matrix (indices are 1-based)");
+                             std::to_string(rows) + " x " + std::to_string(cols) +
+                             " matrix (indices are 1-based)");
     if (tri == Triangle::StrictlyLower ? c >= r : c > r)
       throw fail(lineno, "entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is not " +
                              (tri == Triangle::StrictlyLower
@@ -122,7 +125,8 @@ Csr read_mtx_triangular(const std::string& path, Triangle tri) {
   if (e.size() != entries)
     throw fail(lineno, "the size line announces " + std::to_string(entries) + " entries but the file has " +
                            std::to_string(e.size()));
-  std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) { return a.r != b.r ? a.r < b.r : a.c < b.c; });
+  std::sort(e.begin(), e.end(),
+            [](const Entry& a, const Entry& b) { return a.r != b.r ? a.r < b.r : a.c < b.c; });
   for (std::size_t k = 1; k < e.size(); ++k)
     if (e[k].r == e[k - 1].r && e[k].c == e[k - 1].c)
       throw InputError(path + ": entry (" + std::to_string(e[k].r + 1) + ", " + std::to_string(e[k].c + 1) +

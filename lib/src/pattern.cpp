@@ -15,7 +15,9 @@ namespace {
 
 constexpr std::uint64_t kMaxN = std::numeric_limits<pos_t>::max() - 1;  // positions fit in 32 bits
 
-bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+bool starts_with(const std::string& s, const std::string& p) {
+  return s.rfind(p, 0) == 0;
+}
 bool ends_with(const std::string& s, const std::string& p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
@@ -38,12 +40,16 @@ std::uint64_t parse_param(const std::string& spec, const std::string& text, std:
   return v;
 }
 
-void check_n(std::uint64_t n) {
+}  // namespace
+
+void validate_n(std::uint64_t n) {
   if (n < 1) throw UsageError("n must be >= 1 (got " + std::to_string(n) + ")");
   if (n > kMaxN)
-    throw UsageError("n = " + std::to_string(n) + " is too large: positions must fit in 32 bits (n <= " +
-                     std::to_string(kMaxN) + ")");
+    throw UsageError("n = " + std::to_string(n) +
+                     " is too large: positions must fit in 32 bits (n <= " + std::to_string(kMaxN) + ")");
 }
+
+namespace {
 
 std::vector<pos_t> to_pos(const std::vector<std::uint64_t>& v) {
   std::vector<pos_t> out(v.size());
@@ -68,18 +74,24 @@ Csr empty_csr(pos_t n) {
 
 const char* to_string(PatternFamily f) {
   switch (f) {
-    case PatternFamily::TranslationInvariant: return "translation-invariant";
-    case PatternFamily::CacheEfficient: return "cache-efficient";
-    case PatternFamily::Matrix: return "matrix";
+    case PatternFamily::TranslationInvariant:
+      return "translation-invariant";
+    case PatternFamily::CacheEfficient:
+      return "cache-efficient";
+    case PatternFamily::Matrix:
+      return "matrix";
   }
   return "?";
 }
 
 const char* to_string(AMode m) {
   switch (m) {
-    case AMode::Shared: return "shared";
-    case AMode::Diagonal: return "diagonal";
-    case AMode::Explicit: return "explicit";
+    case AMode::Shared:
+      return "shared";
+    case AMode::Diagonal:
+      return "diagonal";
+    case AMode::Explicit:
+      return "explicit";
   }
   return "?";
 }
@@ -232,8 +244,8 @@ Pattern make_translation_invariant(const std::string& spec, std::uint64_t n) {
 Pattern make_cache_efficient(const std::string& spec, const std::string& base, std::uint64_t n) {
   if (base.empty()) throw UsageError("pattern '" + spec + "': '+cache' needs a pattern before it");
   if (starts_with(base, "mtx:") || ends_with(base, "+cache"))
-    throw UsageError("pattern '" + spec + "': '+cache' applies to translation-invariant patterns only, not '" +
-                     base + "'");
+    throw UsageError("pattern '" + spec +
+                     "': '+cache' applies to translation-invariant patterns only, not '" + base + "'");
   Pattern t = make_translation_invariant(base, n);
   Pattern p;
   p.spec = spec;
@@ -298,9 +310,12 @@ Pattern make_matrix(const std::string& spec, std::uint64_t n) {
 Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
   const std::string spec = trim(spec_in);
   if (spec.empty()) throw UsageError("empty pattern; valid patterns: " + pattern_name_help());
+  if (ends_with(spec, "+cache")) {  // a trailing +cache is always the cache-efficient suffix
+    validate_n(n);
+    return make_cache_efficient(spec, trim(spec.substr(0, spec.size() - 6)), n);
+  }
   if (starts_with(spec, "mtx:")) return make_matrix(spec, n);
-  check_n(n);
-  if (ends_with(spec, "+cache")) return make_cache_efficient(spec, trim(spec.substr(0, spec.size() - 6)), n);
+  validate_n(n);
   return make_translation_invariant(spec, n);
 }
 

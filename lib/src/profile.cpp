@@ -1,5 +1,7 @@
 #include "mixgraph/profile.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 
 #include "mixgraph/error.hpp"
@@ -42,8 +44,12 @@ PatternProfile profile_translation_invariant(const Pattern& p, const ProfileOpti
   u.erase(std::unique(u.begin(), u.end()), u.end());
   for (pos_t o : p.b_offsets) out.nnz_b += n - o;
   switch (p.a_mode) {
-    case AMode::Shared: out.nnz_a = out.nnz_b + n; break;
-    case AMode::Diagonal: out.nnz_a = n; break;
+    case AMode::Shared:
+      out.nnz_a = out.nnz_b + n;
+      break;
+    case AMode::Diagonal:
+      out.nnz_a = n;
+      break;
     case AMode::Explicit:
       for (pos_t o : p.a_offsets) out.nnz_a += n - o;
       break;
@@ -75,51 +81,82 @@ PatternProfile profile_explicit(const Pattern& p, const ProfileOptions& opt) {
   out.n = n;
   out.nnz_b = p.b.nnz();
   switch (p.a_mode) {
-    case AMode::Shared: out.nnz_a = out.nnz_b + n; break;
-    case AMode::Diagonal: out.nnz_a = n; break;
-    case AMode::Explicit: out.nnz_a = p.a.nnz(); break;
+    case AMode::Shared:
+      out.nnz_a = out.nnz_b + n;
+      break;
+    case AMode::Diagonal:
+      out.nnz_a = n;
+      break;
+    case AMode::Explicit:
+      out.nnz_a = p.a.nnz();
+      break;
   }
   std::vector<pos_t> last(n);
   for (pos_t j = 0; j < n; ++j) last[j] = j;
   if (opt.per_position) out.decode_cost.resize(n);
   const bool ce = p.family == PatternFamily::CacheEfficient;
   if (ce && opt.per_position) out.kept_set.resize(n);
-  for (pos_t i = 0; i < n; ++i) {
-    std::uint32_t cost = 0;
-    auto rb = p.b.row(i);
-    if (p.a_mode != AMode::Explicit) {
-      cost = static_cast<std::uint32_t>(rb.size());
-      for (pos_t j : rb) last[j] = i;  // rows ascend, so the last write is the last reader
-    } else {
-      auto ra = p.a.row(i);
-      std::size_t x = 0, y = 0;
-      while (x < rb.size() || y < ra.size()) {  // merge the two sorted rows, counting distinct j < i
-        pos_t j;
-        if (y == ra.size() || (x < rb.size() && rb[x] < ra[y]))
-          j = rb[x++];
-        else if (x == rb.size() || ra[y] < rb[x])
-          j = ra[y++];
-        else {
-          j = rb[x++];
-          ++y;
-        }
-        if (j < i) {
-          ++cost;
-          last[j] = i;
+  // last(j) = the largest reader of j. Threads take contiguous blocks of rows in order; each writes plain
+  // stores into its own copy (rows ascend within a block, so the last store wins), and the copies are
+  // merged by max: the result does not depend on the thread count.
+  nnz_t total = 0;
+  std::uint32_t max_cost = 0, max_kept = 0;
+  const int threads = std::max(1, std::min(opt.threads > 0 ? opt.threads : omp_get_max_threads(),
+                                           static_cast<int>(std::max<pos_t>(1, n / 4096))));
+  std::vector<std::vector<pos_t>> copies(static_cast<std::size_t>(threads - 1));
+#pragma omp parallel num_threads(threads) reduction(+ : total) reduction(max : max_cost, max_kept)
+  {
+    const int t = omp_get_thread_num();
+    std::vector<pos_t>* mine = &last;
+    if (t > 0) {
+      copies[static_cast<std::size_t>(t - 1)].assign(n, 0);
+      mine = &copies[static_cast<std::size_t>(t - 1)];
+    }
+    auto raise = [mine](pos_t j, pos_t i) { (*mine)[j] = i; };
+    const pos_t lo = static_cast<pos_t>(static_cast<std::uint64_t>(n) * t / threads);
+    const pos_t hi = static_cast<pos_t>(static_cast<std::uint64_t>(n) * (t + 1) / threads);
+    for (pos_t i = lo; i < hi; ++i) {
+      std::uint32_t cost = 0;
+      auto rb = p.b.row(i);
+      if (p.a_mode != AMode::Explicit) {
+        cost = static_cast<std::uint32_t>(rb.size());
+        for (pos_t j : rb) raise(j, i);
+      } else {
+        auto ra = p.a.row(i);
+        std::size_t x = 0, y = 0;
+        while (x < rb.size() || y < ra.size()) {  // merge the two sorted rows, counting distinct j < i
+          pos_t j;
+          if (y == ra.size() || (x < rb.size() && rb[x] < ra[y]))
+            j = rb[x++];
+          else if (x == rb.size() || ra[y] < rb[x])
+            j = ra[y++];
+          else {
+            j = rb[x++];
+            ++y;
+          }
+          if (j < i) {
+            ++cost;
+            raise(j, i);
+          }
         }
       }
-    }
-    if (opt.per_position) out.decode_cost[i] = cost;
-    out.total_decode_cost += cost;
-    out.max_decode_cost = std::max(out.max_decode_cost, cost);
-    if (ce) {
-      // S_i: the reads plus i itself (A-only cache-efficient patterns keep i in A's row already).
-      const std::uint32_t kept = p.a_mode == AMode::Explicit ? static_cast<std::uint32_t>(p.a.row_size(i))
-                                                             : static_cast<std::uint32_t>(rb.size() + 1);
-      if (opt.per_position) out.kept_set[i] = kept;
-      out.max_kept_set = std::max(out.max_kept_set, kept);
+      if (opt.per_position) out.decode_cost[i] = cost;
+      total += cost;
+      max_cost = std::max(max_cost, cost);
+      if (ce) {
+        // S_i: the reads plus i itself (A-only cache-efficient patterns keep i in A's row already).
+        const std::uint32_t kept = p.a_mode == AMode::Explicit ? static_cast<std::uint32_t>(p.a.row_size(i))
+                                                               : static_cast<std::uint32_t>(rb.size() + 1);
+        if (opt.per_position) out.kept_set[i] = kept;
+        max_kept = std::max(max_kept, kept);
+      }
     }
   }
+  for (const auto& c : copies)
+    for (pos_t j = 0; j < n; ++j) last[j] = std::max(last[j], c[j]);
+  out.total_decode_cost = total;
+  out.max_decode_cost = max_cost;
+  out.max_kept_set = max_kept;
   cache_from_last_reader(last, out, opt.per_position);
   return out;
 }

@@ -19,7 +19,8 @@ std::string trim(const std::string& s) {
 std::uint64_t parse_count(const std::string& text_in, const std::string& what) {
   const std::string t = trim(text_in);
   auto bad = [&]() {
-    return UsageError(what + ": '" + text_in + "' is not a positive integer (examples: 4096, 2^20, 1e6, 10^8)");
+    return UsageError(what + ": '" + text_in +
+                      "' is not a positive integer (examples: 4096, 2^20, 1e6, 10^8)");
   };
   if (t.empty()) throw bad();
   auto plain = [&](const std::string& s) -> std::uint64_t {
@@ -55,7 +56,8 @@ std::vector<std::uint64_t> parse_uint_list(const std::string& text, const std::s
   if (trim(text).empty()) throw UsageError(what + ": empty list (write e.g. 1,5,6)");
   while (start <= text.size()) {
     auto comma = text.find(',', start);
-    const std::string item = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const std::string item =
+        trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (item.empty()) throw UsageError(what + ": empty item in list '" + text + "'");
     const std::uint64_t v = parse_count(item, what);
     if (v < 1) throw UsageError(what + ": '" + item + "' must be >= 1");

@@ -13,7 +13,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
 }
 
 double signed_draw(std::uint64_t seed, std::uint64_t stream, std::uint64_t r, std::uint64_t c) {
-  const double u = hash_uniform(seed, stream, r, c);           // [0, 1)
+  const double u = hash_uniform(seed, stream, r, c);                    // [0, 1)
   const double mag = 0.5 + 0.5 * hash_uniform(seed, stream + 7, r, c);  // [0.5, 1)
   return u < 0.5 ? -mag : mag;
 }
@@ -40,7 +40,8 @@ WeightedPattern random_weights(const Pattern& p, std::uint64_t seed) {
   w.b = b_csr(p);
   if (!(p.family == PatternFamily::Matrix && w.b.has_values())) fill(w.b, seed, 1, 0.9);
   w.a = a_csr(p);
-  if (!(p.family == PatternFamily::Matrix && p.a_mode == AMode::Explicit && w.a.has_values())) fill(w.a, seed, 2, 1.0);
+  if (!(p.family == PatternFamily::Matrix && p.a_mode == AMode::Explicit && w.a.has_values()))
+    fill(w.a, seed, 2, 1.0);
   return w;
 }
 

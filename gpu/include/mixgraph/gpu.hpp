@@ -10,12 +10,12 @@
 namespace mixgraph::gpu {
 
 struct DeviceInfo {
-  bool built_in = false;   ///< CUDA code was compiled into this build
-  int device_count = 0;    ///< visible CUDA devices (0 when none or when the driver is absent)
-  std::string name;        ///< device 0
+  bool built_in = false;  ///< CUDA code was compiled into this build
+  int device_count = 0;   ///< visible CUDA devices (0 when none or when the driver is absent)
+  std::string name;       ///< device 0
   int cc_major = 0, cc_minor = 0;
   std::size_t memory_bytes = 0;
-  std::string note;        ///< why no device is usable, when none is
+  std::string note;  ///< why no device is usable, when none is
   bool usable() const { return built_in && device_count > 0; }
 };
 

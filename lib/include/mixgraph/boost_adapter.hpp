@@ -77,13 +77,24 @@ namespace mixgraph {
 inline std::pair<CommOutEdgeIter, CommOutEdgeIter> out_edges(pos_t v, const CommGraph& g) {
   return {CommOutEdgeIter(v, g.out.ptr[v]), CommOutEdgeIter(v, g.out.ptr[v + 1])};
 }
-inline nnz_t out_degree(pos_t v, const CommGraph& g) { return g.out.ptr[v + 1] - g.out.ptr[v]; }
-inline pos_t source(const CommEdge& e, const CommGraph&) { return e.src; }
-inline pos_t target(const CommEdge& e, const CommGraph& g) { return g.out.idx[e.k]; }
-inline std::pair<boost::counting_iterator<pos_t>, boost::counting_iterator<pos_t>> vertices(const CommGraph& g) {
+inline nnz_t out_degree(pos_t v, const CommGraph& g) {
+  return g.out.ptr[v + 1] - g.out.ptr[v];
+}
+inline pos_t source(const CommEdge& e, const CommGraph&) {
+  return e.src;
+}
+inline pos_t target(const CommEdge& e, const CommGraph& g) {
+  return g.out.idx[e.k];
+}
+inline std::pair<boost::counting_iterator<pos_t>, boost::counting_iterator<pos_t>> vertices(
+    const CommGraph& g) {
   return {boost::counting_iterator<pos_t>(0), boost::counting_iterator<pos_t>(g.n)};
 }
-inline pos_t num_vertices(const CommGraph& g) { return g.n; }
-inline boost::typed_identity_property_map<pos_t> get(boost::vertex_index_t, const CommGraph&) { return {}; }
+inline pos_t num_vertices(const CommGraph& g) {
+  return g.n;
+}
+inline boost::typed_identity_property_map<pos_t> get(boost::vertex_index_t, const CommGraph&) {
+  return {};
+}
 
 }  // namespace mixgraph

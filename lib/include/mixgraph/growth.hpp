@@ -6,12 +6,12 @@
 namespace mixgraph {
 
 struct GrowthFit {
-  std::string best;            ///< "O(1)", "O(log n)", "O(sqrt n)", "O(n)", "O(n log n)", "O(n^1.5)", "O(n^2)"
-  double scale = 0;            ///< c in y ~ c g(n)
-  double residual = 0;         ///< relative residual of the best: sqrt(mean(((y - c g) / y)^2))
+  std::string best;     ///< "O(1)", "O(log n)", "O(sqrt n)", "O(n)", "O(n log n)", "O(n^1.5)", "O(n^2)"
+  double scale = 0;     ///< c in y ~ c g(n)
+  double residual = 0;  ///< relative residual of the best: sqrt(mean(((y - c g) / y)^2))
   std::string runner_up;
   double runner_up_residual = 0;
-  bool ambiguous = false;      ///< runner-up residual within 10% of the best
+  bool ambiguous = false;                           ///< runner-up residual within 10% of the best
   std::vector<std::pair<std::string, double>> all;  ///< every candidate with its residual, best first
 };
 

@@ -33,8 +33,8 @@ const char* to_string(PatternFamily f);
 const char* to_string(AMode m);
 
 struct Pattern {
-  std::string spec;     ///< the spec as given, e.g. "pow2+cache"
-  std::string base;     ///< the translation-invariant base for +cache, else == spec
+  std::string spec;  ///< the spec as given, e.g. "pow2+cache"
+  std::string base;  ///< the translation-invariant base for +cache, else == spec
   PatternFamily family = PatternFamily::TranslationInvariant;
   AMode a_mode = AMode::Shared;
   pos_t n = 0;
@@ -61,6 +61,9 @@ struct Pattern {
 /// pass n = 0, or an n that must match. Throws UsageError for bad specs (names the valid ones), InputError
 /// for bad files, RuntimeFailure when a needed library is not built in.
 Pattern make_pattern(const std::string& spec, std::uint64_t n);
+
+/// Throws UsageError unless 1 <= n and positions 1..n fit in 32 bits.
+void validate_n(std::uint64_t n);
 
 /// The f(k) < n values of a translation-invariant spec (no +cache, no mtx:), validated as MATH.md asks.
 std::vector<std::uint64_t> f_values_for(const std::string& spec, std::uint64_t n);

@@ -11,15 +11,15 @@
 namespace mixgraph {
 
 struct ProfileOptions {
-  int threads = 0;            ///< 0: all cores (OpenMP default)
-  bool per_position = true;   ///< keep the per-position vectors (false: totals only, less memory)
+  int threads = 0;           ///< 0: all cores (OpenMP default)
+  bool per_position = true;  ///< keep the per-position vectors (false: totals only, less memory)
 };
 
 struct PatternProfile {
   pos_t n = 0;
-  nnz_t nnz_a = 0;                 ///< nonzeros of A (diagonal included where A has it)
-  nnz_t nnz_b = 0;                 ///< nonzeros of B
-  nnz_t total_decode_cost = 0;     ///< sum over i of decode_cost(i): whole-sequence work
+  nnz_t nnz_a = 0;              ///< nonzeros of A (diagonal included where A has it)
+  nnz_t nnz_b = 0;              ///< nonzeros of B
+  nnz_t total_decode_cost = 0;  ///< sum over i of decode_cost(i): whole-sequence work
   std::uint32_t max_decode_cost = 0;
   std::uint32_t max_cache = 0;     ///< max_i |C_i|
   pos_t argmax_cache = 0;          ///< 0-indexed position of the first maximum

@@ -1,0 +1,61 @@
+#include "mixgraph/claims.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "mixgraph/error.hpp"
+
+namespace mixgraph {
+
+namespace {
+std::map<std::string, Claim>& registry() {
+  static std::map<std::string, Claim> r;
+  return r;
+}
+}  // namespace
+
+ClaimRegistrar::ClaimRegistrar(Claim c) {
+  auto id = c.id;
+  registry().emplace(std::move(id), std::move(c));
+}
+
+std::vector<Claim> registered_claims() {
+  std::vector<Claim> v;
+  for (const auto& [id, c] : registry()) v.push_back(c);
+  return v;
+}
+
+std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx) {
+  std::vector<Claim> todo;
+  if (ids.empty()) {
+    todo = registered_claims();
+  } else {
+    for (const auto& id : ids) {
+      auto it = registry().find(id);
+      if (it == registry().end()) {
+        std::string valid;
+        for (const auto& [k, c] : registry()) valid += (valid.empty() ? "" : ", ") + k;
+        throw UsageError("unknown claim '" + id + "'; registered claims: " + valid);
+      }
+      todo.push_back(it->second);
+    }
+  }
+  std::vector<ClaimResult> out;
+  for (const auto& c : todo) {
+    ClaimResult r;
+    r.claim = c;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      r.outcome = c.check(ctx);
+    } catch (const std::exception& e) {
+      r.outcome = {};
+      r.outcome.error = e.what();
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace mixgraph

@@ -1,0 +1,44 @@
+#pragma once
+// Runs the built mixgraph CLI (MIXGRAPH_CLI) in a shell and captures exit code, stdout and stderr.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace mixgraph::test {
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// `args` is appended to the CLI path verbatim (quote it yourself where needed).
+inline CliResult run_cli(const std::string& args) {
+  namespace fs = std::filesystem;
+  static int counter = 0;
+  const auto base = fs::temp_directory_path() /
+                    ("mixgraph_cli_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const std::string out = base.string() + ".out", err = base.string() + ".err";
+  const std::string cmd = std::string(MIXGRAPH_CLI) + " " + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+}  // namespace mixgraph::test

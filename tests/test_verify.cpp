@@ -1,0 +1,82 @@
+// The claim registry: every claim passes on its true statement, and every claim's check can fail (the
+// perturb hook corrupts one measured value and the check must report FAILED, not PASSED).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.hpp"
+#include "mixgraph/claims.hpp"
+#include "mixgraph/error.hpp"
+
+using namespace mixgraph;
+
+TEST(Verify, RegistryHasTheFoundationClaims) {
+  std::vector<std::string> ids;
+  for (const auto& c : registered_claims()) {
+    ids.push_back(c.id);
+    EXPECT_FALSE(c.statement.empty()) << c.id;
+    EXPECT_FALSE(c.source.empty()) << c.id;
+    EXPECT_TRUE(static_cast<bool>(c.check)) << c.id;
+  }
+  for (const char* id : {"fagnou.prop4.2", "fagnou.prop4.12", "fagnou.cache-chain"})
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+}
+
+TEST(Verify, EveryClaimRunsAtSmallRangeAndEveryCheckCanFail) {
+  ClaimContext ctx;
+  ctx.n_max = 512;
+  for (const auto& c : registered_claims()) {
+    const auto ok = run_claims({c.id}, ctx).at(0).outcome;
+    ASSERT_TRUE(ok.passed.has_value()) << c.id << ": " << ok.error.value_or("");
+    ClaimContext bad = ctx;
+    bad.perturb = true;
+    const auto r = run_claims({c.id}, bad).at(0).outcome;
+    ASSERT_TRUE(r.passed.has_value()) << c.id << ": " << r.error.value_or("");
+    EXPECT_FALSE(*r.passed) << c.id << " still PASSED with a perturbed result";
+    EXPECT_TRUE(r.counterexample.has_value()) << c.id;
+  }
+}
+
+TEST(Verify, FoundationClaimsHold) {
+  ClaimContext ctx;
+  ctx.n_max = 2048;
+  for (const char* id : {"fagnou.prop4.2", "fagnou.prop4.12", "fagnou.cache-chain"}) {
+    const auto o = run_claims({id}, ctx).at(0).outcome;
+    ASSERT_TRUE(o.passed.has_value()) << id;
+    EXPECT_TRUE(*o.passed) << id << ": " << o.counterexample.value_or("");
+  }
+  // Prop. 4.12's detail carries the f(0) > 1 counterexample: token 6 reads 5, the closed form says 1.
+  const auto d = run_claims({"fagnou.prop4.12"}, ctx).at(0).outcome.detail;
+  EXPECT_NE(d.find("token 6 reads 5 by the recursion, the closed form would say 1"), std::string::npos) << d;
+}
+
+TEST(Verify, UnknownClaimAndErrors) {
+  EXPECT_THROW(run_claims({"no.such.claim"}, {}), UsageError);
+  ClaimContext ctx;
+  ctx.patterns = {"nosuchpattern"};
+  const auto o = run_claims({"fagnou.prop4.2"}, ctx).at(0).outcome;
+  EXPECT_FALSE(o.passed.has_value());  // ERROR, with the reason
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_NE(o.error->find("unknown pattern"), std::string::npos);
+}
+
+TEST(Verify, CliJsonContract) {
+  auto r = mixgraph::test::run_cli(
+      "verify --claim fagnou.prop4.12 --claim fagnou.prop4.2 --n-max 256 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "mixgraph.verify/1");
+  ASSERT_EQ(j["claims"].size(), 2u);
+  for (const auto& c : j["claims"]) {
+    for (const char* k : {"id", "passed", "checked", "worst", "counterexample", "error"})
+      EXPECT_TRUE(c.contains(k)) << k;
+    EXPECT_EQ(c["passed"], true);
+    EXPECT_TRUE(c["counterexample"].is_null());
+    EXPECT_TRUE(c["error"].is_null());
+  }
+  auto bad = mixgraph::test::run_cli("verify --claim nope");
+  EXPECT_EQ(bad.code, 2);
+  auto err = mixgraph::test::run_cli("verify --claim fagnou.prop4.2 -p nosuch --format json");
+  EXPECT_EQ(err.code, 0);  // an ERROR claim is reported, not an exit failure
+  EXPECT_TRUE(nlohmann::json::parse(err.out)["claims"][0]["passed"].is_null());
+}

@@ -1,0 +1,134 @@
+// mixgraph verify: the papers' propositions, checked numerically, with counterexamples.
+#include <iostream>
+
+#include "mixgraph/claims.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/sweep.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+struct VerifyOptions {
+  CommonOptions common;
+  std::vector<std::string> claims;
+  std::vector<std::string> patterns;
+  std::string n_max;
+  bool list = false;
+};
+
+std::string status(const ClaimOutcome& o) {
+  if (!o.passed.has_value()) return "ERROR";
+  return *o.passed ? "PASSED" : "FAILED";
+}
+
+nlohmann::json to_json(const ClaimResult& r) {
+  const auto& o = r.outcome;
+  nlohmann::json j = {{"id", r.claim.id},
+                      {"source", r.claim.source},
+                      {"number", r.claim.number},
+                      {"statement", r.claim.statement},
+                      {"applies_to", r.claim.applies_to},
+                      {"status", status(o)},
+                      {"checked", o.checked},
+                      {"worst", o.worst},
+                      {"detail", o.detail},
+                      {"seconds", r.seconds}};
+  j["passed"] = o.passed ? nlohmann::json(*o.passed) : nlohmann::json(nullptr);
+  j["counterexample"] = o.counterexample ? nlohmann::json(*o.counterexample) : nlohmann::json(nullptr);
+  j["error"] = o.error ? nlohmann::json(*o.error) : nlohmann::json(nullptr);
+  return j;
+}
+
+int run_verify(const VerifyOptions& o) {
+  o.common.apply();
+  if (o.list) {
+    Table t({"id", "source", "statement"});
+    for (const auto& c : registered_claims()) t.add({c.id, c.number, c.statement});
+    if (o.common.fmt() == Format::Csv)
+      t.print_csv(std::cout);
+    else
+      t.print_text(std::cout);
+    return 0;
+  }
+  ClaimContext ctx;
+  ctx.patterns = o.patterns;
+  ctx.threads = o.common.threads;
+  if (!o.n_max.empty()) ctx.n_max = parse_count(o.n_max, "--n-max");
+  if (!o.n_max.empty() && ctx.n_max < 2) throw UsageError("--n-max must be >= 2");
+  std::vector<ClaimResult> results;
+  // Run one at a time so progress can be shown.
+  const auto ids = o.claims.empty() ? [] {
+    std::vector<std::string> v;
+    for (const auto& c : registered_claims()) v.push_back(c.id);
+    return v;
+  }()
+                                    : o.claims;
+  for (const auto& id : ids) {
+    if (stderr_is_tty()) std::cerr << "\r[verify] " << id << " ..." << std::string(20, ' ') << std::flush;
+    auto r = run_claims({id}, ctx);
+    results.insert(results.end(), r.begin(), r.end());
+  }
+  if (stderr_is_tty()) std::cerr << "\r" << std::string(70, ' ') << "\r";
+  std::size_t passed = 0, failed = 0, errors = 0;
+  for (const auto& r : results) (r.outcome.passed ? (*r.outcome.passed ? passed : failed) : errors)++;
+  nlohmann::json params = {{"claims", o.claims}, {"patterns", o.patterns}, {"format", o.common.format}};
+  params["n_max"] = ctx.n_max ? nlohmann::json(ctx.n_max) : nlohmann::json("default");
+  switch (o.common.fmt()) {
+    case Format::Json: {
+      auto j = json_header("verify", 1, params);
+      j["claims"] = nlohmann::json::array();
+      for (const auto& r : results) j["claims"].push_back(to_json(r));
+      j["summary"] = {{"passed", passed}, {"failed", failed}, {"errors", errors}};
+      print_json(std::cout, j);
+      break;
+    }
+    case Format::Csv: {
+      Table t({"id", "status", "statement", "checked", "worst", "counterexample", "error"});
+      for (const auto& r : results)
+        t.add({r.claim.id, status(r.outcome), r.claim.statement, r.outcome.checked, r.outcome.worst,
+               r.outcome.counterexample.value_or(""), r.outcome.error.value_or("")});
+      t.print_csv(std::cout);
+      break;
+    }
+    case Format::Table: {
+      for (const auto& r : results) {
+        const auto& c = r.claim;
+        const auto& oc = r.outcome;
+        std::cout << status(oc) << "  " << c.id << "  (" << c.number << ", " << c.source << ")\n";
+        std::vector<std::pair<std::string, std::string>> kv = {
+            {"  statement", c.statement}, {"  checked", oc.checked}, {"  worst", oc.worst}};
+        if (oc.counterexample) kv.push_back({"  counterexample", *oc.counterexample});
+        if (oc.error) kv.push_back({"  error", *oc.error});
+        if (!oc.detail.empty()) kv.push_back({"  detail", oc.detail});
+        kv.push_back({"  time", fmt_double(r.seconds, 3) + " s"});
+        print_kv(std::cout, kv);
+        std::cout << "\n";
+      }
+      std::cout << passed << " passed, " << failed << " failed, " << errors << " errors"
+                << (failed ? " (a failed claim is a finding: the statement does not hold as printed)" : "")
+                << "\n";
+      break;
+    }
+  }
+  return 0;
+}
+
+Registrar reg(
+    "verify",
+    "Check the papers' propositions numerically (PASSED / FAILED with counterexamples / ERROR); exit 0 "
+    "even when claims fail",
+    80, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<VerifyOptions>();
+      app.add_option("--claim", o->claims, "Claim id to check (repeatable; default: all). See --list");
+      app.add_option("--pattern,-p", o->patterns,
+                     "Restrict the claims to these patterns (repeatable; default: each claim's own)");
+      app.add_option("--n-max", o->n_max, "Largest n to check (default: each claim's own range)");
+      app.add_flag("--list", o->list, "List the registered claims and exit");
+      add_common_options(app, o->common);
+      return [o] { return run_verify(*o); };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli
