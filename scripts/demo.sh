@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Newcomer command 1: install what is needed, build, and run the main job on a default pattern.
+# Newcomer command 1: install what is needed, build, and run the main job, `mixgraph report`, on the
+# default patterns.
 #   bash scripts/demo.sh            (on a fresh Debian 12 machine; uses sudo when not root)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,8 +8,7 @@ bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build --target mixgraph
 echo
-echo "== mixgraph pattern --pattern pow2 --n 4096 =="
-./build/tools/mixgraph pattern --pattern pow2 --n 4096
+echo "== mixgraph report --out mixgraph-report --force  (pow2, pow2+cache, sq1, sq1+cache, ssm at n = 1024) =="
+./build/tools/mixgraph report --out mixgraph-report --force
 echo
-echo "== the same with its cache-efficient variant =="
-./build/tools/mixgraph pattern --pattern pow2+cache --n 4096
+echo "Open mixgraph-report/report.md, or mixgraph-report/report.ipynb in Jupyter (outputs already rendered)."

@@ -8,7 +8,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config
   libboost-graph-dev libeigen3-dev libcli11-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libfmt-dev libmuparser-dev libbenchmark-dev
-  libglpk-dev libcairo2-dev libpng-dev
+  libglpk-dev libcairo2-dev libpng-dev libexpat1-dev fonts-dejavu-core
 )
 if [ "${1:-}" = "--with-python" ]; then
   PKGS+=(python3-numpy python3-networkx python3-nbformat jupyter-nbconvert python3-ipykernel
