@@ -1,0 +1,186 @@
+#pragma once
+// Shortest paths in the layered DAG of MATH.md §3: d(i, j) = the fewest hops from input x_j to output y_i
+// (an A edge only as the first hop, the diagonal edge x_j -> y_j free, every other edge one hop). For the
+// shared-pattern case this is BFS on the communication graph G (edge j -> i when token i reads j through B);
+// for A-only patterns (local:w, attention) d is 1 where A reads and unreachable elsewhere.
+//
+//   auto p = mixgraph::make_pattern("pow2", 1 << 20);
+//   auto prof = mixgraph::distance_profile(p);            // delta(m), m = 0..n-1 (Prop. 4.4)
+//   std::uint32_t d = prof[1000];                          // == popcount(1000)
+//   auto from = mixgraph::single_source_distances(p, 99);  // d(i, 100) for every i (0-indexed vector)
+//   auto q = mixgraph::make_pattern("pow2+cache", 4096);
+//   auto s = mixgraph::all_pairs_summary(q);               // diameter, mean, histogram, eccentricities
+//
+// Every distance is a std::uint32_t; UNREACHABLE marks "no path". Positions are 0-indexed here.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "mixgraph/pattern.hpp"
+
+namespace mixgraph {
+
+/// The distance of a pair with no path (also every i < j: paths only go forward).
+inline constexpr std::uint32_t UNREACHABLE = std::numeric_limits<std::uint32_t>::max();
+
+// ---------------------------------------------------------------------------------------------------------
+// Distance profiles (translation-invariant patterns)
+
+/// delta(m) for m = 0..n-1, stored in the narrowest of uint8 / uint16 / uint32 that holds every finite
+/// value (O(n) memory: n bytes for every named pattern but ssm-like deep ones).
+class DistanceProfile {
+ public:
+  DistanceProfile() = default;
+  explicit DistanceProfile(pos_t n);
+  pos_t size() const { return n_; }
+  /// delta(m), UNREACHABLE when no sum of offsets equals m.
+  std::uint32_t operator[](pos_t m) const {
+    switch (width_) {
+      case 1:
+        return d8_[m] == 0xFF ? UNREACHABLE : d8_[m];
+      case 2:
+        return d16_[m] == 0xFFFF ? UNREACHABLE : d16_[m];
+      default:
+        return d32_[m];
+    }
+  }
+  void set(pos_t m, std::uint32_t v);  ///< widens the storage when v does not fit (rare: deep patterns)
+  /// Bytes per entry now (1, 2 or 4).
+  int width() const { return width_; }
+  /// Widen so that values up to v fit (call before many set()s from threads: set() itself is not
+  /// thread-safe when it widens).
+  void reserve_value(std::uint32_t v);
+  std::vector<std::uint32_t> to_vector() const;
+  std::uint64_t bytes() const { return static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(width_); }
+
+ private:
+  pos_t n_ = 0;
+  int width_ = 1;
+  std::vector<std::uint8_t> d8_;
+  std::vector<std::uint16_t> d16_;
+  std::vector<std::uint32_t> d32_;
+};
+
+enum class ProfileMethod {
+  Auto,       ///< bitset BFS; falls back to the DP when the BFS turns out deep (many levels, e.g. ssm)
+  BitsetBfs,  ///< level-synchronous BFS on bitsets: frontier shifted by each offset, OR-ed, masked
+  Dp,         ///< the coin-change recurrence delta(m) = 1 + min_{o <= m} delta(m - o), vectorised over m
+};
+const char* to_string(ProfileMethod m);
+
+/// delta(m) = the fewest offsets (repetition allowed) summing to m, m = 0..n-1 (Prop. 4.4); delta(0) = 0,
+/// UNREACHABLE where no sum gives m. `offsets` sorted ascending, distinct, each >= 1.
+/// Cost: BitsetBfs O(levels * |F| * n / 64) word operations restricted to the active parts of the frontier
+/// (parallel over tiles with OpenMP); Dp O(n * |F|) (sequential, SIMD over m). Memory O(n).
+DistanceProfile offset_distance_profile(const std::vector<pos_t>& offsets, pos_t n,
+                                        ProfileMethod method = ProfileMethod::Auto);
+
+/// The distance profile of a translation-invariant pattern (MATH.md §3): B patterns through
+/// offset_distance_profile (ssm: delta(m) = m); A-only patterns (local:w, attention): 0 at m = 0, 1 at
+/// A's offsets, UNREACHABLE elsewhere (never multi-hop). Throws UsageError for other families.
+DistanceProfile distance_profile(const Pattern& p, ProfileMethod method = ProfileMethod::Auto);
+
+// ---------------------------------------------------------------------------------------------------------
+// Single source / single target (any pattern)
+
+/// d(i, source) for i = 0..n-1 (index i = position i + 1): distances from x_source to every y_i.
+/// UNREACHABLE for i < source and wherever no path exists. Translation-invariant: bitset BFS over the
+/// implicit offsets (no edge list), O(levels * |F| * (n - source) / 64); cache-efficient and mtx: one
+/// pass over B's rows in position order (a BFS on a DAG whose topological order is the position order),
+/// O(n + nnz(B) + nnz(A)). Explicit A (mtx:A,B, local:w, attention): the first hop may be an A edge
+/// x_source -> y_k (cost 1, or 0 for the diagonal), then only B edges; d(source, source) = 0 iff A has
+/// the diagonal entry there (always for shared and diagonal A).
+std::vector<std::uint32_t> single_source_distances(const Pattern& p, pos_t source);
+
+/// d(target, j) for j = 0..n-1: distances from every x_j to y_target. UNREACHABLE for j > target and
+/// where no path exists. Same costs as single_source_distances (backward pass over B's rows).
+std::vector<std::uint32_t> single_target_distances(const Pattern& p, pos_t target);
+
+/// The number of shortest paths from x_source to every y_i. Paths are counted in G (B edges) for shared
+/// and diagonal A (so pow2 gives popcount(m)! paths at offset m), and in the layered DAG (an A edge as
+/// the first hop) for explicit A. count[i] = 0 where dist[i] == UNREACHABLE; count[source] = 1 when
+/// reachable. Counts saturate at UINT64_MAX; `overflow` says whether any did. O(n + nnz) (or O(n |F|)).
+struct PathCounts {
+  std::vector<std::uint32_t> dist;
+  std::vector<std::uint64_t> count;
+  bool overflow = false;
+};
+PathCounts shortest_path_counts(const Pattern& p, pos_t source);
+
+// ---------------------------------------------------------------------------------------------------------
+// Summaries: diameter, mean, histogram, eccentricities over the ordered pairs j < i
+
+struct DistanceSummary {
+  pos_t n = 0;
+  std::uint32_t diameter = 0;            ///< max finite d(i, j) over j < i (0 when no pair is reachable)
+  double mean_distance = 0;              ///< mean over reachable pairs j < i (0 when none)
+  std::vector<std::uint64_t> histogram;  ///< histogram[d] = number of pairs j < i at distance d (d >= 1)
+  std::uint64_t reachable_pairs = 0;
+  std::uint64_t unreachable_pairs = 0;  ///< pairs j < i with no path
+  /// eccentricity[j] = max_{i > j reachable} d(i, j) (0 when position j reaches nothing later); the
+  /// farthest later position in hops. Empty unless asked for.
+  std::vector<std::uint32_t> eccentricity;
+  bool from_profile = false;  ///< computed from delta(m) (translation-invariant) rather than all-pairs
+};
+
+/// The summary of a translation-invariant pattern on n positions from its profile (size >= n): the pairs
+/// at offset m are the n - m pairs (j, j + m), weighted by delta(m). O(n).
+DistanceSummary summary_from_profile(const DistanceProfile& prof, pos_t n, bool eccentricities = true);
+
+struct AllPairsOptions {
+  int threads = 0;  ///< 0: OpenMP default
+  bool eccentricities = true;
+  unsigned sources_per_block = 64;  ///< 64, 128 or 256 (words of sources per node)
+  /// Receives (blocks done, blocks total) from one thread now and then (progress on stderr in the CLI).
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+  /// When set, filled with the n x n matrix, row-major by target: (*matrix)[i * n + j] = d(i, j).
+  std::vector<std::uint32_t>* matrix = nullptr;
+  std::uint64_t mem_limit = 0;  ///< refuse (RuntimeFailure) beyond this estimate; 0: physical memory
+};
+
+/// All-pairs distances of any pattern by bit-parallel multi-source BFS: 64 sources per word (up to 256 per
+/// block), levels pulled along B's rows, OpenMP across blocks of sources. O(n/64 * levels * (n + nnz(B)))
+/// word operations in the worst case (nodes whose every source bit is set are skipped). Same results for
+/// every thread count. Explicit A: A edges seed level 1 (the diagonal seeds level 0).
+DistanceSummary all_pairs_summary(const Pattern& p, const AllPairsOptions& opt = {});
+
+/// The summary by whichever route fits: from the profile for translation-invariant patterns, else
+/// all_pairs_summary.
+DistanceSummary distance_summary(const Pattern& p, const AllPairsOptions& opt = {});
+
+/// Copy distance for the copy task of length N (MATH.md §4) on a pattern built on >= 2N positions:
+/// max_{j < N} d(j + N, j), UNREACHABLE if some copy pair has no path. Translation-invariant: delta(N).
+/// Otherwise N single-source passes (parallel), O(N (n + nnz)).
+std::uint32_t copy_distance(const Pattern& p2n, pos_t N, int threads = 0);
+
+// ---------------------------------------------------------------------------------------------------------
+// Path-length table over a sweep of n
+
+struct PathLengthRow {
+  std::uint64_t n = 0;
+  std::uint32_t diameter = 0;
+  std::uint32_t copy_distance = UNREACHABLE;  ///< delta(n) / max_j d(j + n, j) on 2n tokens
+  double mean_distance = 0;
+  std::uint64_t unreachable_pairs = 0;
+  bool from_profile = false;
+};
+struct PathLengthTable {
+  std::string pattern;
+  std::vector<PathLengthRow> rows;
+  std::string diameter_growth;  ///< fit_growth class among O(1), O(log n), O(sqrt n), O(n)
+  std::string copy_growth;
+  std::string mean_growth;
+  double diameter_residual = 0, copy_residual = 0, mean_residual = 0;
+};
+/// The growth candidates of the table.
+const std::vector<std::string>& path_length_growth_classes();
+/// One table for `spec` over `ns` (translation-invariant: one profile of length n + 1 per n; otherwise
+/// all-pairs at n and copy_distance on 2n). `max_all_pairs_n`: larger non-translation-invariant n throw
+/// UsageError (the CLI's 2^14 rule).
+PathLengthTable path_length_table(const std::string& spec, const std::vector<std::uint64_t>& ns,
+                                  const AllPairsOptions& opt = {},
+                                  std::uint64_t max_all_pairs_n = UINT64_MAX);
+
+}  // namespace mixgraph

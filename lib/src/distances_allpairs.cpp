@@ -1,0 +1,447 @@
+// All-pairs distances by bit-parallel multi-source BFS, summaries from profiles, copy distances and the
+// path-length table (MATH.md §3, §4).
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstring>
+
+#include "mixgraph/commgraph.hpp"
+#include "mixgraph/distances.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/growth.hpp"
+#include "mixgraph/memory.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace mixgraph {
+
+namespace {
+
+int thread_count(int threads) {
+#ifdef _OPENMP
+  return threads > 0 ? threads : omp_get_max_threads();
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
+/// B's rows (readers) as CSR; borrowed for explicit families, built for translation-invariant ones.
+struct Rows {
+  Csr owned;
+  const Csr* b = nullptr;
+  Csr a_out;  ///< explicit A transposed: row j lists the i with A(i, j) != 0
+  bool explicit_a = false;
+};
+
+Rows make_rows(const Pattern& p) {
+  Rows r;
+  if (p.translation_invariant()) {
+    r.owned = b_csr(p);
+    r.b = &r.owned;
+  } else {
+    r.b = &p.b;
+  }
+  if (r.b->ptr.empty()) {  // an empty B built without rows
+    r.owned.n = p.n;
+    r.owned.ptr.assign(std::size_t{p.n} + 1, 0);
+    r.b = &r.owned;
+  }
+  if (p.a_mode == AMode::Explicit) {
+    r.explicit_a = true;
+    r.a_out = transpose(a_csr(p));
+  }
+  return r;
+}
+
+/// One block of up to 64 * WD sources [s0, s0 + 64 WD): a level-synchronous BFS where node v holds WD
+/// words of source bits; next[v] = (OR of frontier[u] over v's B reads) & ~visited[v].
+/// on_level(level, v, bits) is called for every node with bits newly reached at that level (level 0:
+/// the sources themselves when A has their diagonal).
+template <int WD>
+struct BlockBfs {
+  using Word = std::uint64_t;
+  const Csr& b;
+  const Rows& rows;
+  pos_t n;
+  std::vector<Word> f, nx, vis, seed1;
+
+  BlockBfs(const Rows& r, pos_t n_) : b(*r.b), rows(r), n(n_) {
+    const std::size_t sz = std::size_t{n} * WD;
+    f.assign(sz, 0);
+    nx.assign(sz, 0);
+    vis.assign(sz, 0);
+    if (r.explicit_a) seed1.assign(sz, 0);
+  }
+
+  template <class OnLevel>
+  void run(pos_t s0, pos_t count, OnLevel&& on_level) {
+    const std::size_t base = std::size_t{s0} * WD;
+    std::fill(f.begin() + static_cast<std::ptrdiff_t>(base), f.end(), 0);
+    std::fill(nx.begin() + static_cast<std::ptrdiff_t>(base), nx.end(), 0);
+    std::fill(vis.begin() + static_cast<std::ptrdiff_t>(base), vis.end(), 0);
+    bool have_seed1 = false;
+    pos_t fmin = n, fmax = 0;
+    auto note = [&](pos_t v) {
+      fmin = std::min(fmin, v);
+      fmax = std::max(fmax, v);
+    };
+    for (pos_t k = 0; k < count; ++k) {
+      const pos_t s = s0 + k;
+      const Word bit = Word{1} << (k % 64);
+      if (!rows.explicit_a) {
+        f[std::size_t{s} * WD + k / 64] |= bit;
+        note(s);
+        continue;
+      }
+      for (pos_t i : rows.a_out.row(s)) {
+        if (i == s) {
+          f[std::size_t{s} * WD + k / 64] |= bit;
+          note(s);
+        } else {
+          seed1[std::size_t{i} * WD + k / 64] |= bit;
+          have_seed1 = true;
+        }
+      }
+    }
+    pos_t smin = n;  // first node with a level-1 seed
+    if (have_seed1)
+      for (pos_t v = s0; v < n; ++v)
+        for (int w = 0; w < WD; ++w)
+          if (seed1[std::size_t{v} * WD + w]) smin = std::min(smin, v);
+    for (pos_t v = s0; v < n; ++v) {
+      bool any = false;
+      for (int w = 0; w < WD; ++w) {
+        vis[std::size_t{v} * WD + w] = f[std::size_t{v} * WD + w];
+        any |= f[std::size_t{v} * WD + w] != 0;
+      }
+      if (any) on_level(0u, v, &f[std::size_t{v} * WD]);
+    }
+    // the full mask of node v: the sources s <= v of this block
+    const pos_t s_last = s0 + count - 1;
+    for (std::uint32_t level = 1;; ++level) {
+      pos_t lo = fmin + 1;
+      if (level == 1 && have_seed1) lo = std::min(lo, smin);
+      if (lo >= n) break;
+      pos_t nmin = n, nmax = 0;
+      for (pos_t v = lo; v < n; ++v) {
+        Word* vv = &vis[std::size_t{v} * WD];
+        Word* out = &nx[std::size_t{v} * WD];
+        // saturated: every source of the block at or before v already reached v
+        bool sat = true;
+        if (v >= s_last) {
+          for (int w = 0; w < WD; ++w) {
+            const pos_t kk = static_cast<pos_t>(w) * 64;
+            const Word need =
+                kk >= count ? 0 : (count - kk >= 64 ? ~Word{0} : ((Word{1} << (count - kk)) - 1));
+            sat &= (vv[w] & need) == need;
+          }
+        } else {
+          sat = false;
+        }
+        if (sat) {
+          for (int w = 0; w < WD; ++w) out[w] = 0;
+          continue;
+        }
+        Word acc[WD] = {};
+        if (fmin < v) {
+          const auto row = b.row(v);
+          for (pos_t u : row) {
+            if (u < fmin) continue;
+            if (u > fmax) break;
+            const Word* fu = &f[std::size_t{u} * WD];
+            for (int w = 0; w < WD; ++w) acc[w] |= fu[w];
+          }
+        }
+        if (level == 1 && have_seed1)
+          for (int w = 0; w < WD; ++w) acc[w] |= seed1[std::size_t{v} * WD + w];
+        bool any = false;
+        for (int w = 0; w < WD; ++w) {
+          const Word x = acc[w] & ~vv[w];
+          out[w] = x;
+          vv[w] |= x;
+          any |= x != 0;
+        }
+        if (any) {
+          nmin = std::min(nmin, v);
+          nmax = std::max(nmax, v);
+          on_level(level, v, out);
+        }
+      }
+      // clear the old frontier over its range, swap
+      if (fmin <= fmax)
+        std::fill(f.begin() + static_cast<std::ptrdiff_t>(std::size_t{fmin} * WD),
+                  f.begin() + static_cast<std::ptrdiff_t>(std::size_t{fmax + 1} * WD), 0);
+      // f is all zero now (its bits lay in [fmin, fmax]); nx holds the new frontier in [nmin, nmax]
+      std::swap(f, nx);
+      if (nmin > nmax) break;
+      fmin = nmin;
+      fmax = nmax;
+    }
+    if (have_seed1) std::fill(seed1.begin() + static_cast<std::ptrdiff_t>(base), seed1.end(), 0);
+  }
+};
+
+struct Accum {
+  std::vector<std::uint64_t> hist;
+  void bump(std::uint32_t level, std::uint64_t c) {
+    if (hist.size() <= level) hist.resize(level + 1, 0);
+    hist[level] += c;
+  }
+};
+
+template <int WD>
+DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
+  const pos_t n = p.n;
+  DistanceSummary s;
+  s.n = n;
+  if (opt.eccentricities) s.eccentricity.assign(n, 0);
+  if (opt.matrix) opt.matrix->assign(std::size_t{n} * n, UNREACHABLE);
+  if (n == 0) return s;
+  const Rows rows = make_rows(p);
+  const pos_t per_block = 64 * WD;
+  const std::uint64_t nblocks = (std::uint64_t{n} + per_block - 1) / per_block;
+  const int threads = thread_count(opt.threads);
+  std::vector<Accum> acc(static_cast<std::size_t>(threads));
+  std::atomic<std::uint64_t> done{0};
+#pragma omp parallel num_threads(threads)
+  {
+#ifdef _OPENMP
+    const int tid = omp_get_thread_num();
+#else
+    const int tid = 0;
+#endif
+    BlockBfs<WD> bfs(rows, n);
+    Accum& a = acc[static_cast<std::size_t>(tid)];
+    std::vector<std::uint64_t> level_bits(WD);
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t bi = 0; bi < static_cast<std::int64_t>(nblocks); ++bi) {
+      const pos_t s0 = static_cast<pos_t>(bi) * per_block;
+      const pos_t count = std::min<pos_t>(per_block, n - s0);
+      std::uint32_t cur = 0;
+      std::fill(level_bits.begin(), level_bits.end(), 0);
+      auto flush_ecc = [&](std::uint32_t level) {
+        if (!opt.eccentricities) return;
+        for (int w = 0; w < WD; ++w)
+          for (std::uint64_t bits = level_bits[static_cast<std::size_t>(w)]; bits; bits &= bits - 1)
+            s.eccentricity[s0 + static_cast<pos_t>(w) * 64 + static_cast<pos_t>(std::countr_zero(bits))] =
+                level;
+        std::fill(level_bits.begin(), level_bits.end(), 0);
+      };
+      bfs.run(s0, count, [&](std::uint32_t level, pos_t v, const std::uint64_t* bits) {
+        if (level == 0) {
+          if (opt.matrix)
+            for (int w = 0; w < WD; ++w)
+              for (std::uint64_t x = bits[w]; x; x &= x - 1)
+                (*opt.matrix)[std::size_t{v} * n + s0 + static_cast<pos_t>(w) * 64 +
+                              static_cast<pos_t>(std::countr_zero(x))] = 0;
+          return;
+        }
+        if (level != cur) {
+          if (cur) flush_ecc(cur);
+          cur = level;
+        }
+        std::uint64_t c = 0;
+        for (int w = 0; w < WD; ++w) {
+          c += static_cast<std::uint64_t>(std::popcount(bits[w]));
+          level_bits[static_cast<std::size_t>(w)] |= bits[w];
+          if (opt.matrix)
+            for (std::uint64_t x = bits[w]; x; x &= x - 1)
+              (*opt.matrix)[std::size_t{v} * n + s0 + static_cast<pos_t>(w) * 64 +
+                            static_cast<pos_t>(std::countr_zero(x))] = level;
+        }
+        a.bump(level, c);
+      });
+      if (cur) flush_ecc(cur);
+      const std::uint64_t d = ++done;
+      if (opt.progress && tid == 0) opt.progress(d, nblocks);
+    }
+  }
+  s.histogram.assign(1, 0);
+  for (auto& a : acc) {
+    if (s.histogram.size() < a.hist.size()) s.histogram.resize(a.hist.size(), 0);
+    for (std::size_t d = 0; d < a.hist.size(); ++d) s.histogram[d] += a.hist[d];
+  }
+  s.histogram[0] = 0;
+  long double sum = 0;
+  for (std::size_t d = 1; d < s.histogram.size(); ++d) {
+    s.reachable_pairs += s.histogram[d];
+    sum += static_cast<long double>(d) * static_cast<long double>(s.histogram[d]);
+    if (s.histogram[d]) s.diameter = static_cast<std::uint32_t>(d);
+  }
+  const std::uint64_t pairs = std::uint64_t{n} * (n - 1) / 2;
+  s.unreachable_pairs = pairs - s.reachable_pairs;
+  s.mean_distance = s.reachable_pairs ? static_cast<double>(sum / s.reachable_pairs) : 0.0;
+  if (opt.progress) opt.progress(nblocks, nblocks);
+  return s;
+}
+
+}  // namespace
+
+DistanceSummary summary_from_profile(const DistanceProfile& prof, pos_t n, bool eccentricities) {
+  if (prof.size() < n) throw UsageError("summary_from_profile: the profile is shorter than n");
+  DistanceSummary s;
+  s.n = n;
+  s.from_profile = true;
+  s.histogram.assign(1, 0);
+  long double sum = 0;
+  for (pos_t m = 1; m < n; ++m) {
+    const std::uint64_t pairs = n - m;
+    const std::uint32_t d = prof[m];
+    if (d == UNREACHABLE) {
+      s.unreachable_pairs += pairs;
+      continue;
+    }
+    if (s.histogram.size() <= d) s.histogram.resize(std::size_t{d} + 1, 0);
+    s.histogram[d] += pairs;
+    s.reachable_pairs += pairs;
+    sum += static_cast<long double>(d) * pairs;
+    s.diameter = std::max(s.diameter, d);
+  }
+  s.mean_distance = s.reachable_pairs ? static_cast<double>(sum / s.reachable_pairs) : 0.0;
+  if (eccentricities) {
+    // ecc(j) = max_{1 <= m <= n-1-j, reachable} delta(m): a running maximum over m
+    s.eccentricity.assign(n, 0);
+    std::uint32_t run = 0;
+    for (pos_t m = 1; m < n; ++m) {
+      const std::uint32_t d = prof[m];
+      if (d != UNREACHABLE) run = std::max(run, d);
+      s.eccentricity[n - 1 - m] = run;
+    }
+  }
+  return s;
+}
+
+DistanceSummary all_pairs_summary(const Pattern& p, const AllPairsOptions& opt) {
+  const unsigned spb = opt.sources_per_block;
+  if (spb != 64 && spb != 128 && spb != 256)
+    throw UsageError("all_pairs_summary: sources_per_block must be 64, 128 or 256");
+  const std::uint64_t wd = spb / 64;
+  std::uint64_t bytes = static_cast<std::uint64_t>(thread_count(opt.threads)) * p.n * wd * 8 * 4 +
+                        comm_graph_bytes(p) + std::uint64_t{p.n} * 4;
+  if (opt.matrix) bytes += std::uint64_t{p.n} * p.n * 4;
+  check_memory(bytes, opt.mem_limit, "all-pairs distances of " + p.spec + " at n = " + std::to_string(p.n));
+  switch (spb) {
+    case 64:
+      return all_pairs_impl<1>(p, opt);
+    case 128:
+      return all_pairs_impl<2>(p, opt);
+    default:
+      return all_pairs_impl<4>(p, opt);
+  }
+}
+
+DistanceSummary distance_summary(const Pattern& p, const AllPairsOptions& opt) {
+  if (p.translation_invariant() && !opt.matrix)
+    return summary_from_profile(distance_profile(p), p.n, opt.eccentricities);
+  return all_pairs_summary(p, opt);
+}
+
+std::uint32_t copy_distance(const Pattern& p, pos_t N, int threads) {
+  if (N == 0) return 0;
+  if (std::uint64_t{N} * 2 > p.n)
+    throw UsageError("copy_distance: the copy task of length " + std::to_string(N) +
+                     " needs 2N = " + std::to_string(std::uint64_t{N} * 2) + " positions, the pattern has " +
+                     std::to_string(p.n));
+  if (p.translation_invariant()) {
+    if (p.a_mode == AMode::Explicit && p.b_empty()) return distance_profile(p)[N];
+    return offset_distance_profile(p.b_offsets, N + 1)[N];
+  }
+  // multi-source BFS over the sources 0..N-1, reading d(j + N, j)
+  const Rows rows = make_rows(p);
+  const pos_t per_block = 256;
+  const std::uint64_t nblocks = (std::uint64_t{N} + per_block - 1) / per_block;
+  std::uint32_t worst = 0;
+  bool missing = false;
+  const int nt = thread_count(threads);
+#pragma omp parallel num_threads(nt) reduction(max : worst) reduction(|| : missing)
+  {
+    BlockBfs<4> bfs(rows, p.n);
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t bi = 0; bi < static_cast<std::int64_t>(nblocks); ++bi) {
+      const pos_t s0 = static_cast<pos_t>(bi) * per_block;
+      const pos_t count = std::min<pos_t>(per_block, N - s0);
+      std::vector<std::uint32_t> got(count, UNREACHABLE);
+      bfs.run(s0, count, [&](std::uint32_t level, pos_t v, const std::uint64_t* bits) {
+        // the source j = v - N of this block, if any
+        if (v < N + s0 || v >= N + s0 + count) return;
+        const pos_t k = v - N - s0;
+        if ((bits[k / 64] >> (k % 64)) & 1) got[k] = level;
+      });
+      for (auto g : got) {
+        if (g == UNREACHABLE)
+          missing = true;
+        else
+          worst = std::max(worst, g);
+      }
+    }
+  }
+  return missing ? UNREACHABLE : worst;
+}
+
+const std::vector<std::string>& path_length_growth_classes() {
+  static const std::vector<std::string> c = {"O(1)", "O(log n)", "O(sqrt n)", "O(n)"};
+  return c;
+}
+
+PathLengthTable path_length_table(const std::string& spec, const std::vector<std::uint64_t>& ns,
+                                  const AllPairsOptions& opt, std::uint64_t max_all_pairs_n) {
+  PathLengthTable t;
+  t.pattern = spec;
+  if (spec.rfind("mtx:", 0) == 0)
+    throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
+  std::vector<double> xs, dia, cp, mean;
+  for (std::uint64_t n : ns) {
+    if (n < 1 || n > UINT32_MAX / 2)
+      throw UsageError("sweep value n = " + std::to_string(n) + " is out of range");
+    PathLengthRow row;
+    row.n = n;
+    // the pattern on 2n tokens: its first n positions are the pattern on n tokens (Def. 4.1 and 4.10 read
+    // only earlier positions), so one build serves both the summary and the copy distance
+    check_memory(estimate_pattern_bytes(spec, 2 * n, false), opt.mem_limit,
+                 "pattern " + spec + " at n = " + std::to_string(2 * n));
+    const Pattern p2 = make_pattern(spec, 2 * n);
+    if (p2.translation_invariant()) {
+      const Pattern p1 = make_pattern(spec, n + 1);
+      const DistanceProfile prof = distance_profile(p1);  // delta(0..n)
+      const auto s = summary_from_profile(prof, static_cast<pos_t>(n), false);
+      row.diameter = s.diameter;
+      row.mean_distance = s.mean_distance;
+      row.unreachable_pairs = s.unreachable_pairs;
+      row.copy_distance = prof[static_cast<pos_t>(n)];
+      row.from_profile = true;
+    } else {
+      if (n > max_all_pairs_n)
+        throw UsageError("pattern " + spec + " is not translation-invariant: n = " + std::to_string(n) +
+                         " needs all-pairs distances (above " + std::to_string(max_all_pairs_n) +
+                         "); add --all-pairs to run them anyway");
+      const Pattern p1 = make_pattern(spec, n);
+      AllPairsOptions o = opt;
+      o.eccentricities = false;
+      o.matrix = nullptr;
+      const auto s = all_pairs_summary(p1, o);
+      row.diameter = s.diameter;
+      row.mean_distance = s.mean_distance;
+      row.unreachable_pairs = s.unreachable_pairs;
+      row.copy_distance = copy_distance(p2, static_cast<pos_t>(n), opt.threads);
+    }
+    xs.push_back(static_cast<double>(n));
+    dia.push_back(row.diameter);
+    cp.push_back(row.copy_distance == UNREACHABLE ? 0.0 : row.copy_distance);
+    mean.push_back(row.mean_distance);
+    t.rows.push_back(row);
+  }
+  const auto& cls = path_length_growth_classes();
+  const auto fd = fit_growth(xs, dia, cls), fc = fit_growth(xs, cp, cls), fm = fit_growth(xs, mean, cls);
+  t.diameter_growth = fd.best;
+  t.diameter_residual = fd.residual;
+  t.copy_growth = fc.best;
+  t.copy_residual = fc.residual;
+  t.mean_growth = fm.best;
+  t.mean_residual = fm.residual;
+  return t;
+}
+
+}  // namespace mixgraph

@@ -1,0 +1,436 @@
+// mixgraph distances: shortest paths, diameters and path-length tables (MATH.md §3, issue 3).
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "mixgraph/atomic_file.hpp"
+#include "mixgraph/distances.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/sweep.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+/// Non-translation-invariant summaries run all-pairs by themselves up to this n.
+constexpr std::uint64_t kAutoAllPairsMax = std::uint64_t{1} << 14;
+/// --matrix writes at most this n (the text file has n^2 entries).
+constexpr std::uint64_t kMatrixMax = std::uint64_t{1} << 14;
+
+struct DistOptions {
+  CommonOptions common;
+  std::vector<std::string> patterns;
+  std::string n_text;
+  std::string source_text;
+  std::string target_text;
+  bool all_pairs = false;
+  std::string matrix_file;
+  std::string sweep_text;
+  bool summary = false;
+  bool counts = false;
+  std::string method = "auto";
+};
+
+nlohmann::json dist_json(const std::vector<std::uint32_t>& d) {
+  nlohmann::json a = nlohmann::json::array();
+  for (auto x : d) {
+    if (x == UNREACHABLE)
+      a.push_back(nullptr);
+    else
+      a.push_back(x);
+  }
+  return a;
+}
+std::string dist_text(std::uint32_t d) {
+  return d == UNREACHABLE ? "inf" : std::to_string(d);
+}
+
+ProfileMethod parse_method(const std::string& m) {
+  if (m == "auto") return ProfileMethod::Auto;
+  if (m == "bitset-bfs") return ProfileMethod::BitsetBfs;
+  if (m == "dp") return ProfileMethod::Dp;
+  throw UsageError("--method must be auto, bitset-bfs or dp (got '" + m + "')");
+}
+
+pos_t parse_position(const std::string& text, const char* opt, pos_t n) {
+  const std::uint64_t v = parse_count(text, opt);
+  if (v < 1 || v > n)
+    throw UsageError(std::string(opt) + " " + text + " is outside 1.." + std::to_string(n) +
+                     " (positions are 1-indexed)");
+  return static_cast<pos_t>(v - 1);
+}
+
+std::function<void(std::uint64_t, std::uint64_t)> progress_fn() {
+  if (!stderr_is_tty()) return {};
+  return [](std::uint64_t done, std::uint64_t total) {
+    std::cerr << "\r[distances] all-pairs: " << done << "/" << total << " source blocks" << std::flush;
+    if (done == total) std::cerr << "\r" << std::string(60, ' ') << "\r" << std::flush;
+  };
+}
+
+void write_matrix(const std::string& path, const std::vector<std::uint32_t>& m, pos_t n) {
+  write_file_atomic(path, [&](std::ostream& os) {
+    std::string line;
+    for (pos_t i = 0; i < n; ++i) {
+      line.clear();
+      for (pos_t j = 0; j < n; ++j) {
+        if (j) line += ',';
+        const auto d = m[std::size_t{i} * n + j];
+        line += d == UNREACHABLE ? "inf" : std::to_string(d);
+      }
+      line += '\n';
+      os << line;
+    }
+  });
+}
+
+nlohmann::json growth_json(const std::string& cls, double residual) {
+  return {{"class", cls}, {"relative_residual", residual}};
+}
+
+int run_sweep(const DistOptions& o, nlohmann::json params) {
+  if (!o.source_text.empty() || !o.target_text.empty() || !o.matrix_file.empty())
+    throw UsageError("--source, --target and --matrix need one n; leave out --sweep");
+  if (o.counts) throw UsageError("--counts needs --source; leave out --sweep");
+  const auto ns = parse_sweep(o.sweep_text);
+  params["sweep"] = o.sweep_text;
+  AllPairsOptions ap;
+  ap.threads = o.common.threads;
+  ap.mem_limit = o.common.mem_limit_bytes();
+  ap.progress = progress_fn();
+  std::vector<PathLengthTable> tables;
+  for (const auto& spec : o.patterns)
+    tables.push_back(path_length_table(spec, ns, ap, o.all_pairs ? UINT64_MAX : kAutoAllPairsMax));
+  auto max_delta = [](const PathLengthRow& r) -> std::uint32_t {
+    if (!r.from_profile) return UNREACHABLE;
+    return r.copy_distance == UNREACHABLE ? r.diameter : std::max(r.diameter, r.copy_distance);
+  };
+  switch (o.common.fmt()) {
+    case Format::Json: {
+      auto j = json_header("distances", 1, params);
+      j["sweep"] = nlohmann::json::array();
+      for (const auto& t : tables) {
+        nlohmann::json pj;
+        pj["pattern"] = t.pattern;
+        pj["rows"] = nlohmann::json::array();
+        for (const auto& r : t.rows) {
+          nlohmann::json rj = {{"n", r.n},
+                               {"diameter", r.diameter},
+                               {"mean_distance", r.mean_distance},
+                               {"unreachable_pairs", r.unreachable_pairs},
+                               {"source_of_figures", r.from_profile ? "profile" : "all-pairs"}};
+          rj["copy_distance"] =
+              r.copy_distance == UNREACHABLE ? nlohmann::json(nullptr) : nlohmann::json(r.copy_distance);
+          const auto md = max_delta(r);
+          rj["max_delta"] = md == UNREACHABLE ? nlohmann::json(nullptr) : nlohmann::json(md);
+          pj["rows"].push_back(rj);
+        }
+        pj["growth"] = {{"diameter", growth_json(t.diameter_growth, t.diameter_residual)},
+                        {"copy_distance", growth_json(t.copy_growth, t.copy_residual)},
+                        {"mean_distance", growth_json(t.mean_growth, t.mean_residual)}};
+        j["sweep"].push_back(pj);
+      }
+      print_json(std::cout, j);
+      break;
+    }
+    case Format::Csv: {
+      Table tb(
+          {"pattern", "n", "diameter", "copy_distance", "mean_distance", "max_delta", "unreachable_pairs"});
+      for (const auto& t : tables)
+        for (const auto& r : t.rows)
+          tb.add({t.pattern, std::to_string(r.n), std::to_string(r.diameter), dist_text(r.copy_distance),
+                  fmt_double(r.mean_distance, 8), r.from_profile ? dist_text(max_delta(r)) : "",
+                  std::to_string(r.unreachable_pairs)});
+      tb.print_csv(std::cout);
+      break;
+    }
+    case Format::Table: {
+      std::vector<std::string> h = {"n"};
+      for (const auto& t : tables) {
+        const std::string pre = tables.size() > 1 ? t.pattern + " " : "";
+        for (const char* c : {"diameter", "copy d", "mean", "max delta"}) h.push_back(pre + c);
+      }
+      Table tb(h);
+      for (std::size_t k = 0; k < ns.size(); ++k) {
+        std::vector<std::string> row = {std::to_string(ns[k])};
+        for (const auto& t : tables) {
+          const auto& r = t.rows[k];
+          row.push_back(std::to_string(r.diameter) + (r.unreachable_pairs ? "*" : ""));
+          row.push_back(dist_text(r.copy_distance));
+          row.push_back(fmt_double(r.mean_distance, 5));
+          row.push_back(r.from_profile ? dist_text(max_delta(r)) : "-");
+        }
+        tb.add(row);
+      }
+      tb.print_text(std::cout);
+      std::cout << "\n";
+      for (const auto& t : tables)
+        std::cout << t.pattern << ": growth of diameter " << t.diameter_growth << ", copy distance "
+                  << t.copy_growth << ", mean distance " << t.mean_growth << "\n";
+      bool star = false;
+      for (const auto& t : tables)
+        for (const auto& r : t.rows) star |= r.unreachable_pairs > 0;
+      if (star) std::cout << "* some pairs j < i are unreachable; the diameter is over reachable pairs\n";
+      std::cout
+          << "copy d = copy distance delta(n) (max_j d(j + n, j) on 2n tokens); inf = some copy impossible\n";
+      break;
+    }
+  }
+  return 0;
+}
+
+int run_distances(const DistOptions& o) {
+  o.common.apply();
+  const Format fmt = o.common.fmt();
+  const ProfileMethod method = parse_method(o.method);
+  nlohmann::json params = {
+      {"pattern", o.patterns.size() == 1 ? nlohmann::json(o.patterns[0]) : nlohmann::json(o.patterns)},
+      {"format", o.common.format}};
+  if (o.patterns.empty()) throw UsageError("--pattern is required");
+  if (!o.sweep_text.empty()) return run_sweep(o, params);
+  if (o.patterns.size() > 1)
+    throw UsageError("several --pattern values need --sweep LO..HI (the side-by-side path-length table)");
+  const std::string& spec = o.patterns[0];
+  const bool is_mtx = spec.rfind("mtx:", 0) == 0;
+  std::uint64_t n = 0;
+  if (!o.n_text.empty())
+    n = parse_count(o.n_text, "--n");
+  else if (!is_mtx)
+    throw UsageError("--n is required (the number of tokens), or give --sweep LO..HI");
+  if (!is_mtx && (n < 1 || n > UINT32_MAX - 1)) throw UsageError("--n must be in 1..4294967294");
+  check_memory(estimate_pattern_bytes(spec, n, false), o.common.mem_limit_bytes(),
+               "pattern " + spec + " at n = " + std::to_string(n));
+  const Pattern p = make_pattern(spec, n);
+  params["n"] = p.n;
+  std::optional<pos_t> source, target;
+  if (!o.source_text.empty()) {
+    source = parse_position(o.source_text, "--source", p.n);
+    params["source"] = *source + 1;
+  }
+  if (!o.target_text.empty()) {
+    target = parse_position(o.target_text, "--target", p.n);
+    params["target"] = *target + 1;
+  }
+  if (o.counts && !source) throw UsageError("--counts needs --source j (shortest-path counts from x_j)");
+  if (!o.matrix_file.empty() && p.n > kMatrixMax)
+    throw UsageError("--matrix writes n^2 entries; n = " + std::to_string(p.n) + " is above " +
+                     std::to_string(kMatrixMax) + ": use --summary figures or --source/--target instead");
+  if (o.all_pairs) params["all_pairs"] = true;
+  if (o.summary) params["summary"] = true;
+  if (o.method != "auto") params["method"] = o.method;
+
+  const bool ti = p.translation_invariant() && !(p.a_mode == AMode::Explicit && !p.b_empty());
+  // What to compute: the summary figures unless only --source/--target lists were asked for on a pattern
+  // too big for automatic all-pairs.
+  const bool want_lists = source || target;
+  const bool need_matrix = !o.matrix_file.empty();
+  bool do_summary = true;
+  if (!ti && !o.all_pairs && !need_matrix && p.n > kAutoAllPairsMax) {
+    if (!want_lists)
+      throw UsageError("pattern " + spec +
+                       " is not translation-invariant: its diameter, mean and histogram "
+                       "need all-pairs distances, run automatically only up to n = 2^14 = " +
+                       std::to_string(kAutoAllPairsMax) + " (n is " + std::to_string(p.n) +
+                       "); add --all-pairs to run them anyway (O(n^2/64 * levels) work), or ask "
+                       "--source j / --target i for one row");
+    do_summary = false;
+  }
+  std::optional<DistanceProfile> prof;
+  DistanceSummary sum;
+  std::vector<std::uint32_t> matrix;
+  std::string figures_from;
+  if (ti && !need_matrix && !o.all_pairs) {
+    if (do_summary) {
+      prof = p.a_mode == AMode::Explicit ? distance_profile(p)
+                                         : offset_distance_profile(p.b_offsets, p.n, method);
+      sum = summary_from_profile(*prof, p.n, !o.summary);
+      figures_from = "profile";
+    }
+  } else if (do_summary) {
+    AllPairsOptions ap;
+    ap.threads = o.common.threads;
+    ap.eccentricities = !o.summary;
+    ap.mem_limit = o.common.mem_limit_bytes();
+    ap.progress = progress_fn();
+    if (need_matrix) ap.matrix = &matrix;
+    sum = all_pairs_summary(p, ap);
+    figures_from = "all-pairs";
+    if (ti) prof = distance_profile(p, method);
+  }
+  if (need_matrix) write_matrix(o.matrix_file, matrix, p.n);
+  std::vector<std::uint32_t> from, to;
+  PathCounts counts;
+  if (source) {
+    if (o.counts) {
+      counts = shortest_path_counts(p, *source);
+      from = counts.dist;
+    } else {
+      from = single_source_distances(p, *source);
+    }
+  }
+  if (target) to = single_target_distances(p, *target);
+
+  if (fmt == Format::Json) {
+    auto j = json_header("distances", 1, params);
+    j["pattern"] = p.spec;
+    j["n"] = p.n;
+    j["family"] = to_string(p.family);
+    j["a_mode"] = to_string(p.a_mode);
+    j["translation_invariant"] = ti;
+    if (do_summary) {
+      j["figures_from"] = figures_from;
+      j["diameter"] = sum.diameter;
+      j["mean_distance"] = sum.mean_distance;
+      j["histogram"] = sum.histogram;
+      j["reachable_pairs"] = sum.reachable_pairs;
+      j["unreachable_pairs"] = sum.unreachable_pairs;
+      if (prof) {
+        std::uint32_t mx = 0;
+        for (pos_t m = 0; m < prof->size(); ++m)
+          if ((*prof)[m] != UNREACHABLE) mx = std::max(mx, (*prof)[m]);
+        j["max_delta"] = mx;
+        if (!o.summary) j["profile"] = dist_json(prof->to_vector());
+      }
+      if (!o.summary && !sum.eccentricity.empty()) j["eccentricity"] = sum.eccentricity;
+    }
+    if (need_matrix) j["matrix_file"] = o.matrix_file;
+    if (source) {
+      j["source"] = *source + 1;
+      j["dist"] = dist_json(from);
+      if (o.counts) {
+        nlohmann::json c = nlohmann::json::array();
+        for (pos_t i = 0; i < p.n; ++i) {
+          if (counts.dist[i] == UNREACHABLE)
+            c.push_back(nullptr);
+          else
+            c.push_back(counts.count[i]);
+        }
+        j["path_counts"] = c;
+        j["path_counts_overflow"] = counts.overflow;
+      }
+    }
+    if (target) {
+      j["target"] = *target + 1;
+      j["dist_to_target"] = dist_json(to);
+    }
+    if (source && target)
+      j["distance"] = from[*target] == UNREACHABLE ? nlohmann::json(nullptr) : nlohmann::json(from[*target]);
+    print_json(std::cout, j);
+    return 0;
+  }
+  if (fmt == Format::Csv) {
+    if (source || target) {
+      std::vector<std::string> h = {"position"};
+      if (source) h.push_back("dist_from_source");
+      if (o.counts) h.push_back("path_count");
+      if (target) h.push_back("dist_to_target");
+      Table t(h);
+      for (pos_t i = 0; i < p.n; ++i) {
+        std::vector<std::string> row = {std::to_string(i + 1)};
+        if (source) row.push_back(dist_text(from[i]));
+        if (o.counts) row.push_back(from[i] == UNREACHABLE ? "0" : std::to_string(counts.count[i]));
+        if (target) row.push_back(dist_text(to[i]));
+        t.add(row);
+      }
+      t.print_csv(std::cout);
+    } else if (prof && !o.summary) {
+      Table t({"m", "delta"});
+      for (pos_t m = 0; m < prof->size(); ++m) t.add({std::to_string(m), dist_text((*prof)[m])});
+      t.print_csv(std::cout);
+    } else {
+      Table t({"pattern", "n", "diameter", "mean_distance", "reachable_pairs", "unreachable_pairs",
+               "figures_from"});
+      t.add({p.spec, std::to_string(p.n), std::to_string(sum.diameter), fmt_double(sum.mean_distance, 10),
+             std::to_string(sum.reachable_pairs), std::to_string(sum.unreachable_pairs), figures_from});
+      t.print_csv(std::cout);
+    }
+    return 0;
+  }
+  // table
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"pattern", p.spec}, {"family", to_string(p.family)}, {"n", std::to_string(p.n)}};
+  if (do_summary) {
+    kv.push_back({"figures from", figures_from == "profile"
+                                      ? "the distance profile delta(m) (translation-invariant)"
+                                      : "all-pairs bit-parallel BFS"});
+    kv.push_back({"diameter", std::to_string(sum.diameter) + " (over reachable pairs j < i)"});
+    kv.push_back({"mean distance", fmt_double(sum.mean_distance, 8)});
+    kv.push_back({"reachable pairs", std::to_string(sum.reachable_pairs)});
+    kv.push_back({"unreachable pairs", std::to_string(sum.unreachable_pairs)});
+    std::string h;
+    for (std::size_t d = 1; d < sum.histogram.size(); ++d)
+      h += (h.empty() ? "" : ", ") + std::to_string(d) + ": " + std::to_string(sum.histogram[d]);
+    kv.push_back({"histogram (d: pairs)", h.empty() ? "(none)" : h});
+    if (prof) {
+      std::vector<std::uint64_t> head;
+      for (pos_t m = 0; m < std::min<pos_t>(prof->size(), 32); ++m) head.push_back((*prof)[m]);
+      std::string s;
+      for (std::size_t m = 0; m < head.size(); ++m)
+        s += (m ? " " : "") + dist_text(static_cast<std::uint32_t>(head[m]));
+      if (prof->size() > 32) s += " ... (--format json or csv lists all)";
+      kv.push_back({"profile delta(0..)", s});
+    }
+  }
+  if (need_matrix)
+    kv.push_back({"matrix written to", o.matrix_file + " (row i, column j: d(i, j); inf = no path)"});
+  if (source && target)
+    kv.push_back({"d(" + std::to_string(*target + 1) + ", " + std::to_string(*source + 1) + ")",
+                  dist_text(from[*target])});
+  print_kv(std::cout, kv);
+  if (source || target) {
+    std::cout << "\n";
+    std::vector<std::string> h = {"position"};
+    if (source) h.push_back("d(i, " + std::to_string(*source + 1) + ")");
+    if (o.counts) h.push_back("shortest paths");
+    if (target) h.push_back("d(" + std::to_string(*target + 1) + ", j)");
+    Table t(h);
+    const pos_t show = std::min<pos_t>(p.n, 64);
+    for (pos_t i = 0; i < show; ++i) {
+      std::vector<std::string> row = {std::to_string(i + 1)};
+      if (source) row.push_back(dist_text(from[i]));
+      if (o.counts) row.push_back(from[i] == UNREACHABLE ? "0" : std::to_string(counts.count[i]));
+      if (target) row.push_back(dist_text(to[i]));
+      t.add(row);
+    }
+    t.print_text(std::cout);
+    if (show < p.n) std::cout << "(showing 64 of " << p.n << " positions; --format csv or json lists all)\n";
+    if (o.counts && counts.overflow) std::cout << "some path counts saturated at 2^64 - 1\n";
+  }
+  return 0;
+}
+
+Registrar reg(
+    "distances", "Shortest paths d(i, j), diameters, distance profiles and path-length tables (MATH.md §3)",
+    20, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<DistOptions>();
+      app.add_option(
+             "--pattern,-p", o->patterns,
+             "Pattern spec (" + pattern_name_help() + "); repeat it with --sweep for patterns side by side")
+          ->required();
+      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^20, 1e6. Not needed for mtx:");
+      app.add_option("--source", o->source_text,
+                     "Distances from x_j to every y_i (JSON: 'source', 'dist'; 1-indexed j)");
+      app.add_option("--target", o->target_text,
+                     "Distances from every x_j to y_i (JSON: 'target', 'dist_to_target')");
+      app.add_flag("--all-pairs", o->all_pairs,
+                   "Run all-pairs distances (bit-parallel BFS) even above n = 2^14 or for "
+                   "translation-invariant patterns");
+      app.add_option("--matrix", o->matrix_file,
+                     "Write the n x n distance matrix (CSV, row i, column j: d(i, j), inf = no path) "
+                     "to this file, atomically; n <= 2^14");
+      app.add_option("--sweep", o->sweep_text,
+                     "Path-length table over n: LO..HI (powers of two between) or a list");
+      app.add_flag("--summary", o->summary, "Leave out every per-position list (profile, eccentricity)");
+      app.add_flag("--counts", o->counts,
+                   "With --source: the number of shortest paths (JSON: 'path_counts')");
+      app.add_option("--method", o->method, "Profile method: auto, bitset-bfs or dp")->default_val("auto");
+      add_common_options(app, o->common);
+      return [o] { return run_distances(*o); };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli
