@@ -350,7 +350,7 @@ TEST(AllPairs, RandomMasksMatchPerSourceBruteForce) {
     std::vector<std::vector<std::uint32_t>> ref(n);
     for (pos_t s = 0; s < n; ++s) ref[s] = layered_bfs(g, s);
     const auto want = brute_summary(ref);
-    for (unsigned spb : {64u, 128u, 256u})
+    for (unsigned spb : {64u, 128u, 256u, 512u})
       for (int threads : {1, 2}) {
         AllPairsOptions o;
         o.sources_per_block = spb;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 
 #include "mixgraph/commgraph.hpp"
@@ -32,6 +33,7 @@ int thread_count(int threads) {
 struct Rows {
   Csr owned;
   const Csr* b = nullptr;
+  Csr out;    ///< B transposed: row j lists the readers of j (the edges j -> i)
   Csr a_out;  ///< explicit A transposed: row j lists the i with A(i, j) != 0
   bool explicit_a = false;
 };
@@ -49,6 +51,7 @@ Rows make_rows(const Pattern& p) {
     r.owned.ptr.assign(std::size_t{p.n} + 1, 0);
     r.b = &r.owned;
   }
+  r.out = transpose(*r.b);
   if (p.a_mode == AMode::Explicit) {
     r.explicit_a = true;
     r.a_out = transpose(a_csr(p));
@@ -57,130 +60,156 @@ Rows make_rows(const Pattern& p) {
 }
 
 /// One block of up to 64 * WD sources [s0, s0 + 64 WD): a level-synchronous BFS where node v holds WD
-/// words of source bits; next[v] = (OR of frontier[u] over v's B reads) & ~visited[v].
+/// words of source bits. Each level is either pushed (top-down: every frontier node ORs its bits into its
+/// readers, when the frontier's out-edges are few) or pulled (bottom-up: next[v] = OR of frontier[u] over
+/// v's B reads, skipping nodes every source already reached); then next &= ~visited.
 /// on_level(level, v, bits) is called for every node with bits newly reached at that level (level 0:
 /// the sources themselves when A has their diagonal).
 template <int WD>
 struct BlockBfs {
   using Word = std::uint64_t;
   const Csr& b;
+  const Csr& out;
   const Rows& rows;
   pos_t n;
   std::vector<Word> f, nx, vis, seed1;
+  std::vector<std::uint8_t> mark;
+  std::vector<pos_t> fl, nl, touched, seeds;
 
-  BlockBfs(const Rows& r, pos_t n_) : b(*r.b), rows(r), n(n_) {
+  BlockBfs(const Rows& r, pos_t n_) : b(*r.b), out(r.out), rows(r), n(n_) {
     const std::size_t sz = std::size_t{n} * WD;
     f.assign(sz, 0);
     nx.assign(sz, 0);
     vis.assign(sz, 0);
+    mark.assign(n, 0);
     if (r.explicit_a) seed1.assign(sz, 0);
   }
+
+  Word* at(std::vector<Word>& a, pos_t v) { return a.data() + std::size_t{v} * WD; }
 
   template <class OnLevel>
   void run(pos_t s0, pos_t count, OnLevel&& on_level) {
     const std::size_t base = std::size_t{s0} * WD;
-    std::fill(f.begin() + static_cast<std::ptrdiff_t>(base), f.end(), 0);
-    std::fill(nx.begin() + static_cast<std::ptrdiff_t>(base), nx.end(), 0);
     std::fill(vis.begin() + static_cast<std::ptrdiff_t>(base), vis.end(), 0);
-    bool have_seed1 = false;
-    pos_t fmin = n, fmax = 0;
-    auto note = [&](pos_t v) {
-      fmin = std::min(fmin, v);
-      fmax = std::max(fmax, v);
-    };
+    fl.clear();
+    seeds.clear();
     for (pos_t k = 0; k < count; ++k) {
       const pos_t s = s0 + k;
       const Word bit = Word{1} << (k % 64);
       if (!rows.explicit_a) {
-        f[std::size_t{s} * WD + k / 64] |= bit;
-        note(s);
+        at(f, s)[k / 64] |= bit;
+        fl.push_back(s);
         continue;
       }
       for (pos_t i : rows.a_out.row(s)) {
         if (i == s) {
-          f[std::size_t{s} * WD + k / 64] |= bit;
-          note(s);
+          at(f, s)[k / 64] |= bit;
+          fl.push_back(s);
         } else {
-          seed1[std::size_t{i} * WD + k / 64] |= bit;
-          have_seed1 = true;
-        }
-      }
-    }
-    pos_t smin = n;  // first node with a level-1 seed
-    if (have_seed1)
-      for (pos_t v = s0; v < n; ++v)
-        for (int w = 0; w < WD; ++w)
-          if (seed1[std::size_t{v} * WD + w]) smin = std::min(smin, v);
-    for (pos_t v = s0; v < n; ++v) {
-      bool any = false;
-      for (int w = 0; w < WD; ++w) {
-        vis[std::size_t{v} * WD + w] = f[std::size_t{v} * WD + w];
-        any |= f[std::size_t{v} * WD + w] != 0;
-      }
-      if (any) on_level(0u, v, &f[std::size_t{v} * WD]);
-    }
-    // the full mask of node v: the sources s <= v of this block
-    const pos_t s_last = s0 + count - 1;
-    for (std::uint32_t level = 1;; ++level) {
-      pos_t lo = fmin + 1;
-      if (level == 1 && have_seed1) lo = std::min(lo, smin);
-      if (lo >= n) break;
-      pos_t nmin = n, nmax = 0;
-      for (pos_t v = lo; v < n; ++v) {
-        Word* vv = &vis[std::size_t{v} * WD];
-        Word* out = &nx[std::size_t{v} * WD];
-        // saturated: every source of the block at or before v already reached v
-        bool sat = true;
-        if (v >= s_last) {
-          for (int w = 0; w < WD; ++w) {
-            const pos_t kk = static_cast<pos_t>(w) * 64;
-            const Word need =
-                kk >= count ? 0 : (count - kk >= 64 ? ~Word{0} : ((Word{1} << (count - kk)) - 1));
-            sat &= (vv[w] & need) == need;
+          if (!mark[i]) {
+            mark[i] = 1;
+            seeds.push_back(i);
           }
-        } else {
-          sat = false;
+          at(seed1, i)[k / 64] |= bit;
         }
-        if (sat) {
-          for (int w = 0; w < WD; ++w) out[w] = 0;
-          continue;
-        }
-        Word acc[WD] = {};
-        if (fmin < v) {
-          const auto row = b.row(v);
-          for (pos_t u : row) {
+      }
+    }
+    for (pos_t v : seeds) mark[v] = 0;
+    for (pos_t v : fl) {
+      for (int w = 0; w < WD; ++w) at(vis, v)[w] = at(f, v)[w];
+      on_level(0u, v, at(f, v));
+    }
+    const pos_t s_last = s0 + count - 1;
+    auto saturated = [&](pos_t v) {
+      if (v < s_last) return false;
+      const Word* vv = at(vis, v);
+      for (int w = 0; w < WD; ++w) {
+        const pos_t kk = static_cast<pos_t>(w) * 64;
+        const Word need = kk >= count ? 0 : (count - kk >= 64 ? ~Word{0} : ((Word{1} << (count - kk)) - 1));
+        if ((vv[w] & need) != need) return false;
+      }
+      return true;
+    };
+    for (std::uint32_t level = 1; !fl.empty() || (level == 1 && !seeds.empty()); ++level) {
+      // the cost of pushing: the frontier's out-edges; of pulling: B's rows after the first frontier node
+      nnz_t push_cost = 0;
+      pos_t fmin = n, fmax = 0;
+      for (pos_t u : fl) {
+        push_cost += out.ptr[u + 1] - out.ptr[u];
+        fmin = std::min(fmin, u);
+        fmax = std::max(fmax, u);
+      }
+      touched.clear();
+      if (fmin < n && push_cost * 4 > b.ptr[n] - b.ptr[fmin + 1 < n ? fmin + 1 : n]) {
+        // pull over v > fmin
+        for (pos_t v = fmin + 1; v < n; ++v) {
+          if (saturated(v)) continue;
+          Word acc[WD] = {};
+          bool any = false;
+          for (pos_t u : b.row(v)) {
             if (u < fmin) continue;
             if (u > fmax) break;
-            const Word* fu = &f[std::size_t{u} * WD];
+            const Word* fu = at(f, u);
             for (int w = 0; w < WD; ++w) acc[w] |= fu[w];
           }
+          for (int w = 0; w < WD; ++w) any |= acc[w] != 0;
+          if (any) {
+            Word* o = at(nx, v);
+            for (int w = 0; w < WD; ++w) o[w] = acc[w];
+            mark[v] = 1;
+            touched.push_back(v);
+          }
         }
-        if (level == 1 && have_seed1)
-          for (int w = 0; w < WD; ++w) acc[w] |= seed1[std::size_t{v} * WD + w];
-        bool any = false;
-        for (int w = 0; w < WD; ++w) {
-          const Word x = acc[w] & ~vv[w];
-          out[w] = x;
-          vv[w] |= x;
-          any |= x != 0;
-        }
-        if (any) {
-          nmin = std::min(nmin, v);
-          nmax = std::max(nmax, v);
-          on_level(level, v, out);
+      } else {
+        for (pos_t u : fl) {
+          const Word* fu = at(f, u);
+          for (pos_t v : out.row(u)) {
+            Word* o = at(nx, v);
+            for (int w = 0; w < WD; ++w) o[w] |= fu[w];
+            if (!mark[v]) {
+              mark[v] = 1;
+              touched.push_back(v);
+            }
+          }
         }
       }
-      // clear the old frontier over its range, swap
-      if (fmin <= fmax)
-        std::fill(f.begin() + static_cast<std::ptrdiff_t>(std::size_t{fmin} * WD),
-                  f.begin() + static_cast<std::ptrdiff_t>(std::size_t{fmax + 1} * WD), 0);
-      // f is all zero now (its bits lay in [fmin, fmax]); nx holds the new frontier in [nmin, nmax]
-      std::swap(f, nx);
-      if (nmin > nmax) break;
-      fmin = nmin;
-      fmax = nmax;
+      if (level == 1)
+        for (pos_t v : seeds) {
+          Word* o = at(nx, v);
+          Word* sd = at(seed1, v);
+          for (int w = 0; w < WD; ++w) {
+            o[w] |= sd[w];
+            sd[w] = 0;
+          }
+          if (!mark[v]) {
+            mark[v] = 1;
+            touched.push_back(v);
+          }
+        }
+      for (pos_t u : fl)
+        for (int w = 0; w < WD; ++w) at(f, u)[w] = 0;
+      nl.clear();
+      for (pos_t v : touched) {
+        mark[v] = 0;
+        Word* o = at(nx, v);
+        Word* vv = at(vis, v);
+        bool any = false;
+        for (int w = 0; w < WD; ++w) {
+          const Word x = o[w] & ~vv[w];
+          vv[w] |= x;
+          any |= x != 0;
+          o[w] = 0;
+          at(f, v)[w] = x;
+        }
+        if (any) {
+          nl.push_back(v);
+          on_level(level, v, at(f, v));
+        }
+      }
+      std::swap(fl, nl);
     }
-    if (have_seed1) std::fill(seed1.begin() + static_cast<std::ptrdiff_t>(base), seed1.end(), 0);
+    for (pos_t u : fl)
+      for (int w = 0; w < WD; ++w) at(f, u)[w] = 0;
   }
 };
 
@@ -316,8 +345,8 @@ DistanceSummary summary_from_profile(const DistanceProfile& prof, pos_t n, bool 
 
 DistanceSummary all_pairs_summary(const Pattern& p, const AllPairsOptions& opt) {
   const unsigned spb = opt.sources_per_block;
-  if (spb != 64 && spb != 128 && spb != 256)
-    throw UsageError("all_pairs_summary: sources_per_block must be 64, 128 or 256");
+  if (spb != 64 && spb != 128 && spb != 256 && spb != 512)
+    throw UsageError("all_pairs_summary: sources_per_block must be 64, 128, 256 or 512");
   const std::uint64_t wd = spb / 64;
   std::uint64_t bytes = static_cast<std::uint64_t>(thread_count(opt.threads)) * p.n * wd * 8 * 4 +
                         comm_graph_bytes(p) + std::uint64_t{p.n} * 4;

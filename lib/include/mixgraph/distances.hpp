@@ -132,7 +132,7 @@ DistanceSummary summary_from_profile(const DistanceProfile& prof, pos_t n, bool 
 struct AllPairsOptions {
   int threads = 0;  ///< 0: OpenMP default
   bool eccentricities = true;
-  unsigned sources_per_block = 64;  ///< 64, 128 or 256 (words of sources per node)
+  unsigned sources_per_block = 256;  ///< 64, 128, 256 or 512 (64 sources per word, 1..8 words per node)
   /// Receives (blocks done, blocks total) from one thread now and then (progress on stderr in the CLI).
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   /// When set, filled with the n x n matrix, row-major by target: (*matrix)[i * n + j] = d(i, j).
@@ -140,10 +140,12 @@ struct AllPairsOptions {
   std::uint64_t mem_limit = 0;  ///< refuse (RuntimeFailure) beyond this estimate; 0: physical memory
 };
 
-/// All-pairs distances of any pattern by bit-parallel multi-source BFS: 64 sources per word (up to 256 per
-/// block), levels pulled along B's rows, OpenMP across blocks of sources. O(n/64 * levels * (n + nnz(B)))
-/// word operations in the worst case (nodes whose every source bit is set are skipped). Same results for
-/// every thread count. Explicit A: A edges seed level 1 (the diagonal seeds level 0).
+/// All-pairs distances of any pattern by bit-parallel multi-source BFS: 64 sources per word (up to 512 per
+/// block), each level pushed along B's out-edges or pulled along B's rows (direction-optimising: whichever
+/// touches fewer edges), OpenMP across blocks of sources. O(n/64 * levels * (n + nnz(B))) word
+/// operations in the worst case (pulls skip nodes every source already reached). Same results for every
+/// thread count. Explicit A: A edges seed level 1 (the diagonal seeds level 0). Unreachable pairs are
+/// counted in `unreachable_pairs` and UNREACHABLE in the matrix.
 DistanceSummary all_pairs_summary(const Pattern& p, const AllPairsOptions& opt = {});
 
 /// The summary by whichever route fits: from the profile for translation-invariant patterns, else
