@@ -120,15 +120,17 @@ struct BlockBfs {
       on_level(0u, v, at(f, v));
     }
     const pos_t s_last = s0 + count - 1;
+    Word need[WD];  // the bits of this block's sources
+    for (int w = 0; w < WD; ++w) {
+      const pos_t kk = static_cast<pos_t>(w) * 64;
+      need[w] = kk >= count ? 0 : (count - kk >= 64 ? ~Word{0} : ((Word{1} << (count - kk)) - 1));
+    }
     auto saturated = [&](pos_t v) {
       if (v < s_last) return false;
       const Word* vv = at(vis, v);
-      for (int w = 0; w < WD; ++w) {
-        const pos_t kk = static_cast<pos_t>(w) * 64;
-        const Word need = kk >= count ? 0 : (count - kk >= 64 ? ~Word{0} : ((Word{1} << (count - kk)) - 1));
-        if ((vv[w] & need) != need) return false;
-      }
-      return true;
+      Word miss = 0;
+      for (int w = 0; w < WD; ++w) miss |= need[w] & ~vv[w];
+      return miss == 0;
     };
     for (std::uint32_t level = 1; !fl.empty() || (level == 1 && !seeds.empty()); ++level) {
       // the cost of pushing: the frontier's out-edges; of pulling: B's rows after the first frontier node
@@ -146,7 +148,12 @@ struct BlockBfs {
           if (saturated(v)) continue;
           Word acc[WD] = {};
           bool any = false;
-          for (pos_t u : b.row(v)) {
+          const auto row = b.row(v);
+          const pos_t* it = row.data();
+          const pos_t* end = row.data() + row.size();
+          if (row.size() > 8 && *it < fmin) it = std::lower_bound(it, end, fmin);
+          for (; it != end; ++it) {
+            const pos_t u = *it;
             if (u < fmin) continue;
             if (u > fmax) break;
             const Word* fu = at(f, u);
@@ -213,6 +220,33 @@ struct BlockBfs {
   }
 };
 
+/// Population count of k words. The default x86-64 target has no popcnt instruction (std::popcount then
+/// calls libgcc's table routine), so x86-64 picks a popcnt build at run time when the CPU has one.
+std::uint64_t popcount_words_sw(const std::uint64_t* w, int k) {
+  std::uint64_t c = 0;
+  for (int i = 0; i < k; ++i) {
+    std::uint64_t x = w[i];
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    c += (x * 0x0101010101010101ULL) >> 56;
+  }
+  return c;
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("popcnt"))) std::uint64_t popcount_words_hw(const std::uint64_t* w, int k) {
+  std::uint64_t c = 0;
+  for (int i = 0; i < k; ++i) c += static_cast<std::uint64_t>(__builtin_popcountll(w[i]));
+  return c;
+}
+using PopcountFn = std::uint64_t (*)(const std::uint64_t*, int);
+const PopcountFn popcount_words = __builtin_cpu_supports("popcnt") ? popcount_words_hw : popcount_words_sw;
+#else
+inline std::uint64_t popcount_words(const std::uint64_t* w, int k) {
+  return popcount_words_sw(w, k);
+}
+#endif
+
 struct Accum {
   std::vector<std::uint64_t> hist;
   void bump(std::uint32_t level, std::uint64_t c) {
@@ -272,9 +306,8 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
           if (cur) flush_ecc(cur);
           cur = level;
         }
-        std::uint64_t c = 0;
+        const std::uint64_t c = popcount_words(bits, WD);
         for (int w = 0; w < WD; ++w) {
-          c += static_cast<std::uint64_t>(std::popcount(bits[w]));
           level_bits[static_cast<std::size_t>(w)] |= bits[w];
           if (opt.matrix)
             for (std::uint64_t x = bits[w]; x; x &= x - 1)

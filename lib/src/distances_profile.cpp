@@ -125,6 +125,21 @@ bool coin_change_dp(const std::vector<pos_t>& offsets, pos_t n, T* d) {
 
 constexpr pos_t kTile = 512;  // words per tile (32768 positions)
 
+// The inner kernel, cloned for AVX2 where the compiler can (chosen at load time; plain x86-64 otherwise).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MIXGRAPH_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define MIXGRAPH_SIMD_CLONES
+#endif
+
+/// acc[j] |= the bits of src shifted up by r positions, for j in [k0, len): src[j] << r with the top r bits
+/// of src[j - 1] carried in (src[-1] must be readable).
+MIXGRAPH_SIMD_CLONES
+void or_shifted(std::uint64_t* __restrict acc, const std::uint64_t* __restrict src, std::uint64_t k0,
+                std::uint64_t len, unsigned r) {
+  for (std::uint64_t j = k0; j < len; ++j) acc[j] |= (src[j] << r) | ((src[j - 1] >> (63 - r)) >> 1);
+}
+
 struct BitsetBfs {
   const std::vector<pos_t>& offsets;
   pos_t n;
@@ -174,7 +189,7 @@ struct BitsetBfs {
       std::sort(dest.begin(), dest.end());
       std::uint64_t level_work = 0;
       const std::int64_t nd = static_cast<std::int64_t>(dest.size());
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : level_work)
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : level_work) if (nd >= 16)
       for (std::int64_t di = 0; di < nd; ++di) {
         const std::uint64_t t = dest[static_cast<std::size_t>(di)];
         const std::uint64_t w0 = t * kTile, w1 = std::min(W, w0 + kTile);
@@ -192,9 +207,8 @@ struct BitsetBfs {
           if (!any) continue;
           const std::uint64_t k0 = q > w0 ? q - w0 : 0;  // first destination word with w - q >= 0
           const unsigned r = rs[k];
-          const std::uint64_t* src = f + (w0 - q);       // src[k] = f[w0 + k - q]
-          const std::uint64_t* src1 = f + (w0 - q) - 1;  // word below (padding at -1)
-          for (std::uint64_t j = k0; j < len; ++j) acc[j] |= (src[j] << r) | ((src1[j] >> (63 - r)) >> 1);
+          // src[j] = f[w0 + j - q] (only j >= k0 is read, so src[j - 1] >= f[-1], the padding word)
+          or_shifted(acc, f + (static_cast<std::int64_t>(w0) - static_cast<std::int64_t>(q)), k0, len, r);
           level_work += len - k0;
         }
         bool nonzero = false, all_full = true;
@@ -271,11 +285,11 @@ DistanceProfile offset_distance_profile(const std::vector<pos_t>& offsets, pos_t
     if (o < n) offs.push_back(o);
   if (method == ProfileMethod::Dp) return profile_by_dp(offs, n);
   DistanceProfile out(n);
-  // Auto: give up on the BFS once it has spent about what the DP costs (n |F| element steps, a word
-  // operation doing about 8 of them); deep patterns (ssm, window:w) have many thin levels.
-  const std::uint64_t budget = method == ProfileMethod::Auto
-                                   ? std::max<std::uint64_t>(1u << 16, std::uint64_t{n} * offs.size() / 8)
-                                   : 0;
+  // Auto: give up on the BFS once it has spent n |F| word operations, about what the DP costs (n |F|
+  // element steps, measured at about the same speed per step at n = 10^8); deep patterns (ssm, window:w)
+  // have many thin levels and get there quickly.
+  const std::uint64_t budget =
+      method == ProfileMethod::Auto ? std::max<std::uint64_t>(1u << 16, std::uint64_t{n} * offs.size()) : 0;
   BitsetBfs bfs{offs, n, budget, out};
   if (bfs.run()) return out;
   return profile_by_dp(offs, n);
