@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli_util.hpp"
 #include "mixgraph/boost_adapter.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -533,28 +534,10 @@ TEST(PathLengthTable, CacheEfficientUsesAllPairsAndRefusesLargeN) {
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out;
-};
-
-CliResult run_cli(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string out = (dir / ("mixgraph_dist_" + std::to_string(::getpid()) + ".out")).string();
-  const std::string cmd = std::string(MIXGRAPH_CLI) + " distances " + args + " > " + out + " 2>/dev/null";
-  const int st = std::system(cmd.c_str());
-  CliResult r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream in(out);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.out = ss.str();
-  std::filesystem::remove(out);
-  return r;
-}
+using mixgraph::test::run_cli;
 
 nlohmann::json run_json(const std::string& args) {
-  const auto r = run_cli(args + " --format json");
+  const auto r = run_cli("distances " + args + " --format json");
   EXPECT_EQ(r.code, 0) << args;
   return nlohmann::json::parse(r.out);
 }
@@ -591,20 +574,23 @@ TEST(Cli, NonTranslationInvariantRunsAllPairsAndAdvisesBeyond2To14) {
   const auto want = brute_summary(ref);
   EXPECT_EQ(j["diameter"].get<std::uint32_t>(), want.diameter);
   EXPECT_EQ(j["histogram"].get<std::vector<std::uint64_t>>(), want.histogram);
-  EXPECT_EQ(run_cli("--pattern pow2+cache --n 2^15").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2+cache --n 2^15 --source 5 --format json").code, 0);
+  const auto refused = run_cli("distances --pattern pow2+cache --n 2^15");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("--all-pairs"), std::string::npos) << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_EQ(run_cli("distances --pattern pow2+cache --n 2^15 --source 5 --format json").code, 0);
 }
 
 TEST(Cli, BadInputExitCodes) {
-  EXPECT_EQ(run_cli("--pattern nosuch --n 10").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 10 --source 0").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 10 --source 11").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 10 --target x").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --pattern sq1 --n 10").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 10 --counts").code, 2);
-  EXPECT_EQ(run_cli("--pattern mtx:/nonexistent/b.mtx").code, 3);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 10 --method fast").code, 2);
+  EXPECT_EQ(run_cli("distances --pattern nosuch --n 10").code, 2);
+  EXPECT_EQ(run_cli("distances --pattern pow2 --n 10 --source 0").code, 2);
+  EXPECT_EQ(run_cli("distances --pattern pow2 --n 10 --source 11").code, 2);
+  EXPECT_EQ(run_cli("distances --pattern pow2 --n 10 --target x").code, 2);
+  EXPECT_EQ(run_cli("distances --pattern pow2").code, 2);
+  EXPECT_EQ(run_cli("distances --pattern pow2 --pattern sq1 --n 10").code, 2);
+  EXPECT_EQ(run_cli("distances --pattern pow2 --n 10 --counts").code, 2);
+  EXPECT_EQ(run_cli("distances --pattern mtx:/nonexistent/b.mtx").code, 3);
+  EXPECT_EQ(run_cli("distances --pattern pow2 --n 10 --method fast").code, 2);
 }
 
 TEST(Cli, MatrixFileAndMtxPattern) {
@@ -661,7 +647,7 @@ TEST(Cli, SweepSideBySide) {
     EXPECT_EQ(r["diameter"].get<std::uint64_t>(), r["n"].get<std::uint64_t>() - 1);
     EXPECT_EQ(r["copy_distance"].get<std::uint64_t>(), r["n"].get<std::uint64_t>());
   }
-  const auto c = run_cli("--pattern pow2 --pattern sq1 --sweep 16..64 --format csv");
+  const auto c = run_cli("distances --pattern pow2 --pattern sq1 --sweep 16..64 --format csv");
   EXPECT_EQ(c.code, 0);
   EXPECT_NE(c.out.find("pattern,n,diameter,copy_distance"), std::string::npos);
 }

@@ -201,7 +201,7 @@ int run_distances(const DistOptions& o) {
     n = parse_count(o.n_text, "--n");
   else if (!is_mtx)
     throw UsageError("--n is required (the number of tokens), or give --sweep LO..HI");
-  if (!is_mtx && (n < 1 || n > UINT32_MAX - 1)) throw UsageError("--n must be in 1..4294967294");
+  if (!is_mtx) validate_n(n);
   check_memory(estimate_pattern_bytes(spec, n, false), o.common.mem_limit_bytes(),
                "pattern " + spec + " at n = " + std::to_string(n));
   const Pattern p = make_pattern(spec, n);

@@ -74,7 +74,17 @@ struct BlockBfs {
   pos_t n;
   std::vector<Word> f, nx, vis, seed1;
   std::vector<std::uint8_t> mark;
-  std::vector<pos_t> fl, nl, touched, seeds;
+  /// A list of distinct nodes (capacity n, no reallocation on the hot path).
+  struct NodeList {
+    std::vector<pos_t> buf;
+    std::size_t sz = 0;
+    void clear() { sz = 0; }
+    void push_back(pos_t v) { buf[sz++] = v; }
+    bool empty() const { return sz == 0; }
+    const pos_t* begin() const { return buf.data(); }
+    const pos_t* end() const { return buf.data() + sz; }
+  };
+  NodeList fl, nl, touched, seeds;
 
   BlockBfs(const Rows& r, pos_t n_) : b(*r.b), out(r.out), rows(r), n(n_) {
     const std::size_t sz = std::size_t{n} * WD;
@@ -82,13 +92,14 @@ struct BlockBfs {
     nx.assign(sz, 0);
     vis.assign(sz, 0);
     mark.assign(n, 0);
+    for (NodeList* l : {&fl, &nl, &touched, &seeds}) l->buf.assign(n, 0);
     if (r.explicit_a) seed1.assign(sz, 0);
   }
 
   Word* at(std::vector<Word>& a, pos_t v) { return a.data() + std::size_t{v} * WD; }
 
   template <class OnLevel>
-  void run(pos_t s0, pos_t count, OnLevel&& on_level) {
+  [[gnu::always_inline]] inline void run(pos_t s0, pos_t count, OnLevel&& on_level) {
     const std::size_t base = std::size_t{s0} * WD;
     std::fill(vis.begin() + static_cast<std::ptrdiff_t>(base), vis.end(), 0);
     fl.clear();
@@ -220,33 +231,6 @@ struct BlockBfs {
   }
 };
 
-/// Population count of k words. The default x86-64 target has no popcnt instruction (std::popcount then
-/// calls libgcc's table routine), so x86-64 picks a popcnt build at run time when the CPU has one.
-std::uint64_t popcount_words_sw(const std::uint64_t* w, int k) {
-  std::uint64_t c = 0;
-  for (int i = 0; i < k; ++i) {
-    std::uint64_t x = w[i];
-    x = x - ((x >> 1) & 0x5555555555555555ULL);
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-    c += (x * 0x0101010101010101ULL) >> 56;
-  }
-  return c;
-}
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("popcnt"))) std::uint64_t popcount_words_hw(const std::uint64_t* w, int k) {
-  std::uint64_t c = 0;
-  for (int i = 0; i < k; ++i) c += static_cast<std::uint64_t>(__builtin_popcountll(w[i]));
-  return c;
-}
-using PopcountFn = std::uint64_t (*)(const std::uint64_t*, int);
-const PopcountFn popcount_words = __builtin_cpu_supports("popcnt") ? popcount_words_hw : popcount_words_sw;
-#else
-inline std::uint64_t popcount_words(const std::uint64_t* w, int k) {
-  return popcount_words_sw(w, k);
-}
-#endif
-
 struct Accum {
   std::vector<std::uint64_t> hist;
   void bump(std::uint32_t level, std::uint64_t c) {
@@ -254,6 +238,60 @@ struct Accum {
     hist[level] += c;
   }
 };
+
+/// The summary figures of one block of sources: histogram counts, eccentricities, matrix entries.
+template <int WD>
+[[gnu::always_inline]] inline void block_stats(BlockBfs<WD>& bfs, pos_t s0, pos_t count,
+                                               const AllPairsOptions& opt, Accum& a,
+                                               std::vector<std::uint64_t>& level_bits, DistanceSummary& s,
+                                               pos_t n) {
+  std::uint32_t cur = 0;
+  std::fill(level_bits.begin(), level_bits.end(), 0);
+  auto flush_ecc = [&](std::uint32_t level) {
+    if (!opt.eccentricities) return;
+    for (int w = 0; w < WD; ++w)
+      for (std::uint64_t bits = level_bits[static_cast<std::size_t>(w)]; bits; bits &= bits - 1)
+        s.eccentricity[s0 + static_cast<pos_t>(w) * 64 + static_cast<pos_t>(std::countr_zero(bits))] = level;
+    std::fill(level_bits.begin(), level_bits.end(), 0);
+  };
+  bfs.run(s0, count, [&](std::uint32_t level, pos_t v, const std::uint64_t* bits) {
+    if (level == 0) {
+      if (opt.matrix)
+        for (int w = 0; w < WD; ++w)
+          for (std::uint64_t x = bits[w]; x; x &= x - 1)
+            (*opt.matrix)[std::size_t{v} * n + s0 + static_cast<pos_t>(w) * 64 +
+                          static_cast<pos_t>(std::countr_zero(x))] = 0;
+      return;
+    }
+    if (level != cur) {
+      if (cur) flush_ecc(cur);
+      cur = level;
+    }
+    std::uint64_t c = 0;
+    for (int w = 0; w < WD; ++w) c += static_cast<std::uint64_t>(std::popcount(bits[w]));
+    for (int w = 0; w < WD; ++w) {
+      level_bits[static_cast<std::size_t>(w)] |= bits[w];
+      if (opt.matrix)
+        for (std::uint64_t x = bits[w]; x; x &= x - 1)
+          (*opt.matrix)[std::size_t{v} * n + s0 + static_cast<pos_t>(w) * 64 +
+                        static_cast<pos_t>(std::countr_zero(x))] = level;
+    }
+    a.bump(level, c);
+  });
+  if (cur) flush_ecc(cur);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+/// The same compiled with the popcnt instruction (the baseline x86-64 target turns std::popcount into a
+/// libgcc call); chosen at run time when the CPU has it.
+template <int WD>
+__attribute__((target("popcnt"))) void block_stats_popcnt(BlockBfs<WD>& bfs, pos_t s0, pos_t count,
+                                                          const AllPairsOptions& opt, Accum& a,
+                                                          std::vector<std::uint64_t>& level_bits,
+                                                          DistanceSummary& s, pos_t n) {
+  block_stats<WD>(bfs, s0, count, opt, a, level_bits, s, n);
+}
+const bool have_popcnt = __builtin_cpu_supports("popcnt");
+#endif
 
 template <int WD>
 DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
@@ -283,40 +321,12 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
     for (std::int64_t bi = 0; bi < static_cast<std::int64_t>(nblocks); ++bi) {
       const pos_t s0 = static_cast<pos_t>(bi) * per_block;
       const pos_t count = std::min<pos_t>(per_block, n - s0);
-      std::uint32_t cur = 0;
-      std::fill(level_bits.begin(), level_bits.end(), 0);
-      auto flush_ecc = [&](std::uint32_t level) {
-        if (!opt.eccentricities) return;
-        for (int w = 0; w < WD; ++w)
-          for (std::uint64_t bits = level_bits[static_cast<std::size_t>(w)]; bits; bits &= bits - 1)
-            s.eccentricity[s0 + static_cast<pos_t>(w) * 64 + static_cast<pos_t>(std::countr_zero(bits))] =
-                level;
-        std::fill(level_bits.begin(), level_bits.end(), 0);
-      };
-      bfs.run(s0, count, [&](std::uint32_t level, pos_t v, const std::uint64_t* bits) {
-        if (level == 0) {
-          if (opt.matrix)
-            for (int w = 0; w < WD; ++w)
-              for (std::uint64_t x = bits[w]; x; x &= x - 1)
-                (*opt.matrix)[std::size_t{v} * n + s0 + static_cast<pos_t>(w) * 64 +
-                              static_cast<pos_t>(std::countr_zero(x))] = 0;
-          return;
-        }
-        if (level != cur) {
-          if (cur) flush_ecc(cur);
-          cur = level;
-        }
-        const std::uint64_t c = popcount_words(bits, WD);
-        for (int w = 0; w < WD; ++w) {
-          level_bits[static_cast<std::size_t>(w)] |= bits[w];
-          if (opt.matrix)
-            for (std::uint64_t x = bits[w]; x; x &= x - 1)
-              (*opt.matrix)[std::size_t{v} * n + s0 + static_cast<pos_t>(w) * 64 +
-                            static_cast<pos_t>(std::countr_zero(x))] = level;
-        }
-        a.bump(level, c);
-      });
-      if (cur) flush_ecc(cur);
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (have_popcnt)
+        block_stats_popcnt<WD>(bfs, s0, count, opt, a, level_bits, s, n);
+      else
+#endif
+        block_stats<WD>(bfs, s0, count, opt, a, level_bits, s, n);
       const std::uint64_t d = ++done;
       if (opt.progress && tid == 0) opt.progress(d, nblocks);
     }
