@@ -194,7 +194,10 @@ std::vector<pos_t> random_offsets(std::mt19937_64& rng, std::size_t k, pos_t hi,
 
 std::string offsets_spec(const std::vector<pos_t>& o) {
   std::string s = "offsets:";
-  for (std::size_t k = 0; k < o.size(); ++k) s += (k ? "," : "") + std::to_string(o[k]);
+  for (std::size_t k = 0; k < o.size(); ++k) {
+    if (k) s += ',';
+    s += std::to_string(o[k]);
+  }
   return s;
 }
 
