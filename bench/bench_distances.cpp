@@ -8,9 +8,11 @@
 //                                                         sources), extrapolated to all n sources
 #include <boost/graph/breadth_first_search.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <set>
 #include <string>
 
 #include "mixgraph/boost_adapter.hpp"
@@ -62,6 +64,12 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     if (spec == "random27") {
       offs = random_offsets(27, n, 27);
+    } else if (spec == "random27log") {  // 27 distinct offsets drawn log-uniformly in [1, n)
+      std::mt19937_64 rng(27);
+      std::uniform_real_distribution<double> u(0, std::log(static_cast<double>(n - 1)));
+      std::set<pos_t> s;
+      while (s.size() < 27) s.insert(static_cast<pos_t>(std::max(1.0, std::floor(std::exp(u(rng))))));
+      offs.assign(s.begin(), s.end());
     } else {
       offs = make_pattern(spec, n).b_offsets;
     }

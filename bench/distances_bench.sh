@@ -21,7 +21,7 @@ now() { date +%s.%N; }
 echo "# $(date -u +%FT%TZ) $(lscpu | grep 'Model name' | sed 's/  */ /g') cpus=${cpus:-all} OMP_NUM_THREADS=${OMP_NUM_THREADS:-default}"
 
 echo "## 1. profiles at n = 10^8"
-for spec in pow2 expr:3^k random27; do
+for spec in pow2 expr:3^k random27 random27log; do
   for m in bitset-bfs dp auto; do "${pin[@]}" "$b" profile "$spec" 1e8 "$m"; done
 done
 

@@ -245,6 +245,11 @@ int run_distances(const DistOptions& o) {
   std::string figures_from;
   if (ti && !need_matrix && !o.all_pairs) {
     if (do_summary) {
+      // the profile (1 byte per m for every named pattern), three bitsets, the DP fallback's copy, and the
+      // per-position eccentricities unless --summary
+      check_memory(std::uint64_t{p.n} * (o.summary ? 3 : 7) + (std::uint64_t{1} << 20),
+                   o.common.mem_limit_bytes(),
+                   "the distance profile of " + spec + " at n = " + std::to_string(p.n));
       prof = p.a_mode == AMode::Explicit ? distance_profile(p)
                                          : offset_distance_profile(p.b_offsets, p.n, method);
       sum = summary_from_profile(*prof, p.n, !o.summary);
