@@ -256,6 +256,12 @@ TEST(DistanceProfile, RandomOffsetSetsMatchBoostBfs) {
     auto offs = random_offsets(rng, k, t % 3 == 0 ? std::max<pos_t>(6, n / 50) : n - 4, step);
     const Pattern p = make_pattern(offsets_spec(offs), n);
     const auto ref = boost_bfs(build_comm_graph(p), 0);
+    // the same graph as an explicit CSR pattern: its single-source pass (no offsets, no profile)
+    Pattern q = p;
+    q.family = PatternFamily::Matrix;
+    q.b = b_csr(p);
+    q.b_offsets.clear();
+    ASSERT_EQ(single_source_distances(q, 0), ref) << offsets_spec(offs) << " n = " << n;
     for (auto m : kMethods) {
       const auto prof = distance_profile(p, m);
       for (pos_t x = 0; x < n; ++x)
@@ -323,9 +329,13 @@ TEST(SingleSource, RandomMasksMatchLayeredBfs) {
     const Dag g = random_dag(rng, n, 0.02 + 0.1 * (t % 4), 0.05, mode);
     const Pattern p = to_pattern(g);
     std::vector<std::vector<std::uint32_t>> ref(n);
+    const CommGraph cg = build_comm_graph(p);
     for (pos_t s = 0; s < n; ++s) {
       ref[s] = layered_bfs(g, s);
       ASSERT_EQ(single_source_distances(p, s), ref[s]) << "case " << t << " source " << s;
+      if (mode != AMode::Explicit) {
+        ASSERT_EQ(boost_bfs(cg, s), ref[s]) << "reference check, case " << t;
+      }
     }
     for (pos_t i = 0; i < n; ++i) {
       std::vector<std::uint32_t> want(n);

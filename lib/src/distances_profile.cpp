@@ -233,7 +233,10 @@ struct BitsetBfs {
       }
       work += level_work;
       // clear the old frontier, swap
-      for (std::uint64_t a : active) {
+      const std::int64_t na = static_cast<std::int64_t>(active.size());
+#pragma omp parallel for schedule(static) if (na >= 16)
+      for (std::int64_t ai = 0; ai < na; ++ai) {
+        const std::uint64_t a = active[static_cast<std::size_t>(ai)];
         const std::uint64_t w0 = a * kTile, w1 = std::min(W, w0 + kTile);
         std::memset(f + w0, 0, (w1 - w0) * sizeof(std::uint64_t));
         factive[a] = 0;
