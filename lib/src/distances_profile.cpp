@@ -173,6 +173,7 @@ struct BitsetBfs {
     }
     for (std::uint32_t level = 1; !active.empty(); ++level) {
       out.reserve_value(level);
+      std::uint8_t* const d8 = out.data8();
       // destination tiles: every active source tile shifted by every offset (two tiles each)
       dest.clear();
       for (std::uint64_t a : active)
@@ -221,10 +222,19 @@ struct BitsetBfs {
           if (x) {
             nonzero = true;
             std::uint64_t bits = x;
-            while (bits) {
-              const unsigned b = static_cast<unsigned>(__builtin_ctzll(bits));
-              bits &= bits - 1;
-              out.set(static_cast<pos_t>(w * 64 + b), level);
+            if (d8) {  // the common case: one byte per entry, written directly
+              std::uint8_t* row = d8 + w * 64;
+              const auto lv = static_cast<std::uint8_t>(level);
+              while (bits) {
+                row[__builtin_ctzll(bits)] = lv;
+                bits &= bits - 1;
+              }
+            } else {
+              while (bits) {
+                const unsigned b = static_cast<unsigned>(__builtin_ctzll(bits));
+                bits &= bits - 1;
+                out.set(static_cast<pos_t>(w * 64 + b), level);
+              }
             }
           }
         }

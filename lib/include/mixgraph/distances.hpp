@@ -54,6 +54,8 @@ class DistanceProfile {
   void reserve_value(std::uint32_t v);
   std::vector<std::uint32_t> to_vector() const;
   std::uint64_t bytes() const { return static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(width_); }
+  /// The one-byte storage while width() == 1 (0xFF = unreachable), else nullptr: for fast bulk fills.
+  std::uint8_t* data8() { return width_ == 1 ? d8_.data() : nullptr; }
 
  private:
   pos_t n_ = 0;
