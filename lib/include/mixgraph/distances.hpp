@@ -155,8 +155,9 @@ DistanceSummary all_pairs_summary(const Pattern& p, const AllPairsOptions& opt =
 DistanceSummary distance_summary(const Pattern& p, const AllPairsOptions& opt = {});
 
 /// Copy distance for the copy task of length N (MATH.md §4) on a pattern built on >= 2N positions:
-/// max_{j < N} d(j + N, j), UNREACHABLE if some copy pair has no path. Translation-invariant: delta(N).
-/// Otherwise N single-source passes (parallel), O(N (n + nnz)).
+/// max_{j < N} d(j + N, j), UNREACHABLE if some copy pair has no path. Translation-invariant: delta(N)
+/// from a profile of length N + 1. Otherwise the multi-source BFS of all_pairs_summary over the sources
+/// 0..N-1 only (256 per block, OpenMP across blocks), O(N/64 * levels * (n + nnz(B))).
 std::uint32_t copy_distance(const Pattern& p2n, pos_t N, int threads = 0);
 
 // ---------------------------------------------------------------------------------------------------------
@@ -182,7 +183,8 @@ struct PathLengthTable {
 const std::vector<std::string>& path_length_growth_classes();
 /// One table for `spec` over `ns` (translation-invariant: one profile of length n + 1 per n; otherwise
 /// all-pairs at n and copy_distance on 2n). `max_all_pairs_n`: larger non-translation-invariant n throw
-/// UsageError (the CLI's 2^14 rule).
+/// UsageError (the CLI's 2^14 rule); mtx: specs throw UsageError (their n is fixed). Rows whose copy task
+/// is impossible (copy_distance UNREACHABLE) and zero values are left out of the growth fits.
 PathLengthTable path_length_table(const std::string& spec, const std::vector<std::uint64_t>& ns,
                                   const AllPairsOptions& opt = {},
                                   std::uint64_t max_all_pairs_n = UINT64_MAX);
