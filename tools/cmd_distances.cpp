@@ -294,10 +294,7 @@ int run_distances(const DistOptions& o) {
       j["reachable_pairs"] = sum.reachable_pairs;
       j["unreachable_pairs"] = sum.unreachable_pairs;
       if (prof) {
-        std::uint32_t mx = 0;
-        for (pos_t m = 0; m < prof->size(); ++m)
-          if ((*prof)[m] != UNREACHABLE) mx = std::max(mx, (*prof)[m]);
-        j["max_delta"] = mx;
+        j["max_delta"] = sum.diameter;  // max finite delta(m) over 1 <= m < n
         if (!o.summary) j["profile"] = dist_json(prof->to_vector());
       }
       if (!o.summary && !sum.eccentricity.empty()) j["eccentricity"] = sum.eccentricity;

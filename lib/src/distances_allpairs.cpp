@@ -357,8 +357,8 @@ DistanceSummary summary_from_profile(const DistanceProfile& prof, pos_t n, bool 
   DistanceSummary s;
   s.n = n;
   s.from_profile = true;
-  s.histogram.assign(1, 0);
-  long double sum = 0;
+  // integer sums per distance (the n - m pairs at offset m), the mean from the histogram at the end
+  std::vector<std::uint64_t> hist(64, 0);
   for (pos_t m = 1; m < n; ++m) {
     const std::uint64_t pairs = n - m;
     const std::uint32_t d = prof[m];
@@ -366,12 +366,19 @@ DistanceSummary summary_from_profile(const DistanceProfile& prof, pos_t n, bool 
       s.unreachable_pairs += pairs;
       continue;
     }
-    if (s.histogram.size() <= d) s.histogram.resize(std::size_t{d} + 1, 0);
-    s.histogram[d] += pairs;
-    s.reachable_pairs += pairs;
-    sum += static_cast<long double>(d) * pairs;
-    s.diameter = std::max(s.diameter, d);
+    if (d >= hist.size()) hist.resize(std::max<std::size_t>(std::size_t{d} + 1, 2 * hist.size()), 0);
+    hist[d] += pairs;
   }
+  long double sum = 0;
+  for (std::size_t d = 1; d < hist.size(); ++d)
+    if (hist[d]) {
+      s.diameter = static_cast<std::uint32_t>(d);
+      s.reachable_pairs += hist[d];
+      sum += static_cast<long double>(d) * static_cast<long double>(hist[d]);
+    }
+  hist.resize(std::size_t{s.diameter} + 1);
+  hist[0] = 0;
+  s.histogram = std::move(hist);
   s.mean_distance = s.reachable_pairs ? static_cast<double>(sum / s.reachable_pairs) : 0.0;
   if (eccentricities) {
     // ecc(j) = max_{1 <= m <= n-1-j, reachable} delta(m): a running maximum over m
