@@ -25,6 +25,11 @@ for spec in pow2 expr:3^k random27 random27log; do
   for m in bitset-bfs dp auto; do "${pin[@]}" "$b" profile "$spec" 1e8 "$m"; done
 done
 
+for spec in pow2 expr:3^k; do
+  t0=$(now); "${pin[@]}" "$cli" distances --pattern "$spec" --n 1e8 --summary --format json >/dev/null; t1=$(now)
+  echo "mixgraph CLI whole process $spec n=1e8 --summary (profile + diameter, mean, histogram): $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}") s"
+done
+
 echo "## 2. single source: sq1, n = 10^6 (mixgraph vs Boost.Graph, same graph)"
 g++ -O2 -std=c++17 "$anchors/bgl_bfs.cpp" -o "$tmp/bgl_bfs"
 for r in 1 2 3; do "${pin[@]}" "$b" source sq1 1e6 1; done
