@@ -290,7 +290,14 @@ __attribute__((target("popcnt"))) void block_stats_popcnt(BlockBfs<WD>& bfs, pos
                                                           DistanceSummary& s, pos_t n) {
   block_stats<WD>(bfs, s0, count, opt, a, level_bits, s, n);
 }
-const bool have_popcnt = __builtin_cpu_supports("popcnt");
+bool cpu_has_popcnt() {
+  // a function-local static: __builtin_cpu_init must run first when this is reached from a constructor
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("popcnt") != 0;
+  }();
+  return has;
+}
 #endif
 
 template <int WD>
@@ -305,6 +312,9 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
   const pos_t per_block = 64 * WD;
   const std::uint64_t nblocks = (std::uint64_t{n} + per_block - 1) / per_block;
   const int threads = thread_count(opt.threads);
+#if defined(__x86_64__) && defined(__GNUC__)
+  const bool have_popcnt = cpu_has_popcnt();
+#endif
   std::vector<Accum> acc(static_cast<std::size_t>(threads));
   std::atomic<std::uint64_t> done{0};
 #pragma omp parallel num_threads(threads)
