@@ -18,7 +18,8 @@ TEST(Verify, RegistryHasTheFoundationClaims) {
     EXPECT_FALSE(c.source.empty()) << c.id;
     EXPECT_TRUE(static_cast<bool>(c.check)) << c.id;
   }
-  for (const char* id : {"fagnou.prop4.2", "fagnou.prop4.12", "fagnou.cache-chain"})
+  for (const char* id : {"fagnou.prop4.2", "fagnou.prop4.12", "fagnou.cache-chain", "fagnou.prop4.4",
+                         "fagnou.cor4.5", "fagnou.cor4.5.log2-bound"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
 }
 
@@ -79,4 +80,26 @@ TEST(Verify, CliJsonContract) {
   auto err = mixgraph::test::run_cli("verify --claim fagnou.prop4.2 -p nosuch --format json");
   EXPECT_EQ(err.code, 0);  // an ERROR claim is reported, not an exit failure
   EXPECT_TRUE(nlohmann::json::parse(err.out)["claims"][0]["passed"].is_null());
+}
+
+TEST(Verify, DistanceClaims) {
+  ClaimContext ctx;
+  ctx.n_max = 4096;
+  for (const char* id : {"fagnou.prop4.4", "fagnou.cor4.5"}) {
+    ClaimContext c = ctx;
+    if (std::string(id) == "fagnou.prop4.4") c.n_max = 768;  // all pairs of 8 patterns
+    const auto o = run_claims({id}, c).at(0).outcome;
+    ASSERT_TRUE(o.passed.has_value()) << id << o.error.value_or("");
+    EXPECT_TRUE(*o.passed) << id << ": " << o.counterexample.value_or("");
+  }
+  // The printed log2 bound fails exactly at i - j = 2^p - 1, and the corrected bound holds.
+  const auto o = run_claims({"fagnou.cor4.5.log2-bound"}, ctx).at(0).outcome;
+  ASSERT_TRUE(o.passed.has_value());
+  EXPECT_FALSE(*o.passed);
+  ASSERT_TRUE(o.counterexample.has_value());
+  EXPECT_EQ(o.counterexample->rfind("i-j = 1: d = 1 > log2(1)", 0), 0u) << *o.counterexample;
+  EXPECT_NE(o.counterexample->find("i-j = 3: d = 2"), std::string::npos);
+  EXPECT_NE(o.counterexample->find("i-j = 7: d = 3"), std::string::npos);
+  EXPECT_NE(o.counterexample->find("(12 in all)"), std::string::npos) << *o.counterexample;
+  EXPECT_NE(o.detail.find("floor(log2(i-j)) + 1: holds"), std::string::npos) << o.detail;
 }
