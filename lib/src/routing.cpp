@@ -727,7 +727,14 @@ Routing minmax_routing(const CopyGraph& g, const Routing& start, const MinmaxOpt
     for (pos_t v : p) ++load[v];
   };
 
-  while (rounds < opt.max_rounds && since_success < opt.patience) {
+  // Target schedule: after a round that meets the target, the step below the best congestion doubles;
+  // after patience/2 failed rounds it halves (back to 1). Stops after max_rounds, after `patience` failed
+  // rounds at step 1, at the lower bound, or when the edge-visit budget is spent (deterministic).
+  std::uint32_t step = 1;
+  std::uint64_t work = 0;
+  const std::uint64_t per_reroute =
+      ti ? cand.edges() + cand.nodes.size() : (per_input_search_work(g) / std::max<pos_t>(1, N));
+  while (rounds < opt.max_rounds && work < opt.max_work) {
     ++rounds;
     std::shuffle(order.begin(), order.end(), rng);
     for (pos_t s : order) {
@@ -737,7 +744,10 @@ Routing minmax_routing(const CopyGraph& g, const Routing& start, const MinmaxOpt
           hot = true;
           break;
         }
-      if (hot) reroute(s);
+      if (hot) {
+        reroute(s);
+        work += per_reroute;
+      }
     }
     const std::uint32_t c = max_load();
     if (c < best_c) {
@@ -749,15 +759,25 @@ Routing minmax_routing(const CopyGraph& g, const Routing& start, const MinmaxOpt
         best.ptr.push_back(best.nodes.size());
       }
     }
+    if (best_c <= opt.lower_bound) break;
     if (c <= target) {
       since_success = 0;
-      if (best_c <= opt.lower_bound) break;
-      target = best_c - 1;
+      step *= 2;
     } else {
       ++since_success;
       for (pos_t v = 0; v < n; ++v)
         if (load[v] > target) hist[v] += 1.0;
+      if (step > 1 && since_success >= std::max(1, opt.patience / 2)) {
+        step /= 2;
+        since_success = 0;
+      } else if (step == 1 && since_success >= opt.patience) {
+        break;
+      } else {
+        continue;
+      }
     }
+    target = best_c - std::min(step, best_c - std::max<std::uint32_t>(opt.lower_bound, 1));
+    if (target >= best_c) target = best_c - 1;
   }
   return finish("; " + std::to_string(rounds) + " rip-up-and-reroute rounds, final congestion " +
                 std::to_string(best_c));

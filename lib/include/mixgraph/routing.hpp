@@ -163,15 +163,17 @@ struct MinmaxOptions {
   int max_rounds = 40;  ///< total rip-up-and-reroute rounds
   int patience = 10;    ///< rounds without reaching the current target before giving up
   int slack = -1;       ///< TI: allowed extra hops over d in the candidate DAG; -1: largest of 0..2 in budget
-  std::uint64_t round_budget = 400'000'000;  ///< TI: max N * (candidate DAG edges) for the slack choice
-  std::uint32_t lower_bound = 1;             ///< stop when this congestion is reached
+  std::uint64_t round_budget = 400'000'000;    ///< TI: max N * (candidate DAG edges) for the slack choice
+  std::uint32_t lower_bound = 1;               ///< stop when this congestion is reached
+  std::uint64_t max_work = 20'000'000'000ULL;  ///< stop after about this many edge visits (deterministic)
 };
 
 /// Congestion-minimising routing by negotiated rip-up-and-reroute (PathFinder style): start from
 /// `start`; set target = its congestion - 1; each round reroutes, in a seeded random order, every path
 /// through a position loaded above target along a min-cost path where a position costs
 /// 1 + history + BIG * max(0, load + 1 - target); a round that meets the target records the routing and
-/// lowers the target; positions still above target gain history. Paths may be longer than shortest.
+/// lowers the target (by a step that doubles after each success and halves after patience/2 failures);
+/// positions still above target gain history. Paths may be longer than shortest.
 /// Candidate paths: TI patterns use the relative DAG of offsets m with delta(m) + delta(N-m) <= d + slack;
 /// other patterns the whole window [i, i+N]. Deterministic for a fixed seed. Returns the best routing
 /// found (never worse than `start`).
