@@ -276,9 +276,9 @@ int run_congestion(const CongestionCliOptions& o) {
     t.print_csv(std::cout);
   } else {
     t.print_text(std::cout);
-    std::cout << "\nlower = best certified lower bound (prop47: ceil(sum(d_i+1)/2N); cut: ceil(N/kappa); lp: "
-                 "ceil(LP - 1e-6); ip: exact integer optimum); upper = best checked routing (prop48 = d when "
-                 "translation-invariant); '-' = not computed.\n";
+    std::cout << "\nlower = best certified lower bound (prop47: ceil(sum_i (d_i + 1) / 2N); cut: ceil(N / kappa); "
+                 "lp: LP relaxation, certified through its dual; ip: exact integer optimum); upper = best checked "
+                 "routing (prop48 = d when translation-invariant); '-' = not computed.\n";
   }
   return 0;
 }
