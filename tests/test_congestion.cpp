@@ -465,3 +465,41 @@ TEST(CongestionCli, SweepTableAndErrors) {
   EXPECT_EQ(cli("congestion -p nosuch --n 10").rc, 2);
   EXPECT_EQ(cli("congestion -p pow2 --sweep 10,20 --paths x.jsonl").rc, 2);
 }
+
+TEST(Congestion, ExplicitAMatrixPatternsAgainstBruteForce) {
+  // A with its own reads (x_1 -> y_4, x_2 -> y_6, x_3 -> y_5) and no diagonal at 3 (so the B edge 3 -> 4
+  // is no first hop of input 3); B a chain plus 2 -> 5.
+  const auto dir = std::filesystem::temp_directory_path() / "mixgraph_test_congestion_mtx";
+  std::filesystem::create_directories(dir);
+  const auto a = dir / "A.mtx", b = dir / "B.mtx";
+  std::ofstream(a)
+      << "%%MatrixMarket matrix coordinate pattern general\n8 8 10\n1 1\n2 2\n4 1\n6 2\n5 3\n4 4\n5 5\n6 6\n"
+         "7 7\n8 8\n";
+  std::ofstream(b)
+      << "%%MatrixMarket matrix coordinate pattern general\n8 8 8\n2 1\n3 2\n4 3\n5 4\n6 5\n7 6\n8 7\n5 2\n";
+  for (const std::string& spec : {"mtx:" + a.string() + "," + b.string(), "mtx:" + b.string()}) {
+    const auto p = make_pattern(spec, 0);
+    const std::uint32_t truth = brute_force_congestion(p, 4);
+    CongestionOptions o;
+    o.lp = true;
+    auto r = analyse_congestion(spec, 0, o);  // N = n / 2 = 4
+    ASSERT_EQ(r.N, 4u);
+    if (truth == 0) {
+      EXPECT_FALSE(r.copy_possible) << spec;
+      continue;
+    }
+    ASSERT_TRUE(r.copy_possible) << spec;
+    auto d = copy_distances(make_copy_graph(p, 4));
+    for (pos_t i = 0; i < 4; ++i) {
+      std::uint32_t best = kUnreachable;
+      for (auto& path : all_paths(p, 4, i)) best = std::min<std::uint32_t>(best, path.size() - 1);
+      EXPECT_EQ(d[i], best) << spec << " i=" << i;
+    }
+    EXPECT_LE(r.lower_bound, truth) << spec;
+    EXPECT_GE(*r.congestion, truth) << spec;
+    if (lp_built_in()) {
+      EXPECT_EQ(*r.congestion, truth) << spec;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}

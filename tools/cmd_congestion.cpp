@@ -213,11 +213,15 @@ int run_congestion(const CongestionCliOptions& o) {
   } else if (!o.n_text.empty()) {
     ns = {parse_count(o.n_text, "--n")};
   } else {
-    throw UsageError(
-        "--n N is required (the copy length: the pattern is taken on 2N tokens), or give --sweep");
+    bool all_mtx = true;
+    for (auto& pat : o.patterns) all_mtx = all_mtx && pat.rfind("mtx:", 0) == 0;
+    if (!all_mtx)
+      throw UsageError(
+          "--n N is required (the copy length: the pattern is taken on 2N tokens), or give --sweep");
+    ns = {0};  // mtx: N = n / 2 from the file
   }
   for (auto n : ns)
-    if (n < 1) throw UsageError("--n (the copy length N) must be >= 1");
+    if (n < 1 && !o.n_text.empty()) throw UsageError("--n (the copy length N) must be >= 1");
   const bool single = ns.size() == 1 && o.patterns.size() == 1;
   if (!o.paths_file.empty()) {
     if (!single) throw UsageError("--paths writes one routing: give one --pattern and one --n (no --sweep)");
@@ -229,7 +233,7 @@ int run_congestion(const CongestionCliOptions& o) {
       {"lp", o.lp},
       {"seed", o.seed},
       {"format", o.common.format}};
-  if (o.sweep_text.empty())
+  if (o.sweep_text.empty() && ns[0] > 0)
     params["n"] = ns[0];
   else
     params["sweep"] = o.sweep_text;
@@ -276,9 +280,10 @@ int run_congestion(const CongestionCliOptions& o) {
     t.print_csv(std::cout);
   } else {
     t.print_text(std::cout);
-    std::cout << "\nlower = best certified lower bound (prop47: ceil(sum_i (d_i + 1) / 2N); cut: ceil(N / kappa); "
-                 "lp: LP relaxation, certified through its dual; ip: exact integer optimum); upper = best checked "
-                 "routing (prop48 = d when translation-invariant); '-' = not computed.\n";
+    std::cout
+        << "\nlower = best certified lower bound (prop47: ceil(sum_i (d_i + 1) / 2N); cut: ceil(N / kappa); "
+           "lp: LP relaxation, certified through its dual; ip: exact integer optimum); upper = best checked "
+           "routing (prop48 = d when translation-invariant); '-' = not computed.\n";
   }
   return 0;
 }
@@ -295,7 +300,7 @@ Registrar reg(
       app.add_option(
           "--n,-n", o->n_text,
           "Copy length N: input i (1..N) must reach output i+N, the pattern is taken on 2N tokens. "
-          "Accepts 1000, 2^10, 1e4");
+          "Accepts 1000, 2^10, 1e4. For mtx: patterns it defaults to n / 2");
       app.add_option(
              "--routing", o->routing,
              "shift (Prop. 4.8, translation-invariant only), random (uniform shortest paths), minmax "

@@ -59,15 +59,21 @@ struct Timer {
 
 CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
                                     const CongestionOptions& opt) {
-  if (N64 < 1) throw UsageError("--n (the copy length N) must be >= 1");
+  const bool is_mtx = spec.rfind("mtx:", 0) == 0;
+  if (N64 < 1 && !is_mtx) throw UsageError("--n (the copy length N) must be >= 1");
   if (N64 > 0x7fffffffULL)
     throw UsageError("--n (the copy length N) must be below 2^31 (the pattern has 2N tokens)");
-  const std::uint64_t n2 = 2 * N64;
-  const bool is_mtx = spec.rfind("mtx:", 0) == 0;
   if (!is_mtx)
-    check_memory(estimate_pattern_bytes(spec, n2, false), opt.mem_limit,
-                 "pattern " + spec + " at 2N = " + std::to_string(n2));
-  Pattern p = make_pattern(spec, is_mtx ? 0 : n2);
+    check_memory(estimate_pattern_bytes(spec, 2 * N64, false), opt.mem_limit,
+                 "pattern " + spec + " at 2N = " + std::to_string(2 * N64));
+  Pattern p = make_pattern(spec, is_mtx ? 0 : 2 * N64);
+  if (is_mtx && N64 == 0) {  // N from the file: n = 2N
+    if (p.n % 2 != 0)
+      throw UsageError("pattern '" + spec + "' has an odd number of tokens (" + std::to_string(p.n) +
+                       "); the copy task needs 2N tokens");
+    N64 = p.n / 2;
+  }
+  const std::uint64_t n2 = 2 * N64;
   if (is_mtx && p.n != n2)
     throw UsageError("pattern '" + spec + "' has n = " + std::to_string(p.n) +
                      " tokens, but the copy task of length " + std::to_string(N64) +

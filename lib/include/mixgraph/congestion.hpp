@@ -98,7 +98,8 @@ struct CongestionResult {
   std::vector<Routing> paths;  ///< parallel to routings when keep_paths
 };
 
-/// The whole analysis for one pattern spec and copy length N (pattern on 2N tokens). A copy that is
+/// The whole analysis for one pattern spec and copy length N (pattern on 2N tokens; for mtx: specs N = 0
+/// takes N = n/2 from the file). A copy that is
 /// impossible returns copy_possible = false with the inputs and the reason and no numbers. Every routing
 /// is checked by check_routing before it is reported. Throws UsageError for bad specs / N, RuntimeFailure
 /// when the work does not fit in memory.
