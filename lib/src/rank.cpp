@@ -84,24 +84,54 @@ double default_rank_tolerance(pos_t n) {
   return static_cast<double>(std::max<pos_t>(n, 1)) * std::numeric_limits<double>::epsilon() * 64.0;
 }
 
-std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m, double tol) {
-  if (m.rows() == 0 || m.cols() == 0) return 0;
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(m);
-  const auto d = qr.matrixQR().diagonal().cwiseAbs();
-  if (d.size() == 0 || d(0) == 0.0) return 0;
-  const double thr = tol * d(0);
-  std::uint32_t r = 0;
-  for (Eigen::Index l = 0; l < d.size(); ++l)
-    if (d(l) > thr) ++r;
-  return r;
+std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol) {
+  // Householder QR with column pivoting (norm downdating as in LAPACK's xLAQP2; the pivot is the column of
+  // largest remaining norm, so |R_ll| is that norm), stopped as soon as |R_ll| <= tol * |R_11|: O(rows * cols
+  // * rank) instead of O(rows * cols * min(rows, cols)) for low-rank blocks. Same rule as Eigen's
+  // ColPivHouseholderQR diagonal.
+  const Eigen::Index rows = m0.rows(), cols = m0.cols();
+  if (rows == 0 || cols == 0) return 0;
+  Eigen::MatrixXd a = m0;
+  Eigen::VectorXd norms = a.colwise().squaredNorm().transpose();
+  Eigen::VectorXd exact = norms;  // the norms at their last exact computation
+  Eigen::VectorXd work(cols);
+  const Eigen::Index steps = std::min(rows, cols);
+  double ref = -1.0;
+  for (Eigen::Index l = 0; l < steps; ++l) {
+    Eigen::Index piv = 0;
+    const double best = std::sqrt(norms.tail(cols - l).maxCoeff(&piv));
+    piv += l;
+    if (ref < 0) ref = best;
+    if (!(best > tol * ref) || best == 0.0) return static_cast<std::uint32_t>(l);
+    if (piv != l) {
+      a.col(l).swap(a.col(piv));
+      std::swap(norms(l), norms(piv));
+      std::swap(exact(l), exact(piv));
+    }
+    double tau = 0.0, beta = 0.0;
+    a.col(l).tail(rows - l).makeHouseholderInPlace(tau, beta);
+    if (l + 1 < cols) {
+      a.bottomRightCorner(rows - l, cols - l - 1)
+          .applyHouseholderOnTheLeft(a.col(l).tail(rows - l - 1), tau, work.data());
+      // downdate the trailing norms; recompute one exactly once it has lost most of its digits (as LAPACK)
+      for (Eigen::Index j = l + 1; j < cols; ++j) {
+        norms(j) -= a(l, j) * a(l, j);
+        if (norms(j) <= 1e-6 * exact(j)) {
+          norms(j) = a.col(j).tail(rows - l - 1).squaredNorm();
+          exact(j) = norms(j);
+        }
+      }
+    }
+  }
+  return static_cast<std::uint32_t>(steps);
 }
 
 namespace {
 std::string dense_rule(double tol) {
   char buf[200];
   std::snprintf(buf, sizeof buf,
-                "dense: r(K) = #{l : |R_ll| > %.3g * |R_11|}, R from Eigen ColPivHouseholderQR of "
-                "M[K+1..n, 1..K]",
+                "dense: r(K) = #{l : |R_ll| > %.3g * |R_11|}, R from a column-pivoted Householder "
+                "QR of M[K+1..n, 1..K]",
                 tol);
   return buf;
 }
@@ -178,6 +208,11 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
   std::uint32_t s = std::max<std::uint32_t>(1, opt.first_block);
   for (;;) {
     s = std::min<std::uint32_t>(s, maxr - r);
+    if (opt.mem_limit != ~std::uint64_t{0})
+      check_memory(static_cast<std::uint64_t>(max_threads()) * 8ull *
+                       (static_cast<std::uint64_t>(m) * (r + 3ull * s) + 2ull * n * s),
+                   opt.mem_limit,
+                   "sketch at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
     sketch_solve(w, k, opt.seed, used, s, g, y);
     used += s;
     Eigen::MatrixXd z = y.bottomRows(m);
@@ -223,13 +258,20 @@ NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos
       throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
   const auto nc = static_cast<std::int64_t>(cuts.size());
   const double tol = r.tolerance;
+  std::string failure;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t c = 0; c < nc; ++c) {
     std::uint32_t used = 0;
     const auto ci = static_cast<std::size_t>(c);
-    r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used);
+    try {
+      r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used);
+    } catch (const std::exception& e) {  // never let an exception leave the parallel region
+#pragma omp critical(mixgraph_sketch_failure)
+      if (failure.empty()) failure = e.what();
+    }
     r.columns[ci] = used;
   }
+  if (!failure.empty()) throw RuntimeFailure(failure);
   return r;
 }
 
@@ -275,6 +317,7 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   NumericRankOptions no;
   no.tol = params.tol;
   no.seed = params.seed;
+  no.mem_limit = params.mem_limit;
   if (want_num) {
     auto num = dense ? cut_ranks_dense(iw.w, out.cuts, no) : cut_ranks_sketch(iw.w, out.cuts, no);
     out.numeric_done = true;

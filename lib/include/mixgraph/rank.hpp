@@ -45,12 +45,16 @@ std::vector<pos_t> spaced_cuts(pos_t n, std::uint64_t count);
 
 struct NumericRankOptions {
   /// Relative tolerance tau (0: the default, n * 2^-52 * 64 with n the sequence length).
-  /// Dense: r(K) = #{ l : |R_ll| > tau * |R_11| } from ColPivHouseholderQR of the block.
+  /// Dense: r(K) = #{ l : |R_ll| > tau * |R_11| } from a column-pivoted Householder QR of the block
+  /// (numeric_rank_colpiv).
   /// Sketch: a column of a new sketch block counts when its |R_ll| after projection exceeds
   /// tau * (largest sketch column norm seen at this cut).
   double tol = 0.0;
   std::uint64_t seed = 1;         ///< sketch: the random test matrix G (hash of seed, row, column)
   std::uint32_t first_block = 8;  ///< sketch: first block of columns (then the block doubles)
+  /// sketch: refuse (RuntimeFailure) a block whose memory estimate exceeds this (0: physical memory,
+  /// ~0: never check)
+  std::uint64_t mem_limit = 0;
 };
 
 struct NumericCutRanks {
@@ -65,16 +69,18 @@ struct NumericCutRanks {
 double default_rank_tolerance(pos_t n);
 
 /// Dense numeric cut ranks: builds Mt (8 n^2 bytes; call check_memory first) and factors every requested
-/// block with Eigen's ColPivHouseholderQR. O(n^2 nnz(B)/n + sum_K (n-K) K min(K, n-K)) time; OpenMP over
-/// cuts. Never looks at the pattern's graph beyond the weights.
+/// block with numeric_rank_colpiv (column-pivoted Householder QR, stopped at the first small pivot).
+/// O(n nnz(B) + n^2 + sum_K (n-K) K r(K)) time; OpenMP over cuts. Never looks at the flow side.
 NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                 const NumericRankOptions& opt = {});
 
 /// Sketched numeric cut ranks (adaptive range finder). For cut K: Y = M[:, 1..K] G for a block of random
 /// columns G (rows 1..K; a sparse forward substitution through A and B, O((nnz(A) + nnz(B)) s) for s
-/// columns), rows K+1..n kept, projected against the basis found so far (twice), then a small
-/// ColPivHouseholderQR of the residual: if it has a rank deficit the rank is found, else the basis grows and
-/// the next block is twice as wide. Stops at min(K, n-K). O((nnz + (n-K) r) r) per cut; OpenMP over cuts.
+/// columns), rows K+1..n kept, projected against the basis found so far (twice), then a blocked
+/// HouseholderQR of the residual block; when a diagonal entry falls below the threshold (a deficit: the
+/// columns are random combinations, so an unpivoted QR shows it), a small Eigen ColPivHouseholderQR of that
+/// block counts the rank exactly. Otherwise the basis grows and the next block is as wide as the basis.
+/// Stops at min(K, n-K). O((nnz + (n-K) r) r) per cut; OpenMP over cuts.
 NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                  const NumericRankOptions& opt = {});
 
@@ -135,7 +141,7 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params);
 
 /// Numeric rank of every dyadic off-diagonal block of a dense lower-triangular T x T matrix given
 /// transposed (Mt(col, row)): at level l (block size 2^l, l = 0..), rows [2^l(2m+1), 2^l(2m+2)) x columns
-/// [2^l 2m, 2^l(2m+1)), clipped to T. max_rank[l] over the blocks of that level, ColPivHouseholderQR with
+/// [2^l 2m, 2^l(2m+1)), clipped to T. max_rank[l] over the blocks of that level, numeric_rank_colpiv with
 /// relative tolerance tol. O(T^3) worst case.
 struct DyadicRanks {
   std::vector<std::uint32_t> block_size;  ///< 2^l
@@ -144,7 +150,9 @@ struct DyadicRanks {
 };
 DyadicRanks dyadic_block_ranks_transposed(const Eigen::MatrixXd& Mt, double tol);
 
-/// Numeric rank of a matrix by ColPivHouseholderQR: #{ l : |R_ll| > tol * |R_11| } (0 for a zero matrix).
+/// Numeric rank of a matrix by Householder QR with column pivoting (largest remaining column norm first, as
+/// Eigen's ColPivHouseholderQR and LAPACK's xGEQP3): #{ l : |R_ll| > tol * |R_11| } (0 for a zero matrix),
+/// stopping at the first |R_ll| below the threshold. O(rows * cols * rank).
 std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m, double tol);
 
 }  // namespace mixgraph
