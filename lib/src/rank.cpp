@@ -219,7 +219,12 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
     scale = std::max(scale, z.colwise().norm().maxCoeff());
     if (scale == 0.0) return 0;
     if (r > 0) {
-      for (int pass = 0; pass < 2; ++pass) z -= q.leftCols(r) * (q.leftCols(r).transpose() * z);
+      // classical Gram-Schmidt against the basis, repeated once when a column lost more than half of its
+      // norm ("twice is enough")
+      const Eigen::RowVectorXd before = z.colwise().norm();
+      z -= q.leftCols(r) * (q.leftCols(r).transpose() * z);
+      const Eigen::RowVectorXd after = z.colwise().norm();
+      if ((after.array() < 0.5 * before.array()).any()) z -= q.leftCols(r) * (q.leftCols(r).transpose() * z);
     }
     // The columns of z are independent random combinations of the residual range, so an unpivoted (blocked)
     // QR shows a deficit as a small |R_ll|; only then count exactly with the rank-revealing ColPivQR.
