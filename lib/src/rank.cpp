@@ -300,8 +300,6 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   const bool dense = method == CutRankMethod::Dense ||
                      ((method == CutRankMethod::Auto || method == CutRankMethod::Both) && n <= 1024);
 
-  const std::uint64_t nnz_est = 0;
-  (void)nnz_est;
   if (want_num && dense) {
     const std::uint64_t bytes = 8ull * n * n + static_cast<std::uint64_t>(max_threads()) * 8ull *
                                                    (static_cast<std::uint64_t>(n) * n / 4 + n);
