@@ -141,7 +141,8 @@ TEST(CutRank, DenseMatchesFullInverseSvd) {
 }
 
 TEST(CutRank, SketchMatchesDense) {
-  for (const auto& spec : {"pow2", "sq1", "pow2+cache", "sq1+cache", "window:3", "ssm", "local:6"}) {
+  for (const auto& spec :
+       {"pow2", "sq1", "pow2+cache", "sq1+cache", "window:3", "ssm", "local:6", "local:64"}) {
     const auto iw = induced_weights(make_pattern(spec, 300), 2);
     const auto cuts = spaced_cuts(300, 17);
     EXPECT_EQ(cut_ranks_sketch(iw.w, cuts).rank, cut_ranks_dense(iw.w, cuts).rank) << spec;

@@ -553,8 +553,7 @@ Registrar reg(
           "--cuts", o->cuts_text,
           "COUNT evenly spaced cuts, a LIST 1,128,255 (a single cut: '128,'), or 'all'. Default: all "
           "up to n = 1024, 64 above");
-      app.add_option("--tol", o->tol, "Relative rank tolerance (0 = default n * 2^-52 * 64)")
-          ->default_val(0.0);
+      app.add_option("--tol", o->tol, "Relative rank tolerance (0 = default 1e-13)")->default_val(0.0);
       app.add_flag("--dyadic", o->dyadic,
                    "Also the rank of every dyadic off-diagonal block of M (n <= 4096)");
       add_common_options(app, o->common);

@@ -44,7 +44,7 @@ std::vector<pos_t> all_cuts(pos_t n);
 std::vector<pos_t> spaced_cuts(pos_t n, std::uint64_t count);
 
 struct NumericRankOptions {
-  /// Relative tolerance tau (0: the default, n * 2^-52 * 64 with n the sequence length).
+  /// Relative tolerance tau (0: the default, default_rank_tolerance(n) = 1e-13).
   /// Dense: r(K) = #{ l : |R_ll| > tau * |R_11| } from a column-pivoted Householder QR of the block
   /// (numeric_rank_colpiv).
   /// Sketch: a column of a new sketch block counts when its |R_ll| after projection exceeds
@@ -65,7 +65,7 @@ struct NumericCutRanks {
   std::string rule;                    ///< the tolerance rule in words
 };
 
-/// Default relative tolerance for sequence length n.
+/// Default relative tolerance: 1e-13 for every n (rank.cpp says why it is not n * eps * c).
 double default_rank_tolerance(pos_t n);
 
 /// Dense numeric cut ranks: builds Mt (8 n^2 bytes; call check_memory first) and factors every requested
