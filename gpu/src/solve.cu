@@ -1,0 +1,605 @@
+// GPU sparse mixer solve (gpu_solve.hpp). C++17, plain pointers, no lib/ headers.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mixgraph/gpu_solve.hpp"
+
+namespace mixgraph::gpu {
+namespace {
+
+constexpr int kT = 32;      // rows per chunk
+constexpr int kS = 2 * kT;  // offsets < kS are solved sequentially, >= kS gathered a chunk ahead
+constexpr int kRing = 64;   // ring of the last kRing rows (>= kS)
+constexpr int kGatherWarps = 8;
+constexpr int kThreads = 32 * (1 + kGatherWarps);
+
+template <class T>
+struct DevMatrix {
+  int implicit;
+  const std::uint32_t* off;
+  std::uint32_t k, k_short;  // implicit: offsets[0, k_short) are < kS
+  const std::uint64_t* ptr;
+  const std::uint32_t* idx;
+  const T* val;
+  std::uint64_t hs, is, ks;
+};
+
+template <class T>
+struct DevProblem {
+  std::uint32_t n, d, dh;
+  DevMatrix<T> a, b;
+  std::uint32_t ks_max;  // staged short reads per row
+  const T* x;
+  T* y;
+};
+
+template <class T>
+__device__ __forceinline__ T coef_imp(const DevMatrix<T>& m, std::uint32_t h, std::uint32_t i,
+                                      std::uint32_t k) {
+  return m.val[h * m.hs + std::uint64_t(i) * m.is + std::uint64_t(k) * m.ks];
+}
+template <class T>
+__device__ __forceinline__ T coef_csr(const DevMatrix<T>& m, std::uint32_t h, std::uint64_t e) {
+  return m.val[h * m.hs + e * m.is];
+}
+
+// Gather for chunk c into buffer: acc = (A X)_i + sum over long-range B reads; stage short reads.
+template <class T, int W>
+__device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* acc, T* scoef,
+                             std::uint8_t* sidx, int* scnt, std::uint32_t col0) {
+  constexpr int G = 32 * kGatherWarps;
+  const std::uint32_t row0 = c * kT;
+  const std::uint32_t KS = P.ks_max;
+  for (int p = g; p < kT * W; p += G) {
+    const int r = p / W, w = p % W;
+    const std::uint32_t i = row0 + r, col = col0 + w;
+    T v = T(0);
+    if (i < P.n && col < P.d) {
+      const std::uint32_t h = col / P.dh;
+      const DevMatrix<T>& A = P.a;
+      if (A.implicit) {
+        for (std::uint32_t k = 0; k < A.k; ++k) {
+          const std::uint32_t o = A.off[k];
+          if (o > i) break;
+          v = fma(coef_imp(A, h, i, k), P.x[std::uint64_t(i - o) * P.d + col], v);
+        }
+      } else {
+        for (std::uint64_t e = A.ptr[i]; e < A.ptr[i + 1]; ++e)
+          v = fma(coef_csr(A, h, e), P.x[std::uint64_t(A.idx[e]) * P.d + col], v);
+      }
+      const DevMatrix<T>& B = P.b;
+      if (B.implicit) {
+        for (std::uint32_t k = B.k_short; k < B.k; ++k) {
+          const std::uint32_t o = B.off[k];
+          if (o > i) break;
+          v = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - o) * P.d + col], v);
+        }
+      } else {
+        const std::uint64_t lo = B.ptr[i];
+        std::uint64_t e_end = B.ptr[i + 1];
+        while (e_end > lo && i - B.idx[e_end - 1] < std::uint32_t(kS)) --e_end;
+        for (std::uint64_t e = lo; e < e_end; ++e)
+          v = fma(coef_csr(B, h, e), P.y[std::uint64_t(B.idx[e]) * P.d + col], v);
+      }
+    }
+    acc[r * W + w] = v;
+  }
+  // short reads, nearest first: ks = 0 is the smallest offset
+  for (std::uint32_t p = g; p < kT * KS * W; p += G) {
+    const std::uint32_t r = p / (KS * W), rem = p % (KS * W), ks = rem / W, w = rem % W;
+    const std::uint32_t i = row0 + r, col = col0 + w;
+    const std::uint32_t h = (col < P.d ? col : P.d - 1) / P.dh;
+    T cf = T(0);
+    std::uint32_t o = 0;
+    bool valid = false;
+    if (i < P.n) {
+      const DevMatrix<T>& B = P.b;
+      if (B.implicit) {
+        if (ks < B.k_short && B.off[ks] <= i) {
+          valid = true;
+          o = B.off[ks];
+          cf = coef_imp(B, h, i, ks);
+        }
+      } else {
+        const std::uint64_t lo = B.ptr[i], hi = B.ptr[i + 1];
+        if (hi - lo > ks) {
+          const std::uint64_t e = hi - 1 - ks;
+          o = i - B.idx[e];
+          if (o < std::uint32_t(kS)) {
+            valid = true;
+            cf = coef_csr(B, h, e);
+          }
+        }
+      }
+    }
+    scoef[(r * KS + ks) * W + w] = valid ? cf : T(0);
+    if (w == 0) sidx[r * KS + ks] = static_cast<std::uint8_t>(valid ? o : 0);
+  }
+  for (int r = g; r < kT; r += G) {
+    const std::uint32_t i = row0 + r;
+    int cnt = 0;
+    if (i < P.n) {
+      const DevMatrix<T>& B = P.b;
+      if (B.implicit) {
+        while (std::uint32_t(cnt) < B.k_short && B.off[cnt] <= i) ++cnt;
+      } else {
+        const std::uint64_t lo = B.ptr[i], hi = B.ptr[i + 1];
+        while (std::uint32_t(cnt) < KS && hi - lo > std::uint64_t(cnt) &&
+               i - B.idx[hi - 1 - cnt] < std::uint32_t(kS))
+          ++cnt;
+      }
+    }
+    scnt[r] = cnt;
+  }
+}
+
+template <class T, int W>
+__global__ void __launch_bounds__(kThreads) chunked_solve(DevProblem<T> P) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const std::uint32_t KS = P.ks_max;
+  T* ring = reinterpret_cast<T*>(smem_raw);                             // kRing * W
+  T* acc = ring + kRing * W;                                            // 2 * kT * W
+  T* scoef = acc + 2 * kT * W;                                          // 2 * kT * KS * W
+  int* scnt = reinterpret_cast<int*>(scoef + 2 * kT * KS * W);          // 2 * kT
+  std::uint8_t* sidx = reinterpret_cast<std::uint8_t*>(scnt + 2 * kT);  // 2 * kT * KS
+
+  const int tid = threadIdx.x;
+  const std::uint32_t col0 = blockIdx.x * W;
+  for (int q = tid; q < kRing * W; q += kThreads) ring[q] = T(0);
+  const std::uint32_t nchunks = (P.n + kT - 1) / kT;
+  if (tid >= 32) gather_chunk<T, W>(P, 0, tid - 32, acc, scoef, sidx, scnt, col0);
+  __syncthreads();
+  T prev = T(0);
+  for (std::uint32_t c = 0; c < nchunks; ++c) {
+    const int buf = c & 1;
+    if (tid < 32) {
+      const int w = tid;
+      if (w < W) {
+        const T* a_b = acc + buf * kT * W;
+        const T* c_b = scoef + std::size_t(buf) * kT * KS * W;
+        const std::uint8_t* i_b = sidx + buf * kT * KS;
+        const int* n_b = scnt + buf * kT;
+        const std::uint32_t col = col0 + w;
+        const std::uint32_t row0 = c * kT;
+        const int rows = min(kT, int(P.n - row0));
+        for (int r = 0; r < rows; ++r) {
+          const std::uint32_t i = row0 + r;
+          T v = a_b[r * W + w];
+          T v2 = T(0);
+          const int cnt = n_b[r];
+          int ks = cnt - 1;
+          for (; ks >= 2; ks -= 2) {
+            const std::uint32_t o1 = i_b[r * KS + ks], o2 = i_b[r * KS + ks - 1];
+            v = fma(c_b[(r * KS + ks) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
+            v2 = fma(c_b[(r * KS + ks - 1) * W + w], ring[((i - o2) & (kRing - 1)) * W + w], v2);
+          }
+          if (ks >= 1) {
+            const std::uint32_t o1 = i_b[r * KS + 1];
+            v = fma(c_b[(r * KS + 1) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
+          }
+          v += v2;
+          if (cnt > 0) {
+            const std::uint32_t o0 = i_b[r * KS];
+            const T y0 = (o0 == 1) ? prev : ring[((i - o0) & (kRing - 1)) * W + w];
+            v = fma(c_b[(r * KS) * W + w], y0, v);
+          }
+          ring[(i & (kRing - 1)) * W + w] = v;
+          prev = v;
+          if (col < P.d) P.y[std::uint64_t(i) * P.d + col] = v;
+        }
+      }
+    } else if (c + 1 < nchunks) {
+      const int nb = (c + 1) & 1;
+      gather_chunk<T, W>(P, c + 1, tid - 32, acc + nb * kT * W, scoef + std::size_t(nb) * kT * KS * W,
+                         sidx + nb * kT * KS, scnt + nb * kT, col0);
+    }
+    __syncthreads();
+  }
+}
+
+// The naive peer and checker: one thread per column, forward substitution over rows, accumulated in double.
+template <class T>
+__global__ void naive_solve(DevProblem<T> P, std::uint32_t cols, double* out) {
+  const std::uint32_t col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col >= cols || col >= P.d) return;
+  const std::uint32_t h = col / P.dh;
+  for (std::uint32_t i = 0; i < P.n; ++i) {
+    double v = 0;
+    const DevMatrix<T>& A = P.a;
+    if (A.implicit) {
+      for (std::uint32_t k = 0; k < A.k && A.off[k] <= i; ++k)
+        v += double(coef_imp(A, h, i, k)) * double(P.x[std::uint64_t(i - A.off[k]) * P.d + col]);
+    } else {
+      for (std::uint64_t e = A.ptr[i]; e < A.ptr[i + 1]; ++e)
+        v += double(coef_csr(A, h, e)) * double(P.x[std::uint64_t(A.idx[e]) * P.d + col]);
+    }
+    const DevMatrix<T>& B = P.b;
+    if (B.implicit) {
+      for (std::uint32_t k = 0; k < B.k && B.off[k] <= i; ++k)
+        v += double(coef_imp(B, h, i, k)) * out[std::uint64_t(i - B.off[k]) * cols + col];
+    } else {
+      for (std::uint64_t e = B.ptr[i]; e < B.ptr[i + 1]; ++e)
+        v += double(coef_csr(B, h, e)) * out[std::uint64_t(B.idx[e]) * cols + col];
+    }
+    out[std::uint64_t(i) * cols + col] = v;
+  }
+}
+
+__device__ __forceinline__ std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+__device__ __forceinline__ double uni(std::uint64_t seed, std::uint64_t stream, std::uint64_t i) {
+  return double(splitmix(splitmix(seed ^ (stream * 0x632be59bd9b4e019ULL)) ^ i) >> 11) * 0x1.0p-53;
+}
+// kind 0: X ~ U[-1, 1]; kind 1: +-U[0.5, 1] * scale; kind 2: U[0.5, 1] * scale
+template <class T>
+__global__ void fill_random(T* p, std::uint64_t count, std::uint64_t seed, std::uint64_t stream, int kind,
+                            double scale) {
+  for (std::uint64_t q = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; q < count;
+       q += std::uint64_t(gridDim.x) * blockDim.x) {
+    const double u = uni(seed, stream, q);
+    double v;
+    if (kind == 0)
+      v = 2 * u - 1;
+    else if (kind == 1)
+      v = (uni(seed, stream + 7, q) < 0.5 ? -1 : 1) * (0.5 + 0.5 * u) * scale;
+    else
+      v = (0.5 + 0.5 * u) * scale;
+    p[q] = T(v);
+  }
+}
+
+std::string err_text(cudaError_t e, const char* what) {
+  return std::string(what) + ": " + cudaGetErrorString(e);
+}
+#define MG_CUDA(call, what)                                       \
+  do {                                                            \
+    cudaError_t e_ = (call);                                      \
+    if (e_ != cudaSuccess) throw std::string(err_text(e_, what)); \
+  } while (0)
+
+struct DevBuf {
+  void* p = nullptr;
+  DevBuf() = default;
+  explicit DevBuf(std::size_t bytes) {
+    if (bytes) MG_CUDA(cudaMalloc(&p, bytes), "cudaMalloc");
+  }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  ~DevBuf() {
+    if (p) cudaFree(p);
+  }
+  template <class U>
+  U* as() const {
+    return static_cast<U*>(p);
+  }
+};
+
+template <class U>
+void upload(DevBuf& b, const U* h, std::size_t count) {
+  b.~DevBuf();
+  new (&b) DevBuf(count * sizeof(U));
+  if (count) MG_CUDA(cudaMemcpy(b.p, h, count * sizeof(U), cudaMemcpyHostToDevice), "upload");
+}
+
+std::size_t smem_bytes(std::size_t tsize, int W, std::uint32_t KS) {
+  return tsize * (kRing * W + 2 * kT * W + 2 * std::size_t(kT) * KS * W) + sizeof(int) * 2 * kT +
+         2 * kT * KS + 16;
+}
+
+int num_sms() {
+  int dev = 0, sms = 132;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  return sms;
+}
+
+template <class T, int W>
+std::string launch_w(const DevProblem<T>& P, cudaStream_t st) {
+  const std::size_t sm = smem_bytes(sizeof(T), W, P.ks_max);
+  MG_CUDA(cudaFuncSetAttribute(chunked_solve<T, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)),
+          "cudaFuncSetAttribute");
+  const unsigned blocks = (P.d + W - 1) / W;
+  chunked_solve<T, W><<<blocks, kThreads, sm, st>>>(P);
+  MG_CUDA(cudaGetLastError(), "chunked_solve launch");
+  return std::string("gpu-chunked-") + (P.b.implicit ? "implicit" : "csr") + "<" +
+         (sizeof(T) == 8 ? "fp64" : "fp32") + ",W=" + std::to_string(W) + ",T=" + std::to_string(kT) + ">";
+}
+
+template <class T>
+int choose_w(const DevProblem<T>& P) {
+  const int wmin = int(32 / sizeof(T));
+  int W = 32;
+  const int sms = num_sms();
+  while (W > wmin && int((P.d + W - 1) / W) < 2 * sms) W /= 2;
+  while (W > 4 && smem_bytes(sizeof(T), W, P.ks_max) > 200 * 1024) W /= 2;
+  return W;
+}
+
+template <class T>
+std::string launch(const DevProblem<T>& P, cudaStream_t st, int W) {
+  switch (W) {
+    case 32:
+      return launch_w<T, 32>(P, st);
+    case 16:
+      return launch_w<T, 16>(P, st);
+    case 8:
+      return launch_w<T, 8>(P, st);
+    default:
+      return launch_w<T, 4>(P, st);
+  }
+}
+
+std::uint32_t short_count_csr(const std::uint64_t* ptr, const std::uint32_t* idx, std::uint32_t n) {
+  std::uint32_t m = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::uint32_t c = 0;
+    for (std::uint64_t e = ptr[i + 1]; e > ptr[i] && i - idx[e - 1] < std::uint32_t(kS); --e) ++c;
+    m = std::max(m, c);
+  }
+  return m;
+}
+
+std::uint32_t short_count_implicit(const std::uint32_t* off, std::uint32_t k) {
+  std::uint32_t c = 0;
+  while (c < k && off[c] < std::uint32_t(kS)) ++c;
+  return c;
+}
+
+// Device copies of one matrix's structure (values separately).
+struct DevStruct {
+  DevBuf off, ptr, idx;
+};
+
+template <class T>
+DevMatrix<T> dev_matrix(const SolveMatrix& m, std::uint32_t n, DevStruct& s, const T* vals) {
+  DevMatrix<T> d{};
+  d.implicit = m.implicit ? 1 : 0;
+  d.k = m.k;
+  if (m.implicit) {
+    upload(s.off, m.offsets, m.k);
+    d.off = s.off.as<std::uint32_t>();
+    d.k_short = short_count_implicit(m.offsets, m.k);
+  } else {
+    upload(s.ptr, m.ptr, std::size_t(n) + 1);
+    upload(s.idx, m.idx, m.ptr[n]);
+    d.ptr = s.ptr.as<std::uint64_t>();
+    d.idx = s.idx.as<std::uint32_t>();
+  }
+  d.val = vals;
+  d.hs = m.hs;
+  d.is = m.is;
+  d.ks = m.ks;
+  return d;
+}
+
+std::uint64_t value_count(const SolveMatrix& m, std::uint32_t n, std::uint32_t heads) {
+  // the largest index touched + 1
+  if (m.implicit) {
+    if (m.k == 0) return 0;
+    return std::uint64_t(heads - 1) * m.hs + std::uint64_t(n - 1) * m.is + std::uint64_t(m.k - 1) * m.ks + 1;
+  }
+  const std::uint64_t nnz = m.ptr[n];
+  if (nnz == 0) return 0;
+  return std::uint64_t(heads - 1) * m.hs + (nnz - 1) * m.is + 1;
+}
+
+template <class T>
+SolveRun solve_t(const SolveProblem& p, const void* x, void* y) {
+  SolveRun r;
+  const std::uint64_t nd = std::uint64_t(p.n) * p.d;
+  DevStruct sa, sb;
+  DevBuf va, vb, dx(nd * sizeof(T)), dy(nd * sizeof(T));
+  cudaEvent_t e0, e1, e2, e3;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  cudaEventCreate(&e2);
+  cudaEventCreate(&e3);
+  cudaEventRecord(e0);
+  upload(va, static_cast<const T*>(p.a.vals), value_count(p.a, p.n, p.heads));
+  upload(vb, static_cast<const T*>(p.b.vals), value_count(p.b, p.n, p.heads));
+  MG_CUDA(cudaMemcpy(dx.p, x, nd * sizeof(T), cudaMemcpyHostToDevice), "upload X");
+  DevProblem<T> P{};
+  P.n = p.n;
+  P.d = p.d;
+  P.dh = p.d / p.heads;
+  P.a = dev_matrix<T>(p.a, p.n, sa, va.as<T>());
+  P.b = dev_matrix<T>(p.b, p.n, sb, vb.as<T>());
+  P.ks_max = p.b.implicit ? P.b.k_short : short_count_csr(p.b.ptr, p.b.idx, p.n);
+  if (P.ks_max == 0) P.ks_max = 1;
+  P.x = dx.as<T>();
+  P.y = dy.as<T>();
+  cudaEventRecord(e1);
+  r.kernel = launch<T>(P, nullptr, choose_w(P));
+  cudaEventRecord(e2);
+  MG_CUDA(cudaMemcpy(y, dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download Y");
+  cudaEventRecord(e3);
+  MG_CUDA(cudaEventSynchronize(e3), "synchronize");
+  float k_ms = 0, t_ms = 0;
+  cudaEventElapsedTime(&k_ms, e1, e2);
+  cudaEventElapsedTime(&t_ms, e0, e3);
+  r.kernel_ms = k_ms;
+  r.total_ms = t_ms;
+  r.ran = true;
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaEventDestroy(e2);
+  cudaEventDestroy(e3);
+  return r;
+}
+
+template <class T>
+BenchResult bench_t(const BenchSpec& s) {
+  BenchResult res;
+  const std::uint64_t nd = std::uint64_t(s.n) * s.d;
+  const bool implicit = s.ptr.empty();
+  DevBuf dx(nd * sizeof(T)), dy(nd * sizeof(T));
+  DevStruct sa, sb;
+  std::vector<std::uint32_t> a_off;
+  std::vector<std::uint64_t> a_ptr;
+  std::vector<std::uint32_t> a_idx;
+  SolveMatrix A, B;
+  B.implicit = implicit;
+  std::uint32_t kmax = 1;
+  if (implicit) {
+    B.offsets = s.offsets.data();
+    B.k = std::uint32_t(s.offsets.size());
+    kmax = std::max<std::uint32_t>(1, B.k);
+    // [k][i][h]
+    B.hs = 1;
+    B.is = s.heads;
+    B.ks = std::uint64_t(s.n) * s.heads;
+    a_off.push_back(0);
+    if (!s.a_diagonal) a_off.insert(a_off.end(), s.offsets.begin(), s.offsets.end());
+    A.implicit = true;
+    A.offsets = a_off.data();
+    A.k = std::uint32_t(a_off.size());
+    A.hs = 1;
+    A.is = s.heads;
+    A.ks = std::uint64_t(s.n) * s.heads;
+  } else {
+    B.ptr = s.ptr.data();
+    B.idx = s.idx.data();
+    B.hs = 1;
+    B.is = s.heads;
+    for (std::uint32_t i = 0; i < s.n; ++i)
+      kmax = std::max<std::uint32_t>(kmax, std::uint32_t(s.ptr[i + 1] - s.ptr[i]));
+    A.implicit = false;
+    a_ptr.assign(std::size_t(s.n) + 1, 0);
+    for (std::uint32_t i = 0; i < s.n; ++i) {
+      if (!s.a_diagonal)
+        for (std::uint64_t e = s.ptr[i]; e < s.ptr[i + 1]; ++e) a_idx.push_back(s.idx[e]);
+      a_idx.push_back(i);
+      a_ptr[i + 1] = a_idx.size();
+    }
+    A.ptr = a_ptr.data();
+    A.idx = a_idx.data();
+    A.hs = 1;
+    A.is = s.heads;
+  }
+  const std::uint64_t na = value_count(A, s.n, s.heads), nb = value_count(B, s.n, s.heads);
+  DevBuf va(na * sizeof(T)), vb(nb * sizeof(T));
+  fill_random<T><<<1024, 256>>>(dx.as<T>(), nd, s.seed, 11, 0, 1.0);
+  fill_random<T><<<1024, 256>>>(va.as<T>(), na, s.seed, 12, 2, s.a_diagonal ? 1.0 : 1.0 / (kmax + 1));
+  if (nb) fill_random<T><<<1024, 256>>>(vb.as<T>(), nb, s.seed, 13, 1, 0.9 / kmax);
+  MG_CUDA(cudaGetLastError(), "fill_random");
+  DevProblem<T> P{};
+  P.n = s.n;
+  P.d = s.d;
+  P.dh = s.d / s.heads;
+  P.a = dev_matrix<T>(A, s.n, sa, va.as<T>());
+  P.b = dev_matrix<T>(B, s.n, sb, vb.as<T>());
+  P.ks_max = implicit ? P.b.k_short : short_count_csr(B.ptr, B.idx, s.n);
+  if (P.ks_max == 0) P.ks_max = 1;
+  P.x = dx.as<T>();
+  P.y = dy.as<T>();
+  const int W = choose_w(P);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  std::vector<float> ts, cs;
+  res.kernel = launch<T>(P, nullptr, W);  // warm-up
+  MG_CUDA(cudaDeviceSynchronize(), "warm-up");
+  for (int k = 0; k < std::max(1, s.reps); ++k) {
+    cudaEventRecord(e0);
+    launch<T>(P, nullptr, W);
+    cudaEventRecord(e1);
+    MG_CUDA(cudaEventSynchronize(e1), "solve");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    ts.push_back(ms);
+  }
+  for (int k = 0; k < std::max(3, s.reps); ++k) {
+    cudaEventRecord(e0);
+    cudaMemcpyAsync(dy.p, dx.p, nd * sizeof(T), cudaMemcpyDeviceToDevice);
+    cudaEventRecord(e1);
+    MG_CUDA(cudaEventSynchronize(e1), "copy");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    cs.push_back(ms);
+  }
+  // the solve once more (the copy overwrote Y), then the check
+  launch<T>(P, nullptr, W);
+  MG_CUDA(cudaDeviceSynchronize(), "solve");
+  std::sort(ts.begin(), ts.end());
+  std::sort(cs.begin(), cs.end());
+  res.ms = ts[ts.size() / 2];
+  res.ms_min = ts[0];
+  res.copy_ms = cs[cs.size() / 2];
+  if (s.check_cols > 0) {
+    const std::uint32_t cols = std::min(s.check_cols, s.d);
+    DevBuf ref(std::uint64_t(s.n) * cols * sizeof(double));
+    cudaEventRecord(e0);
+    naive_solve<T><<<(cols + 31) / 32, 32>>>(P, cols, ref.as<double>());
+    cudaEventRecord(e1);
+    MG_CUDA(cudaEventSynchronize(e1), "naive");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    res.naive_ms = ms;
+    std::vector<double> hr(std::uint64_t(s.n) * cols);
+    std::vector<T> hy(nd);
+    MG_CUDA(cudaMemcpy(hr.data(), ref.p, hr.size() * sizeof(double), cudaMemcpyDeviceToHost), "download");
+    MG_CUDA(cudaMemcpy(hy.data(), dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    double num = 0, den = 0;
+    for (std::uint64_t i = 0; i < s.n; ++i)
+      for (std::uint32_t c = 0; c < cols; ++c) {
+        const double a = double(hy[i * s.d + c]), b = hr[i * cols + c];
+        num += (a - b) * (a - b);
+        den += b * b;
+      }
+    res.check_relerr = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  res.ran = true;
+  return res;
+}
+
+std::string no_device_note() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+  if (count == 0) return "no CUDA device is visible";
+  return "";
+}
+
+}  // namespace
+
+SolveRun solve(const SolveProblem& p, const void* x, void* y) {
+  SolveRun r;
+  r.note = no_device_note();
+  if (!r.note.empty()) return r;
+  if (p.n == 0 || p.d == 0 || p.heads == 0 || p.d % p.heads != 0) {
+    r.note = "bad problem: n, d must be positive and d a multiple of heads";
+    return r;
+  }
+  try {
+    return p.fp64 ? solve_t<double>(p, x, y) : solve_t<float>(p, x, y);
+  } catch (const std::string& e) {
+    r.note = e;
+    return r;
+  }
+}
+
+BenchResult bench_solve(const BenchSpec& s) {
+  BenchResult r;
+  r.note = no_device_note();
+  if (!r.note.empty()) return r;
+  try {
+    return s.fp64 ? bench_t<double>(s) : bench_t<float>(s);
+  } catch (const std::string& e) {
+    r.note = e;
+    return r;
+  }
+}
+
+}  // namespace mixgraph::gpu
