@@ -139,7 +139,7 @@ __device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* 
   }
 }
 
-template <class T, int W>
+template <class T, int W, int KSMAX>
 __global__ void __launch_bounds__(kThreads) chunked_solve(DevProblem<T> P) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const std::uint32_t KS = P.ks_max;
@@ -173,15 +173,29 @@ __global__ void __launch_bounds__(kThreads) chunked_solve(DevProblem<T> P) {
           T v = a_b[r * W + w];
           T v2 = T(0);
           const int cnt = n_b[r];
-          int ks = cnt - 1;
-          for (; ks >= 2; ks -= 2) {
-            const std::uint32_t o1 = i_b[r * KS + ks], o2 = i_b[r * KS + ks - 1];
-            v = fma(c_b[(r * KS + ks) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
-            v2 = fma(c_b[(r * KS + ks - 1) * W + w], ring[((i - o2) & (kRing - 1)) * W + w], v2);
-          }
-          if (ks >= 1) {
-            const std::uint32_t o1 = i_b[r * KS + 1];
-            v = fma(c_b[(r * KS + 1) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
+          if (KSMAX > 0) {
+            // unrolled and predicated: every load of the row issues at once (one shared-memory round trip)
+#pragma unroll
+            for (int ks = (KSMAX > 0 ? KSMAX : 1) - 1; ks >= 1; --ks) {
+              if (ks < cnt) {
+                const std::uint32_t o = i_b[r * KS + ks];
+                const T yv = ring[((i - o) & (kRing - 1)) * W + w];
+                const T cf = c_b[(r * KS + ks) * W + w];
+                if (ks & 1) v2 = fma(cf, yv, v2);
+                else v = fma(cf, yv, v);
+              }
+            }
+          } else {
+            int ks = cnt - 1;
+            for (; ks >= 2; ks -= 2) {
+              const std::uint32_t o1 = i_b[r * KS + ks], o2 = i_b[r * KS + ks - 1];
+              v = fma(c_b[(r * KS + ks) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
+              v2 = fma(c_b[(r * KS + ks - 1) * W + w], ring[((i - o2) & (kRing - 1)) * W + w], v2);
+            }
+            if (ks >= 1) {
+              const std::uint32_t o1 = i_b[r * KS + 1];
+              v = fma(c_b[(r * KS + 1) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
+            }
           }
           v += v2;
           if (cnt > 0) {
@@ -303,16 +317,23 @@ int num_sms() {
   return sms;
 }
 
-template <class T, int W>
-std::string launch_w(const DevProblem<T>& P, cudaStream_t st) {
+template <class T, int W, int KSMAX>
+std::string launch_wk(const DevProblem<T>& P, cudaStream_t st) {
   const std::size_t sm = smem_bytes(sizeof(T), W, P.ks_max);
-  MG_CUDA(cudaFuncSetAttribute(chunked_solve<T, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)),
+  MG_CUDA(cudaFuncSetAttribute(chunked_solve<T, W, KSMAX>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)),
           "cudaFuncSetAttribute");
   const unsigned blocks = (P.d + W - 1) / W;
-  chunked_solve<T, W><<<blocks, kThreads, sm, st>>>(P);
+  chunked_solve<T, W, KSMAX><<<blocks, kThreads, sm, st>>>(P);
   MG_CUDA(cudaGetLastError(), "chunked_solve launch");
   return std::string("gpu-chunked-") + (P.b.implicit ? "implicit" : "csr") + "<" +
-         (sizeof(T) == 8 ? "fp64" : "fp32") + ",W=" + std::to_string(W) + ",T=" + std::to_string(kT) + ">";
+         (sizeof(T) == 8 ? "fp64" : "fp32") + ",W=" + std::to_string(W) + ",T=" + std::to_string(kT) +
+         (KSMAX > 0 ? ",unrolled" : "") + ">";
+}
+
+template <class T, int W>
+std::string launch_w(const DevProblem<T>& P, cudaStream_t st) {
+  if (P.ks_max <= 8) return launch_wk<T, W, 8>(P, st);
+  return launch_wk<T, W, 0>(P, st);
 }
 
 template <class T>
