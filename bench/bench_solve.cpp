@@ -1,17 +1,20 @@
 // Benchmarks of the solve engine (docs/benchmarks.md).
-//   bench_solve cpu [log2n=20] [d=64] [reps=3]   CPU OpenMP solve vs Eigen's sparse triangular solve, fp64, pow2
-//   bench_solve gpu [quick]                       the GPU suite of issue 6 (JSON lines), peers run beside it
-// Both sides are timed from X to Y: ours takes X row-major n x d and writes Y; Eigen computes A X (sparse times
-// column-major dense) and then solves with triangularView<Lower> of a row-major SparseMatrix (I - B).
+//   bench_solve cpu [log2n=20] [d=64] [reps=3]   CPU OpenMP solve vs Eigen's sparse triangular solve, fp64,
+//   pow2 bench_solve gpu [quick]                       the GPU suite of issue 6 (JSON lines), peers run
+//   beside it
+// Both sides are timed from X to Y: ours takes X row-major n x d and writes Y; Eigen computes A X (sparse
+// times column-major dense) and then solves with triangularView<Lower> of a row-major SparseMatrix (I - B).
+#include <omp.h>
+
 #include <Eigen/Sparse>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <iostream>
-#include <omp.h>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,9 +29,13 @@ using namespace mixgraph;
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
-double cpu_now() { return double(std::clock()) / CLOCKS_PER_SEC; }  // process CPU time, all threads
+double cpu_now() {
+  return double(std::clock()) / CLOCKS_PER_SEC;
+}  // process CPU time, all threads
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -94,11 +101,14 @@ int bench_cpu(int log2n, std::size_t d, int reps, const std::string& spec) {
       den += b * b;
     }
   // the peer: the faster of Eigen with its OpenMP product and Eigen on one thread
-  const double ours = std::min(median(t_ours), median(t_ours1)), eig = std::min(median(t_eigen), median(t_eigen1));
+  const double ours = std::min(median(t_ours), median(t_ours1)),
+               eig = std::min(median(t_eigen), median(t_eigen1));
   std::printf(
-      "{\"bench\": \"cpu_solve\", \"pattern\": \"%s\", \"n\": %u, \"d\": %zu, \"precision\": \"fp64\", \"kernel\": "
+      "{\"bench\": \"cpu_solve\", \"pattern\": \"%s\", \"n\": %u, \"d\": %zu, \"precision\": \"fp64\", "
+      "\"kernel\": "
       "\"%s\", \"threads\": %d, \"ours_s\": %.4f, \"ours_1thread_s\": %.4f, \"eigen_s\": %.4f, "
-      "\"eigen_1thread_s\": %.4f, \"speedup\": %.2f, \"ours_1thread_cpu_s\": %.4f, \"eigen_1thread_cpu_s\": %.4f, "
+      "\"eigen_1thread_s\": %.4f, \"speedup\": %.2f, \"ours_1thread_cpu_s\": %.4f, \"eigen_1thread_cpu_s\": "
+      "%.4f, "
       "\"speedup_cpu_time_1thread\": %.2f, \"relerr_vs_eigen\": %.3e}\n",
       spec.c_str(), n, d, info.kernel.c_str(), info.threads, median(t_ours), median(t_ours1), median(t_eigen),
       median(t_eigen1), eig / ours, median(c_ours1), median(c_eigen1), median(c_eigen1) / median(c_ours1),
@@ -151,14 +161,16 @@ void run_gpu_case(const GpuCase& g) {
   const double copy_bw = 2 * nd * es / (r.copy_ms * 1e-3);  // bytes/s of the device copy
   const double floor_ms = bytes / copy_bw * 1e3;
   std::printf(
-      "{\"bench\": \"gpu_solve\", \"case\": \"%s\", \"pattern\": \"%s\", \"n\": %u, \"d\": %u, \"heads\": %u, "
-      "\"precision\": \"%s\", \"structure\": \"%s\", \"A\": \"%s\", \"nnz_B\": %llu, \"ran\": %s, \"kernel\": "
+      "{\"bench\": \"gpu_solve\", \"case\": \"%s\", \"pattern\": \"%s\", \"n\": %u, \"d\": %u, \"heads\": "
+      "%u, "
+      "\"precision\": \"%s\", \"structure\": \"%s\", \"A\": \"%s\", \"nnz_B\": %llu, \"ran\": %s, "
+      "\"kernel\": "
       "\"%s\", \"ms\": %.4f, \"ms_min\": %.4f, \"copy_ms\": %.4f, \"bytes\": %.4g, \"floor_ms\": %.4f, "
       "\"fraction_of_copy_bw\": %.3f, \"naive_ms\": %.3f, \"check_relerr\": %.3e, \"note\": \"%s\"}\n",
-      g.label.c_str(), g.spec.c_str(), n, g.d, g.heads, g.fp64 ? "fp64" : "fp32", s.ptr.empty() ? "implicit" : "csr",
-      g.a_diag ? "diagonal" : "shared", (unsigned long long)nnz_b, r.ran ? "true" : "false", r.kernel.c_str(), r.ms,
-      r.ms_min, r.copy_ms, bytes, floor_ms, r.ms > 0 ? floor_ms / r.ms : 0.0, r.naive_ms, r.check_relerr,
-      r.note.c_str());
+      g.label.c_str(), g.spec.c_str(), n, g.d, g.heads, g.fp64 ? "fp64" : "fp32",
+      s.ptr.empty() ? "implicit" : "csr", g.a_diag ? "diagonal" : "shared", (unsigned long long)nnz_b,
+      r.ran ? "true" : "false", r.kernel.c_str(), r.ms, r.ms_min, r.copy_ms, bytes, floor_ms,
+      r.ms > 0 ? floor_ms / r.ms : 0.0, r.naive_ms, r.check_relerr, r.note.c_str());
   std::fflush(stdout);
 }
 
@@ -204,6 +216,21 @@ int main(int argc, char** argv) {
       const int reps = argc > 4 ? std::atoi(argv[4]) : 3;
       const std::string spec = argc > 5 ? argv[5] : "pow2";
       return bench_cpu(log2n, d, reps, spec);
+    }
+    if (mode == "gpu" && argc > 2 && std::string(argv[2]) == "case") {
+      // bench_solve gpu case <label> <pattern> <log2n> <d> <heads> [csr] [fp64] [shared]
+      if (argc < 8) throw std::runtime_error("gpu case needs <label> <pattern> <log2n> <d> <heads>");
+      GpuCase c{argv[3], argv[4], std::atoi(argv[5]), std::uint32_t(std::atoi(argv[6])),
+                std::uint32_t(std::atoi(argv[7]))};
+      for (int k = 8; k < argc; ++k) {
+        const std::string f = argv[k];
+        if (f == "csr") c.csr = true;
+        if (f == "fp64") c.fp64 = true;
+        if (f == "shared") c.a_diag = false;
+        if (f == "nocheck") c.check = 0;
+      }
+      run_gpu_case(c);
+      return 0;
     }
     if (mode == "gpu") return bench_gpu(argc > 2 && std::string(argv[2]) == "quick");
     std::fprintf(stderr, "usage: bench_solve cpu [log2n] [d] [reps] [pattern] | bench_solve gpu [quick]\n");

@@ -30,7 +30,8 @@ std::vector<double> inputs(pos_t n, std::size_t d, std::uint64_t seed) {
 }
 
 // Dense reference straight from the pattern's reads and the weights: Y_h = (I - B_h)^{-1} A_h X_h.
-std::vector<double> dense(const std::vector<WeightedPattern>& hs, pos_t n, const std::vector<double>& x, std::size_t d) {
+std::vector<double> dense(const std::vector<WeightedPattern>& hs, pos_t n, const std::vector<double>& x,
+                          std::size_t d) {
   const std::size_t dh = d / hs.size();
   std::vector<double> y(x.size());
   for (std::size_t h = 0; h < hs.size(); ++h) {
@@ -107,12 +108,13 @@ TEST_P(SolveVsDense, Fp64AndFp32MatchDenseEigen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Patterns, SolveVsDense,
-                         ::testing::Values(Case{"pow2", 200, 1, 3}, Case{"pow2", 97, 3, 5}, Case{"sq1", 150, 2, 4},
-                                           Case{"pow2+cache", 180, 2, 2}, Case{"sq1+cache", 120, 1, 40},
-                                           Case{"ssm", 90, 7, 1}, Case{"window:3", 64, 4, 1},
-                                           Case{"local:4", 80, 2, 3}, Case{"attention", 40, 1, 2},
-                                           Case{"offsets:2,5", 70, 1, 33}, Case{"dense", 50, 2, 1},
-                                           Case{"pow2", 130, 64, 1}, Case{"pow2", 140, 1, 64}, Case{"sq1", 140, 2, 32}));
+                         ::testing::Values(Case{"pow2", 200, 1, 3}, Case{"pow2", 97, 3, 5},
+                                           Case{"sq1", 150, 2, 4}, Case{"pow2+cache", 180, 2, 2},
+                                           Case{"sq1+cache", 120, 1, 40}, Case{"ssm", 90, 7, 1},
+                                           Case{"window:3", 64, 4, 1}, Case{"local:4", 80, 2, 3},
+                                           Case{"attention", 40, 1, 2}, Case{"offsets:2,5", 70, 1, 33},
+                                           Case{"dense", 50, 2, 1}, Case{"pow2", 130, 64, 1},
+                                           Case{"pow2", 140, 1, 64}, Case{"sq1", 140, 2, 32}));
 
 TEST(Solve, SameBitsForAnyThreadCount) {
   const Pattern p = make_pattern("sq1", 3000);
@@ -140,7 +142,8 @@ TEST(SolveSemiring, DistancesMatchBruteForceAllFamilies) {
     const auto d = solve_distances(p, src, 2);
     for (pos_t s = 0; s < p.n; ++s) {
       const auto ref = brute_dist(p, s);
-      for (pos_t i = 0; i < p.n; ++i) ASSERT_EQ(d[i * src.size() + s], ref[i]) << spec << " i=" << i + 1 << " s=" << s + 1;
+      for (pos_t i = 0; i < p.n; ++i)
+        ASSERT_EQ(d[i * src.size() + s], ref[i]) << spec << " i=" << i + 1 << " s=" << s + 1;
     }
   }
 }
@@ -326,9 +329,11 @@ TEST(CliSolve, NpyInOutMatchesLibrary) {
 
 TEST(CliSolve, RandomTimingRun) {
   std::string out;
-  ASSERT_EQ(run_cli("solve --pattern pow2 --n 4096 --random 16 --heads 4 --precision fp32 --backend cpu --format json",
-                    &out),
-            0);
+  ASSERT_EQ(
+      run_cli(
+          "solve --pattern pow2 --n 4096 --random 16 --heads 4 --precision fp32 --backend cpu --format json",
+          &out),
+      0);
   const auto j = nlohmann::json::parse(out);
   EXPECT_GT(j["seconds"].get<double>(), 0);
   EXPECT_EQ(j["backend"], "cpu");
@@ -359,10 +364,10 @@ void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, boo
   }
 }
 
-#define REQUIRE_GPU()                                                                         \
-  do {                                                                                        \
-    const auto info_ = gpu::device_info();                                                    \
-    if (!info_.usable()) GTEST_SKIP() << "no usable GPU: " << info_.note;                     \
+#define REQUIRE_GPU()                                                     \
+  do {                                                                    \
+    const auto info_ = gpu::device_info();                                \
+    if (!info_.usable()) GTEST_SKIP() << "no usable GPU: " << info_.note; \
   } while (0)
 
 TEST(Gpu, ImplicitPatternsMatchEq1) {

@@ -40,8 +40,8 @@ std::vector<T> take(NpyArray& a) {
 }
 
 template <class T>
-int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& be, NpyArray* in, std::size_t d,
-              nlohmann::json params) {
+int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& be, NpyArray* in,
+              std::size_t d, nlohmann::json params) {
   const auto t0 = std::chrono::steady_clock::now();
   const MixerWeights<T> w = make_mixer_weights<T>(p, o.heads, o.seed);
   std::vector<T> x;
@@ -49,7 +49,8 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
     x = take<T>(*in);
   } else {
     x.resize(std::size_t(p.n) * d);
-    for (std::size_t k = 0; k < x.size(); ++k) x[k] = static_cast<T>(2 * hash_uniform(o.seed, 1001, k / d, k % d) - 1);
+    for (std::size_t k = 0; k < x.size(); ++k)
+      x[k] = static_cast<T>(2 * hash_uniform(o.seed, 1001, k / d, k % d) - 1);
   }
   std::vector<T> y(x.size());
   SolveInfo info;
@@ -67,8 +68,10 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
     out.rows = p.n;
     out.cols = d;
     out.fp64 = sizeof(T) == 8;
-    if constexpr (sizeof(T) == 8) out.f64 = std::move(y);
-    else out.f32 = std::move(y);
+    if constexpr (sizeof(T) == 8)
+      out.f64 = std::move(y);
+    else
+      out.f32 = std::move(y);
     write_dense(o.output, out);
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -97,19 +100,20 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
     j["checksum"] = checksum;
     print_json(std::cout, j);
   } else {
-    print_kv(std::cout, {{"pattern", p.spec + " (" + to_string(p.family) + ", " +
-                                         (s.implicit ? "implicit offsets" : "CSR") + ")"},
-                         {"n x d", std::to_string(p.n) + " x " + std::to_string(d) + " (" + std::to_string(o.heads) +
-                                       " heads of " + std::to_string(d / std::size_t(o.heads)) + ")"},
-                         {"precision", sizeof(T) == 8 ? "fp64" : "fp32"},
-                         {"nnz(A), nnz(B)", std::to_string(s.nnz_a) + ", " + std::to_string(s.nnz_b)},
-                         {"backend", be.name + " (" + be.reason + ")"},
-                         {"kernel", info.kernel},
-                         {"solve time", fmt_double(secs * 1e3, 4) + " ms" +
-                                            (o.reps > 1 ? " (median of " + std::to_string(o.reps) + ")" : "")},
-                         {"total time", fmt_double(total, 4) + " s (weights, input, solve, output)"},
-                         {"output", o.output.empty() ? "(none; give --output to write Y)" : o.output},
-                         {"checksum (sum of Y)", fmt_double(checksum, 10)}});
+    print_kv(std::cout,
+             {{"pattern",
+               p.spec + " (" + to_string(p.family) + ", " + (s.implicit ? "implicit offsets" : "CSR") + ")"},
+              {"n x d", std::to_string(p.n) + " x " + std::to_string(d) + " (" + std::to_string(o.heads) +
+                            " heads of " + std::to_string(d / std::size_t(o.heads)) + ")"},
+              {"precision", sizeof(T) == 8 ? "fp64" : "fp32"},
+              {"nnz(A), nnz(B)", std::to_string(s.nnz_a) + ", " + std::to_string(s.nnz_b)},
+              {"backend", be.name + " (" + be.reason + ")"},
+              {"kernel", info.kernel},
+              {"solve time", fmt_double(secs * 1e3, 4) + " ms" +
+                                 (o.reps > 1 ? " (median of " + std::to_string(o.reps) + ")" : "")},
+              {"total time", fmt_double(total, 4) + " s (weights, input, solve, output)"},
+              {"output", o.output.empty() ? "(none; give --output to write Y)" : o.output},
+              {"checksum (sum of Y)", fmt_double(checksum, 10)}});
   }
   return 0;
 }
@@ -117,7 +121,9 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
 int run_solve(const SolveCliOptions& o) {
   o.common.apply();
   if (o.input.empty() == o.random_text.empty())
-    throw UsageError("give exactly one of --input FILE (X as .npy, .mtx or .csv) and --random D (seeded X with D columns)");
+    throw UsageError(
+        "give exactly one of --input FILE (X as .npy, .mtx or .csv) and --random D (seeded X with D "
+        "columns)");
   if (o.heads < 1) throw UsageError("--heads must be >= 1");
   if (!o.precision.empty() && o.precision != "fp32" && o.precision != "fp64")
     throw UsageError("--precision must be fp32 or fp64");
@@ -131,7 +137,8 @@ int run_solve(const SolveCliOptions& o) {
   if (!o.input.empty()) {
     in = read_dense(o.input);
     if (n != 0 && in.rows != n)
-      throw InputError(o.input + ": X has " + std::to_string(in.rows) + " rows but --n is " + std::to_string(n));
+      throw InputError(o.input + ": X has " + std::to_string(in.rows) + " rows but --n is " +
+                       std::to_string(n));
     n = in.rows;
     d = static_cast<std::size_t>(in.cols);
   } else {
@@ -140,21 +147,25 @@ int run_solve(const SolveCliOptions& o) {
   }
   if (d == 0) throw UsageError("X needs at least one column");
   if (d % std::size_t(o.heads) != 0)
-    throw UsageError("X has " + std::to_string(d) + " columns, not a multiple of --heads " + std::to_string(o.heads));
+    throw UsageError("X has " + std::to_string(d) + " columns, not a multiple of --heads " +
+                     std::to_string(o.heads));
   if (n > 0xffffffffULL) throw UsageError("--n must fit in 32 bits");
   const bool fp64 = o.precision.empty() ? (!o.input.empty() && in.fp64) : o.precision == "fp64";
   const std::size_t es = fp64 ? 8 : 4;
-  check_memory(estimate_pattern_bytes(o.pattern, n, false) + std::uint64_t(n) * d * es * 3 +
-                   (o.pattern.rfind("mtx:", 0) == 0 ? 0 : std::uint64_t(n) * 64 * es * std::uint64_t(o.heads)),
-               o.common.mem_limit_bytes(), "solve " + o.pattern + " at n = " + std::to_string(n));
+  check_memory(
+      estimate_pattern_bytes(o.pattern, n, false) + std::uint64_t(n) * d * es * 3 +
+          (o.pattern.rfind("mtx:", 0) == 0 ? 0 : std::uint64_t(n) * 64 * es * std::uint64_t(o.heads)),
+      o.common.mem_limit_bytes(), "solve " + o.pattern + " at n = " + std::to_string(n));
   const Pattern p = make_pattern(o.pattern, n);
   if (!o.input.empty() && in.rows != p.n)
-    throw InputError(o.input + ": X has " + std::to_string(in.rows) + " rows but the pattern has n = " +
-                     std::to_string(p.n));
-  check_memory(mixer_weights_bytes(p, o.heads, es) + std::uint64_t(p.n) * d * es * 3, o.common.mem_limit_bytes(),
+    throw InputError(o.input + ": X has " + std::to_string(in.rows) +
+                     " rows but the pattern has n = " + std::to_string(p.n));
+  check_memory(mixer_weights_bytes(p, o.heads, es) + std::uint64_t(p.n) * d * es * 3,
+               o.common.mem_limit_bytes(),
                "solve weights for " + o.pattern + " at n = " + std::to_string(p.n));
-  nlohmann::json params = {{"pattern", o.pattern}, {"n", p.n},          {"heads", o.heads},
-                           {"seed", o.seed},       {"backend", o.backend}, {"format", o.common.format},
+  nlohmann::json params = {{"pattern", o.pattern}, {"n", p.n},
+                           {"heads", o.heads},     {"seed", o.seed},
+                           {"backend", o.backend}, {"format", o.common.format},
                            {"reps", o.reps}};
   if (!o.input.empty()) params["input"] = o.input;
   if (!o.random_text.empty()) params["random"] = d;
@@ -164,26 +175,28 @@ int run_solve(const SolveCliOptions& o) {
               : run_typed<float>(o, p, be, o.input.empty() ? nullptr : &in, d, params);
 }
 
-Registrar reg("solve",
-              "Y = (I - B)^{-1} A X on a pattern (seeded weights, head h seed + h): X from .npy/.mtx/.csv or "
-              "--random, Y to a file; says which kernel ran and its time",
-              61, [](CLI::App& app) -> std::function<int()> {
-                auto o = std::make_shared<SolveCliOptions>();
-                app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())->required();
-                app.add_option("--n,-n", o->n_text, "Number of tokens (default: the rows of --input)");
-                app.add_option("--input,-i", o->input, "X, n rows x d columns: .npy (float32/float64, C order), "
-                                                       ".mtx (array or coordinate) or .csv");
-                app.add_option("--random", o->random_text, "Seeded random X with this many columns (for timing)");
-                app.add_option("--output,-o", o->output, "Write Y here (.npy, .mtx or .csv; atomic)");
-                app.add_option("--heads", o->heads, "Heads H (d a multiple of H); head h has its own A, B (seed + h)");
-                app.add_option("--seed", o->seed, "Seed of the weights (and of --random X)");
-                app.add_option("--precision", o->precision, "fp32 or fp64 (default: the input's; fp32 for --random)");
-                app.add_option("--backend", o->backend, "auto (the GPU when present), cpu, or gpu (exit 4 without one)")
-                    ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-                app.add_option("--reps", o->reps, "Run the solve this many times and report the median time");
-                add_common_options(app, o->common);
-                return [o] { return run_solve(*o); };
-              });
+Registrar reg(
+    "solve",
+    "Y = (I - B)^{-1} A X on a pattern (seeded weights, head h seed + h): X from .npy/.mtx/.csv or "
+    "--random, Y to a file; says which kernel ran and its time",
+    61, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<SolveCliOptions>();
+      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())->required();
+      app.add_option("--n,-n", o->n_text, "Number of tokens (default: the rows of --input)");
+      app.add_option("--input,-i", o->input,
+                     "X, n rows x d columns: .npy (float32/float64, C order), "
+                     ".mtx (array or coordinate) or .csv");
+      app.add_option("--random", o->random_text, "Seeded random X with this many columns (for timing)");
+      app.add_option("--output,-o", o->output, "Write Y here (.npy, .mtx or .csv; atomic)");
+      app.add_option("--heads", o->heads, "Heads H (d a multiple of H); head h has its own A, B (seed + h)");
+      app.add_option("--seed", o->seed, "Seed of the weights (and of --random X)");
+      app.add_option("--precision", o->precision, "fp32 or fp64 (default: the input's; fp32 for --random)");
+      app.add_option("--backend", o->backend, "auto (the GPU when present), cpu, or gpu (exit 4 without one)")
+          ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+      app.add_option("--reps", o->reps, "Run the solve this many times and report the median time");
+      add_common_options(app, o->common);
+      return [o] { return run_solve(*o); };
+    });
 
 }  // namespace
 }  // namespace mixgraph::cli

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -13,17 +14,14 @@
 namespace mixgraph::gpu {
 namespace {
 
-constexpr int kT = 32;      // rows per chunk
-constexpr int kS = 2 * kT;  // offsets < kS are solved sequentially, >= kS gathered a chunk ahead
-constexpr int kRing = 64;   // ring of the last kRing rows (>= kS)
-constexpr int kGatherWarps = 8;
+constexpr int kGatherWarps = 24;  // warps that gather the next chunk while one warp solves
 constexpr int kThreads = 32 * (1 + kGatherWarps);
 
 template <class T>
 struct DevMatrix {
   int implicit;
   const std::uint32_t* off;
-  std::uint32_t k, k_short;  // implicit: offsets[0, k_short) are < kS
+  std::uint32_t k, k_short;  // implicit: offsets[0, k_short) are < S (solved in order), the rest gathered
   const std::uint64_t* ptr;
   const std::uint32_t* idx;
   const T* val;
@@ -49,157 +47,187 @@ __device__ __forceinline__ T coef_csr(const DevMatrix<T>& m, std::uint32_t h, st
   return m.val[h * m.hs + e * m.is];
 }
 
-// Gather for chunk c into buffer: acc = (A X)_i + sum over long-range B reads; stage short reads.
-template <class T, int W>
+// number of offsets off[lo..k) that are <= i (offsets ascending)
+__device__ __forceinline__ std::uint32_t count_le(const std::uint32_t* off, std::uint32_t lo, std::uint32_t k,
+                                                  std::uint32_t i) {
+  std::uint32_t a = lo, b = k;  // first index with off > i in [lo, k)
+  while (a < b) {
+    const std::uint32_t m = (a + b) >> 1;
+    if (__ldg(off + m) <= i)
+      a = m + 1;
+    else
+      b = m;
+  }
+  return a;
+}
+
+// Gather for chunk c (rows c*TR ..): acc = (A X)_i + sum of the long-range B reads (offset >= S = 2 TR, rows
+// at least one chunk back, finished), and stage the short reads' coefficients (and, for CSR, their offsets).
+// Every load of a thread's row is independent of the others, so the loops are unrolled to keep many loads in
+// flight (the gather is latency-bound otherwise).
+template <class T, int W, int TR, bool IMP>
 __device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* acc, T* scoef,
                              std::uint8_t* sidx, int* scnt, std::uint32_t col0) {
   constexpr int G = 32 * kGatherWarps;
-  const std::uint32_t row0 = c * kT;
+  constexpr std::uint32_t S = 2 * TR;
+  const std::uint32_t row0 = c * TR;
   const std::uint32_t KS = P.ks_max;
-  for (int p = g; p < kT * W; p += G) {
+  const DevMatrix<T>& A = P.a;
+  const DevMatrix<T>& B = P.b;
+  for (int p = g; p < TR * W; p += G) {
     const int r = p / W, w = p % W;
     const std::uint32_t i = row0 + r, col = col0 + w;
-    T v = T(0);
-    if (i < P.n && col < P.d) {
-      const std::uint32_t h = col / P.dh;
-      const DevMatrix<T>& A = P.a;
-      if (A.implicit) {
-        for (std::uint32_t k = 0; k < A.k; ++k) {
-          const std::uint32_t o = A.off[k];
-          if (o > i) break;
-          v = fma(coef_imp(A, h, i, k), P.x[std::uint64_t(i - o) * P.d + col], v);
+    const bool ok = i < P.n && col < P.d;
+    const std::uint32_t h = (col < P.d ? col : P.d - 1) / P.dh;
+    T v0 = T(0), v1 = T(0);
+    if (ok) {
+      if (IMP) {
+        const std::uint32_t ka = count_le(A.off, 0, A.k, i);
+#pragma unroll 4
+        for (std::uint32_t k = 0; k < ka; ++k)
+          v0 = fma(coef_imp(A, h, i, k), P.x[std::uint64_t(i - __ldg(A.off + k)) * P.d + col], v0);
+        const std::uint32_t kb = count_le(B.off, B.k_short, B.k, i);
+        std::uint32_t k = B.k_short;
+#pragma unroll 4
+        for (; k + 1 < kb; k += 2) {
+          const std::uint32_t o0 = __ldg(B.off + k), o1 = __ldg(B.off + k + 1);
+          v0 = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - o0) * P.d + col], v0);
+          v1 = fma(coef_imp(B, h, i, k + 1), P.y[std::uint64_t(i - o1) * P.d + col], v1);
         }
+        if (k < kb) v0 = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - __ldg(B.off + k)) * P.d + col], v0);
       } else {
-        for (std::uint64_t e = A.ptr[i]; e < A.ptr[i + 1]; ++e)
-          v = fma(coef_csr(A, h, e), P.x[std::uint64_t(A.idx[e]) * P.d + col], v);
-      }
-      const DevMatrix<T>& B = P.b;
-      if (B.implicit) {
-        for (std::uint32_t k = B.k_short; k < B.k; ++k) {
-          const std::uint32_t o = B.off[k];
-          if (o > i) break;
-          v = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - o) * P.d + col], v);
-        }
-      } else {
+        const std::uint64_t alo = A.ptr[i], ahi = A.ptr[i + 1];
+#pragma unroll 4
+        for (std::uint64_t e = alo; e < ahi; ++e)
+          v0 = fma(coef_csr(A, h, e), P.x[std::uint64_t(A.idx[e]) * P.d + col], v0);
         const std::uint64_t lo = B.ptr[i];
         std::uint64_t e_end = B.ptr[i + 1];
-        while (e_end > lo && i - B.idx[e_end - 1] < std::uint32_t(kS)) --e_end;
-        for (std::uint64_t e = lo; e < e_end; ++e)
-          v = fma(coef_csr(B, h, e), P.y[std::uint64_t(B.idx[e]) * P.d + col], v);
+        while (e_end > lo && i - B.idx[e_end - 1] < S) --e_end;
+        std::uint64_t e = lo;
+#pragma unroll 4
+        for (; e + 1 < e_end; e += 2) {
+          v0 = fma(coef_csr(B, h, e), P.y[std::uint64_t(B.idx[e]) * P.d + col], v0);
+          v1 = fma(coef_csr(B, h, e + 1), P.y[std::uint64_t(B.idx[e + 1]) * P.d + col], v1);
+        }
+        if (e < e_end) v0 = fma(coef_csr(B, h, e), P.y[std::uint64_t(B.idx[e]) * P.d + col], v0);
       }
     }
-    acc[r * W + w] = v;
+    acc[r * W + w] = v0 + v1;
+    if (IMP) {  // the short offsets are the same for every row: coefficient 0 where the offset exceeds i
+      for (std::uint32_t ks = 0; ks < KS; ++ks) {
+        const bool valid = ok && ks < B.k_short && __ldg(B.off + ks) <= i;
+        scoef[(r * KS + ks) * W + w] = valid ? coef_imp(B, h, i, ks) : T(0);
+      }
+    }
   }
-  // short reads, nearest first: ks = 0 is the smallest offset
-  for (std::uint32_t p = g; p < kT * KS * W; p += G) {
-    const std::uint32_t r = p / (KS * W), rem = p % (KS * W), ks = rem / W, w = rem % W;
-    const std::uint32_t i = row0 + r, col = col0 + w;
-    const std::uint32_t h = (col < P.d ? col : P.d - 1) / P.dh;
-    T cf = T(0);
-    std::uint32_t o = 0;
-    bool valid = false;
-    if (i < P.n) {
-      const DevMatrix<T>& B = P.b;
-      if (B.implicit) {
-        if (ks < B.k_short && B.off[ks] <= i) {
-          valid = true;
-          o = B.off[ks];
-          cf = coef_imp(B, h, i, ks);
-        }
-      } else {
+  if (!IMP) {
+    // short reads of CSR rows, nearest first: ks = 0 is the largest j
+    for (std::uint32_t p = g; p < TR * KS * W; p += G) {
+      const std::uint32_t r = p / (KS * W), rem = p % (KS * W), ks = rem / W, w = rem % W;
+      const std::uint32_t i = row0 + r, col = col0 + w;
+      const std::uint32_t h = (col < P.d ? col : P.d - 1) / P.dh;
+      T cf = T(0);
+      std::uint32_t o = 0;
+      bool valid = false;
+      if (i < P.n) {
         const std::uint64_t lo = B.ptr[i], hi = B.ptr[i + 1];
         if (hi - lo > ks) {
           const std::uint64_t e = hi - 1 - ks;
           o = i - B.idx[e];
-          if (o < std::uint32_t(kS)) {
+          if (o < S) {
             valid = true;
             cf = coef_csr(B, h, e);
           }
         }
       }
+      scoef[(r * KS + ks) * W + w] = valid ? cf : T(0);
+      if (w == 0) sidx[r * KS + ks] = static_cast<std::uint8_t>(valid ? o : 0);
     }
-    scoef[(r * KS + ks) * W + w] = valid ? cf : T(0);
-    if (w == 0) sidx[r * KS + ks] = static_cast<std::uint8_t>(valid ? o : 0);
-  }
-  for (int r = g; r < kT; r += G) {
-    const std::uint32_t i = row0 + r;
-    int cnt = 0;
-    if (i < P.n) {
-      const DevMatrix<T>& B = P.b;
-      if (B.implicit) {
-        while (std::uint32_t(cnt) < B.k_short && B.off[cnt] <= i) ++cnt;
-      } else {
+    for (int r = g; r < TR; r += G) {
+      const std::uint32_t i = row0 + r;
+      int cnt = 0;
+      if (i < P.n) {
         const std::uint64_t lo = B.ptr[i], hi = B.ptr[i + 1];
-        while (std::uint32_t(cnt) < KS && hi - lo > std::uint64_t(cnt) &&
-               i - B.idx[hi - 1 - cnt] < std::uint32_t(kS))
-          ++cnt;
+        while (std::uint32_t(cnt) < KS && hi - lo > std::uint64_t(cnt) && i - B.idx[hi - 1 - cnt] < S) ++cnt;
       }
+      scnt[r] = cnt;
     }
-    scnt[r] = cnt;
   }
 }
 
-template <class T, int W, int KSMAX>
-__global__ void __launch_bounds__(kThreads) chunked_solve(DevProblem<T> P) {
+// One CTA per tile of W columns marches over chunks of TR rows: warp 0 solves chunk c in order (reads at
+// offsets < 2 TR from a shared-memory ring of the last 2 TR rows, offset 1 from a register) while the other
+// warps gather chunk c + 1; one barrier per chunk. KSMAX > 0: the short reads are unrolled (at most KSMAX).
+template <class T, int W, int TR, int KSMAX, bool IMP>
+__global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
+  constexpr int kRing = 2 * TR;
   const std::uint32_t KS = P.ks_max;
   T* ring = reinterpret_cast<T*>(smem_raw);                             // kRing * W
-  T* acc = ring + kRing * W;                                            // 2 * kT * W
-  T* scoef = acc + 2 * kT * W;                                          // 2 * kT * KS * W
-  int* scnt = reinterpret_cast<int*>(scoef + 2 * kT * KS * W);          // 2 * kT
-  std::uint8_t* sidx = reinterpret_cast<std::uint8_t*>(scnt + 2 * kT);  // 2 * kT * KS
+  T* acc = ring + kRing * W;                                            // 2 * TR * W
+  T* scoef = acc + 2 * TR * W;                                          // 2 * TR * KS * W
+  int* scnt = reinterpret_cast<int*>(scoef + 2 * TR * KS * W);          // 2 * TR
+  std::uint8_t* sidx = reinterpret_cast<std::uint8_t*>(scnt + 2 * TR);  // 2 * TR * KS
 
   const int tid = threadIdx.x;
   const std::uint32_t col0 = blockIdx.x * W;
   for (int q = tid; q < kRing * W; q += kThreads) ring[q] = T(0);
-  const std::uint32_t nchunks = (P.n + kT - 1) / kT;
-  if (tid >= 32) gather_chunk<T, W>(P, 0, tid - 32, acc, scoef, sidx, scnt, col0);
+  const std::uint32_t nchunks = (P.n + TR - 1) / TR;
+  if (tid >= 32) gather_chunk<T, W, TR, IMP>(P, 0, tid - 32, acc, scoef, sidx, scnt, col0);
   __syncthreads();
+  std::uint32_t offr[KSMAX > 0 ? KSMAX : 1];
+#pragma unroll
+  for (int ks = 0; ks < (KSMAX > 0 ? KSMAX : 1); ++ks)
+    offr[ks] = (IMP && std::uint32_t(ks) < KS && std::uint32_t(ks) < P.b.k) ? __ldg(P.b.off + ks) : 0u;
   T prev = T(0);
   for (std::uint32_t c = 0; c < nchunks; ++c) {
     const int buf = c & 1;
     if (tid < 32) {
       const int w = tid;
       if (w < W) {
-        const T* a_b = acc + buf * kT * W;
-        const T* c_b = scoef + std::size_t(buf) * kT * KS * W;
-        const std::uint8_t* i_b = sidx + buf * kT * KS;
-        const int* n_b = scnt + buf * kT;
+        const T* a_b = acc + buf * TR * W;
+        const T* c_b = scoef + std::size_t(buf) * TR * KS * W;
+        const std::uint8_t* i_b = sidx + buf * TR * KS;
+        const int* n_b = scnt + buf * TR;
         const std::uint32_t col = col0 + w;
-        const std::uint32_t row0 = c * kT;
-        const int rows = min(kT, int(P.n - row0));
+        const std::uint32_t row0 = c * TR;
+        const int rows = min(TR, int(P.n - row0));
         for (int r = 0; r < rows; ++r) {
           const std::uint32_t i = row0 + r;
           T v = a_b[r * W + w];
           T v2 = T(0);
-          const int cnt = n_b[r];
+          const int cnt = IMP ? int(KS) : n_b[r];
+          std::uint32_t o0;
           if (KSMAX > 0) {
-            // unrolled and predicated: every load of the row issues at once (one shared-memory round trip)
 #pragma unroll
             for (int ks = (KSMAX > 0 ? KSMAX : 1) - 1; ks >= 1; --ks) {
               if (ks < cnt) {
-                const std::uint32_t o = i_b[r * KS + ks];
+                const std::uint32_t o = IMP ? offr[ks] : i_b[r * KS + ks];
                 const T yv = ring[((i - o) & (kRing - 1)) * W + w];
                 const T cf = c_b[(r * KS + ks) * W + w];
-                if (ks & 1) v2 = fma(cf, yv, v2);
-                else v = fma(cf, yv, v);
+                if (ks & 1)
+                  v2 = fma(cf, yv, v2);
+                else
+                  v = fma(cf, yv, v);
               }
             }
+            o0 = IMP ? offr[0] : i_b[r * KS];
           } else {
             int ks = cnt - 1;
             for (; ks >= 2; ks -= 2) {
-              const std::uint32_t o1 = i_b[r * KS + ks], o2 = i_b[r * KS + ks - 1];
+              const std::uint32_t o1 = IMP ? __ldg(P.b.off + ks) : i_b[r * KS + ks];
+              const std::uint32_t o2 = IMP ? __ldg(P.b.off + ks - 1) : i_b[r * KS + ks - 1];
               v = fma(c_b[(r * KS + ks) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
               v2 = fma(c_b[(r * KS + ks - 1) * W + w], ring[((i - o2) & (kRing - 1)) * W + w], v2);
             }
             if (ks >= 1) {
-              const std::uint32_t o1 = i_b[r * KS + 1];
+              const std::uint32_t o1 = IMP ? __ldg(P.b.off + 1) : i_b[r * KS + 1];
               v = fma(c_b[(r * KS + 1) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
             }
+            o0 = IMP ? (P.b.k > 0 ? __ldg(P.b.off) : 0u) : i_b[r * KS];
           }
           v += v2;
           if (cnt > 0) {
-            const std::uint32_t o0 = i_b[r * KS];
             const T y0 = (o0 == 1) ? prev : ring[((i - o0) & (kRing - 1)) * W + w];
             v = fma(c_b[(r * KS) * W + w], y0, v);
           }
@@ -210,8 +238,9 @@ __global__ void __launch_bounds__(kThreads) chunked_solve(DevProblem<T> P) {
       }
     } else if (c + 1 < nchunks) {
       const int nb = (c + 1) & 1;
-      gather_chunk<T, W>(P, c + 1, tid - 32, acc + nb * kT * W, scoef + std::size_t(nb) * kT * KS * W,
-                         sidx + nb * kT * KS, scnt + nb * kT, col0);
+      gather_chunk<T, W, TR, IMP>(P, c + 1, tid - 32, acc + nb * TR * W,
+                                  scoef + std::size_t(nb) * TR * KS * W, sidx + nb * TR * KS, scnt + nb * TR,
+                                  col0);
     }
     __syncthreads();
   }
@@ -305,9 +334,9 @@ void upload(DevBuf& b, const U* h, std::size_t count) {
   if (count) MG_CUDA(cudaMemcpy(b.p, h, count * sizeof(U), cudaMemcpyHostToDevice), "upload");
 }
 
-std::size_t smem_bytes(std::size_t tsize, int W, std::uint32_t KS) {
-  return tsize * (kRing * W + 2 * kT * W + 2 * std::size_t(kT) * KS * W) + sizeof(int) * 2 * kT +
-         2 * kT * KS + 16;
+std::size_t smem_bytes(std::size_t tsize, int W, int TR, std::uint32_t KS) {
+  return tsize * (2 * TR * W + 2 * TR * W + 2 * std::size_t(TR) * KS * W) + sizeof(int) * 2 * TR +
+         2 * TR * KS + 16;
 }
 
 int num_sms() {
@@ -317,62 +346,63 @@ int num_sms() {
   return sms;
 }
 
-template <class T, int W, int KSMAX>
-std::string launch_wk(const DevProblem<T>& P, cudaStream_t st) {
-  const std::size_t sm = smem_bytes(sizeof(T), W, P.ks_max);
-  MG_CUDA(cudaFuncSetAttribute(chunked_solve<T, W, KSMAX>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)),
+// The launch configuration: rows per chunk TR (64 when at most 16 offsets are < 128, else 32), unrolled short
+// reads when they fit, and W columns per block.
+struct Config {
+  int TR = 32;
+  int KSMAX = 0;
+  int W = 8;
+};
+
+template <class T, int W, int TR, int KSMAX, bool IMP>
+std::string launch_k(const DevProblem<T>& P, cudaStream_t st) {
+  const std::size_t sm = smem_bytes(sizeof(T), W, TR, P.ks_max);
+  MG_CUDA(cudaFuncSetAttribute(chunked_solve<T, W, TR, KSMAX, IMP>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)),
           "cudaFuncSetAttribute");
   const unsigned blocks = (P.d + W - 1) / W;
-  chunked_solve<T, W, KSMAX><<<blocks, kThreads, sm, st>>>(P);
+  chunked_solve<T, W, TR, KSMAX, IMP><<<blocks, kThreads, sm, st>>>(P);
   MG_CUDA(cudaGetLastError(), "chunked_solve launch");
-  return std::string("gpu-chunked-") + (P.b.implicit ? "implicit" : "csr") + "<" +
-         (sizeof(T) == 8 ? "fp64" : "fp32") + ",W=" + std::to_string(W) + ",T=" + std::to_string(kT) +
-         (KSMAX > 0 ? ",unrolled" : "") + ">";
+  return std::string("gpu-chunked-") + (IMP ? "implicit" : "csr") + "<" + (sizeof(T) == 8 ? "fp64" : "fp32") +
+         ",W=" + std::to_string(W) + ",T=" + std::to_string(TR) + (KSMAX > 0 ? ",unrolled" : "") + ">";
 }
 
 template <class T, int W>
-std::string launch_w(const DevProblem<T>& P, cudaStream_t st) {
-  if (P.ks_max <= 8) return launch_wk<T, W, 8>(P, st);
-  return launch_wk<T, W, 0>(P, st);
+std::string launch_w(const DevProblem<T>& P, cudaStream_t st, const Config& c) {
+  const bool imp = P.b.implicit != 0;
+  if (c.TR == 64) return imp ? launch_k<T, W, 64, 16, true>(P, st) : launch_k<T, W, 64, 16, false>(P, st);
+  if (c.KSMAX > 0) return imp ? launch_k<T, W, 32, 16, true>(P, st) : launch_k<T, W, 32, 16, false>(P, st);
+  return imp ? launch_k<T, W, 32, 0, true>(P, st) : launch_k<T, W, 32, 0, false>(P, st);
 }
 
 template <class T>
-int choose_w(const DevProblem<T>& P) {
-  const int wmin = int(32 / sizeof(T));
-  int W = 32;
-  const int sms = num_sms();
-  while (W > wmin && int((P.d + W - 1) / W) < 2 * sms) W /= 2;
-  while (W > 4 && smem_bytes(sizeof(T), W, P.ks_max) > 200 * 1024) W /= 2;
-  return W;
-}
-
-template <class T>
-std::string launch(const DevProblem<T>& P, cudaStream_t st, int W) {
-  switch (W) {
+std::string launch(const DevProblem<T>& P, cudaStream_t st, const Config& c) {
+  switch (c.W) {
     case 32:
-      return launch_w<T, 32>(P, st);
+      return launch_w<T, 32>(P, st, c);
     case 16:
-      return launch_w<T, 16>(P, st);
+      return launch_w<T, 16>(P, st, c);
     case 8:
-      return launch_w<T, 8>(P, st);
+      return launch_w<T, 8>(P, st, c);
     default:
-      return launch_w<T, 4>(P, st);
+      return launch_w<T, 4>(P, st, c);
   }
 }
 
-std::uint32_t short_count_csr(const std::uint64_t* ptr, const std::uint32_t* idx, std::uint32_t n) {
+std::uint32_t short_count_csr(const std::uint64_t* ptr, const std::uint32_t* idx, std::uint32_t n,
+                              std::uint32_t S) {
   std::uint32_t m = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     std::uint32_t c = 0;
-    for (std::uint64_t e = ptr[i + 1]; e > ptr[i] && i - idx[e - 1] < std::uint32_t(kS); --e) ++c;
+    for (std::uint64_t e = ptr[i + 1]; e > ptr[i] && i - idx[e - 1] < S; --e) ++c;
     m = std::max(m, c);
   }
   return m;
 }
 
-std::uint32_t short_count_implicit(const std::uint32_t* off, std::uint32_t k) {
+std::uint32_t short_count_implicit(const std::uint32_t* off, std::uint32_t k, std::uint32_t S) {
   std::uint32_t c = 0;
-  while (c < k && off[c] < std::uint32_t(kS)) ++c;
+  while (c < k && off[c] < S) ++c;
   return c;
 }
 
@@ -389,7 +419,6 @@ DevMatrix<T> dev_matrix(const SolveMatrix& m, std::uint32_t n, DevStruct& s, con
   if (m.implicit) {
     upload(s.off, m.offsets, m.k);
     d.off = s.off.as<std::uint32_t>();
-    d.k_short = short_count_implicit(m.offsets, m.k);
   } else {
     upload(s.ptr, m.ptr, std::size_t(n) + 1);
     upload(s.idx, m.idx, m.ptr[n]);
@@ -414,6 +443,38 @@ std::uint64_t value_count(const SolveMatrix& m, std::uint32_t n, std::uint32_t h
   return std::uint64_t(heads - 1) * m.hs + (nnz - 1) * m.is + 1;
 }
 
+// Chooses TR, KSMAX and W, and sets the short-read counts of P for that TR.
+template <class T>
+Config configure(DevProblem<T>& P, const SolveMatrix& b) {
+  Config c;
+  auto shorts = [&](std::uint32_t S) {
+    return b.implicit ? short_count_implicit(b.offsets, b.k, S) : short_count_csr(b.ptr, b.idx, P.n, S);
+  };
+  const std::uint32_t s128 = shorts(128);
+  if (s128 <= 16) {
+    c.TR = 64;
+    c.KSMAX = 16;
+    P.ks_max = s128;
+  } else {
+    c.TR = 32;
+    P.ks_max = shorts(64);
+    c.KSMAX = P.ks_max <= 16 ? 16 : 0;
+  }
+  P.b.k_short = b.implicit ? P.ks_max : 0;
+  if (P.ks_max == 0) P.ks_max = 1;
+  // W: the fewest columns per block (whole 32-byte sectors) that still fit the grid in one wave
+  const int wmin = int(32 / sizeof(T));
+  const int sms = num_sms();
+  c.W = wmin;
+  while (c.W < 32 && int((P.d + c.W - 1) / c.W) > sms) c.W *= 2;
+  if (const char* e = std::getenv("MIXGRAPH_GPU_W")) {
+    const int w = std::atoi(e);
+    if (w == 4 || w == 8 || w == 16 || w == 32) c.W = w;
+  }
+  while (c.W > 4 && smem_bytes(sizeof(T), c.W, c.TR, P.ks_max) > 200 * 1024) c.W /= 2;
+  return c;
+}
+
 template <class T>
 SolveRun solve_t(const SolveProblem& p, const void* x, void* y) {
   SolveRun r;
@@ -435,12 +496,11 @@ SolveRun solve_t(const SolveProblem& p, const void* x, void* y) {
   P.dh = p.d / p.heads;
   P.a = dev_matrix<T>(p.a, p.n, sa, va.as<T>());
   P.b = dev_matrix<T>(p.b, p.n, sb, vb.as<T>());
-  P.ks_max = p.b.implicit ? P.b.k_short : short_count_csr(p.b.ptr, p.b.idx, p.n);
-  if (P.ks_max == 0) P.ks_max = 1;
+  const Config cfg = configure(P, p.b);
   P.x = dx.as<T>();
   P.y = dy.as<T>();
   cudaEventRecord(e1);
-  r.kernel = launch<T>(P, nullptr, choose_w(P));
+  r.kernel = launch<T>(P, nullptr, cfg);
   cudaEventRecord(e2);
   MG_CUDA(cudaMemcpy(y, dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download Y");
   cudaEventRecord(e3);
@@ -519,11 +579,9 @@ BenchResult bench_t(const BenchSpec& s) {
   P.dh = s.d / s.heads;
   P.a = dev_matrix<T>(A, s.n, sa, va.as<T>());
   P.b = dev_matrix<T>(B, s.n, sb, vb.as<T>());
-  P.ks_max = implicit ? P.b.k_short : short_count_csr(B.ptr, B.idx, s.n);
-  if (P.ks_max == 0) P.ks_max = 1;
+  const Config W = configure(P, B);
   P.x = dx.as<T>();
   P.y = dy.as<T>();
-  const int W = choose_w(P);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);

@@ -97,8 +97,10 @@ NpyArray read_npy(const std::string& path) {
   else if (descr == "'<f4'" || descr == "'=f4'" || descr == "'|f4'")
     a.fp64 = false;
   else
-    throw InputError(path + ": dtype " + descr + " is not supported; save X as float32 or float64 (little-endian)");
-  if (fo != "False") throw InputError(path + ": Fortran-order arrays are not supported; save a C-order array");
+    throw InputError(path + ": dtype " + descr +
+                     " is not supported; save X as float32 or float64 (little-endian)");
+  if (fo != "False")
+    throw InputError(path + ": Fortran-order arrays are not supported; save a C-order array");
   // shape (r, c)
   std::string s = shape.substr(1, shape.size() - 2);
   std::vector<std::uint64_t> dims;
@@ -113,7 +115,8 @@ NpyArray read_npy(const std::string& path) {
         throw InputError(path + ": malformed .npy shape " + shape);
     dims.push_back(std::stoull(tok));
   }
-  if (dims.size() != 2) throw InputError(path + ": X must be a 2-D array (n rows, d columns); shape is " + shape);
+  if (dims.size() != 2)
+    throw InputError(path + ": X must be a 2-D array (n rows, d columns); shape is " + shape);
   a.rows = dims[0];
   a.cols = dims[1];
   if (a.cols != 0 && a.rows > std::numeric_limits<std::uint64_t>::max() / a.cols)
@@ -125,7 +128,8 @@ NpyArray read_npy(const std::string& path) {
   f.seekg(here);
   const std::uint64_t need = count * (a.fp64 ? 8 : 4);
   if (std::uint64_t(end - here) != need)
-    throw InputError(path + ": data size " + std::to_string(end - here) + " bytes does not match shape " + shape);
+    throw InputError(path + ": data size " + std::to_string(end - here) + " bytes does not match shape " +
+                     shape);
   if (a.fp64) {
     a.f64.resize(count);
     f.read(reinterpret_cast<char*>(a.f64.data()), static_cast<std::streamsize>(need));
@@ -138,9 +142,11 @@ NpyArray read_npy(const std::string& path) {
 }
 
 void write_npy(const std::string& path, const NpyArray& a) {
-  if ((a.fp64 ? a.f64.size() : a.f32.size()) != a.size()) throw RuntimeFailure("write_npy: size does not match shape");
-  std::string h = "{'descr': '" + std::string(a.fp64 ? "<f8" : "<f4") + "', 'fortran_order': False, 'shape': (" +
-                  std::to_string(a.rows) + ", " + std::to_string(a.cols) + "), }";
+  if ((a.fp64 ? a.f64.size() : a.f32.size()) != a.size())
+    throw RuntimeFailure("write_npy: size does not match shape");
+  std::string h = "{'descr': '" + std::string(a.fp64 ? "<f8" : "<f4") +
+                  "', 'fortran_order': False, 'shape': (" + std::to_string(a.rows) + ", " +
+                  std::to_string(a.cols) + "), }";
   const std::size_t total = 10 + h.size() + 1;
   h.append((64 - total % 64) % 64, ' ');
   h.push_back('\n');
@@ -172,7 +178,8 @@ NpyArray read_mtx_dense(const std::string& path) {
   if (!array && !coord) throw InputError(path + ": Matrix Market format must be 'array' or 'coordinate'");
   if (lower.find(" complex") != std::string::npos || lower.find(" pattern") != std::string::npos)
     throw InputError(path + ": X must be real or integer");
-  if (lower.find(" general") == std::string::npos) throw InputError(path + ": X must be 'general' (not symmetric)");
+  if (lower.find(" general") == std::string::npos)
+    throw InputError(path + ": X must be 'general' (not symmetric)");
   while (std::getline(f, line))
     if (!line.empty() && line[0] != '%') break;
   std::istringstream hs(line);

@@ -174,7 +174,7 @@ inline void rows_implicit_fixed(const T* ac, const T* bc, const SolveStructure& 
 
 template <class T, int W>
 __attribute__((target("avx2"))) void rows_implicit_avx2(const T* ac, const T* bc, const SolveStructure& s,
-                                                         const T* x, T* y, std::size_t d, std::size_t c0) {
+                                                        const T* x, T* y, std::size_t d, std::size_t c0) {
   rows_implicit_fixed<T, W>(ac, bc, s, x, y, d, c0);
 }
 template <class T, int W>
@@ -208,7 +208,8 @@ bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const
     case 8:
       (v ? rows_implicit_avx2<T, 8> : rows_implicit_base<T, 8>)(ac, bc, W.s, x, y, d, t.c0);
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -12,7 +12,7 @@ namespace mixgraph {
 
 struct NpyArray {
   std::uint64_t rows = 0, cols = 0;
-  bool fp64 = true;          ///< which of f64 / f32 holds the values (row-major rows x cols)
+  bool fp64 = true;  ///< which of f64 / f32 holds the values (row-major rows x cols)
   std::vector<double> f64;
   std::vector<float> f32;
   std::size_t size() const { return static_cast<std::size_t>(rows * cols); }
