@@ -33,6 +33,7 @@ struct DevProblem {
   std::uint32_t n, d, dh;
   DevMatrix<T> a, b;
   std::uint32_t ks_max;  // staged short reads per row
+  int mode;              // diagnostics only (MIXGRAPH_GPU_MODE): 1 = skip the solver's rows, 2 = skip the gather
   const T* x;
   T* y;
 };
@@ -184,7 +185,7 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
     const int buf = c & 1;
     if (tid < 32) {
       const int w = tid;
-      if (w < W) {
+      if (w < W && !(P.mode & 1)) {
         const T* a_b = acc + buf * TR * W;
         const T* c_b = scoef + std::size_t(buf) * TR * KS * W;
         const std::uint8_t* i_b = sidx + buf * TR * KS;
@@ -236,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
           if (col < P.d) P.y[std::uint64_t(i) * P.d + col] = v;
         }
       }
-    } else if (c + 1 < nchunks) {
+    } else if (c + 1 < nchunks && !(P.mode & 2)) {
       const int nb = (c + 1) & 1;
       gather_chunk<T, W, TR, IMP>(P, c + 1, tid - 32, acc + nb * TR * W,
                                   scoef + std::size_t(nb) * TR * KS * W, sidx + nb * TR * KS, scnt + nb * TR,
@@ -472,6 +473,7 @@ Config configure(DevProblem<T>& P, const SolveMatrix& b) {
     if (w == 4 || w == 8 || w == 16 || w == 32) c.W = w;
   }
   while (c.W > 4 && smem_bytes(sizeof(T), c.W, c.TR, P.ks_max) > 200 * 1024) c.W /= 2;
+  if (const char* e = std::getenv("MIXGRAPH_GPU_MODE")) P.mode = std::atoi(e);
   return c;
 }
 
