@@ -166,11 +166,12 @@ void run_gpu_case(const GpuCase& g) {
       "\"precision\": \"%s\", \"structure\": \"%s\", \"A\": \"%s\", \"nnz_B\": %llu, \"ran\": %s, "
       "\"kernel\": "
       "\"%s\", \"ms\": %.4f, \"ms_min\": %.4f, \"copy_ms\": %.4f, \"bytes\": %.4g, \"floor_ms\": %.4f, "
-      "\"fraction_of_copy_bw\": %.3f, \"naive_ms\": %.3f, \"check_relerr\": %.3e, \"note\": \"%s\"}\n",
+      "\"fraction_of_copy_bw\": %.3f, \"naive_ms\": %.3f, \"check_relerr\": %.3e, \"sm_mhz_idle\": %.0f, "
+      "\"sm_mhz_during\": %.0f, \"note\": \"%s\"}\n",
       g.label.c_str(), g.spec.c_str(), n, g.d, g.heads, g.fp64 ? "fp64" : "fp32",
       s.ptr.empty() ? "implicit" : "csr", g.a_diag ? "diagonal" : "shared", (unsigned long long)nnz_b,
       r.ran ? "true" : "false", r.kernel.c_str(), r.ms, r.ms_min, r.copy_ms, bytes, floor_ms,
-      r.ms > 0 ? floor_ms / r.ms : 0.0, r.naive_ms, r.check_relerr, r.note.c_str());
+      r.ms > 0 ? floor_ms / r.ms : 0.0, r.naive_ms, r.check_relerr, r.sm_mhz_idle, r.sm_mhz_during, r.note.c_str());
   std::fflush(stdout);
 }
 

@@ -302,6 +302,18 @@ __global__ void fill_random(T* p, std::uint64_t count, std::uint64_t seed, std::
   }
 }
 
+// Diagnostics: the SM clock while a solve runs (one thread on a free multiprocessor spins for ~2 ms).
+__global__ void clock_probe(double* mhz) {
+  std::uint64_t t0, t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  const long long c0 = clock64();
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  } while (t1 - t0 < 2000000);
+  const long long c1 = clock64();
+  *mhz = double(c1 - c0) / double(t1 - t0) * 1000.0;
+}
+
 std::string err_text(cudaError_t e, const char* what) {
   return std::string(what) + ": " + cudaGetErrorString(e);
 }
@@ -608,9 +620,24 @@ BenchResult bench_t(const BenchSpec& s) {
     cudaEventElapsedTime(&ms, e0, e1);
     cs.push_back(ms);
   }
-  // the solve once more (the copy overwrote Y), then the check
-  launch<T>(P, nullptr, W);
-  MG_CUDA(cudaDeviceSynchronize(), "solve");
+  // the solve once more (the copy overwrote Y), with the clock probe beside it on a second stream
+  {
+    cudaStream_t s1, s2;
+    cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+    DevBuf probe(2 * sizeof(double));
+    clock_probe<<<1, 1, 0, s2>>>(probe.as<double>());  // idle-ish clock
+    MG_CUDA(cudaStreamSynchronize(s2), "probe");
+    launch<T>(P, s1, W);
+    clock_probe<<<1, 1, 0, s2>>>(probe.as<double>() + 1);
+    MG_CUDA(cudaDeviceSynchronize(), "solve");
+    double mhz[2] = {0, 0};
+    MG_CUDA(cudaMemcpy(mhz, probe.p, sizeof mhz, cudaMemcpyDeviceToHost), "probe");
+    res.sm_mhz_idle = mhz[0];
+    res.sm_mhz_during = mhz[1];
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
+  }
   std::sort(ts.begin(), ts.end());
   std::sort(cs.begin(), cs.end());
   res.ms = ts[ts.size() / 2];

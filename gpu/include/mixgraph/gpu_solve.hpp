@@ -67,6 +67,8 @@ struct BenchResult {
   double copy_ms = 0;         ///< device copy of X into Y (read n d, write n d): the bandwidth floor
   double naive_ms = -1;       ///< the naive one-thread-per-column kernel on check_cols columns
   double check_relerr = -1;   ///< relative Frobenius error of the checked columns vs the naive fp64 kernel
+  double sm_mhz_idle = 0;     ///< SM clock read by a one-thread probe before the last solve (diagnostics)
+  double sm_mhz_during = 0;   ///< ... and on a free multiprocessor while that solve runs
   std::string note;
 };
 BenchResult bench_solve(const BenchSpec& spec);
