@@ -33,7 +33,7 @@ struct DevProblem {
   std::uint32_t n, d, dh;
   DevMatrix<T> a, b;
   std::uint32_t ks_max;  // staged short reads per row
-  int mode;              // diagnostics only (MIXGRAPH_GPU_MODE): 1 = skip the solver's rows, 2 = skip the gather
+  int mode;  // diagnostics only (MIXGRAPH_GPU_MODE): 1 = skip the solver's rows, 2 = skip the gather
   const T* x;
   T* y;
 };
@@ -48,13 +48,26 @@ __device__ __forceinline__ T coef_csr(const DevMatrix<T>& m, std::uint32_t h, st
   return m.val[h * m.hs + e * m.is];
 }
 
-// number of offsets off[lo..k) that are <= i (offsets ascending)
-__device__ __forceinline__ std::uint32_t count_le(const std::uint32_t* off, std::uint32_t lo, std::uint32_t k,
-                                                  std::uint32_t i) {
-  std::uint32_t a = lo, b = k;  // first index with off > i in [lo, k)
+// Gather for chunk c (rows c*TR ..): acc = (A X)_i + sum of the long-range B reads (offset >= S = 2 TR, rows
+// at least one chunk back, finished), and stage the short reads' coefficients (and, for CSR, their offsets).
+// Every load of a thread's row is independent of the others, so the loops are unrolled to keep many loads in
+// flight (the gather is latency-bound otherwise).
+constexpr std::uint32_t kOffCap = 1024;  // offsets kept in shared memory (more are read through the L1)
+
+struct OffsetTable {
+  const std::uint32_t* s;  // shared copy of the first min(k, kOffCap) offsets
+  const std::uint32_t* g;  // all offsets (global)
+  __device__ __forceinline__ std::uint32_t operator[](std::uint32_t k) const {
+    return k < kOffCap ? s[k] : __ldg(g + k);
+  }
+};
+
+__device__ __forceinline__ std::uint32_t count_le_t(const OffsetTable& off, std::uint32_t lo, std::uint32_t k,
+                                                    std::uint32_t i) {
+  std::uint32_t a = lo, b = k;
   while (a < b) {
     const std::uint32_t m = (a + b) >> 1;
-    if (__ldg(off + m) <= i)
+    if (off[m] <= i)
       a = m + 1;
     else
       b = m;
@@ -62,13 +75,10 @@ __device__ __forceinline__ std::uint32_t count_le(const std::uint32_t* off, std:
   return a;
 }
 
-// Gather for chunk c (rows c*TR ..): acc = (A X)_i + sum of the long-range B reads (offset >= S = 2 TR, rows
-// at least one chunk back, finished), and stage the short reads' coefficients (and, for CSR, their offsets).
-// Every load of a thread's row is independent of the others, so the loops are unrolled to keep many loads in
-// flight (the gather is latency-bound otherwise).
-template <class T, int W, int TR, bool IMP>
+template <class T, int W, int TR, int KSMAX, bool IMP>
 __device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* acc, T* scoef,
-                             std::uint8_t* sidx, int* scnt, std::uint32_t col0) {
+                             std::uint8_t* sidx, int* scnt, std::uint32_t col0, const OffsetTable& aoff,
+                             const OffsetTable& boff) {
   constexpr int G = 32 * kGatherWarps;
   constexpr std::uint32_t S = 2 * TR;
   const std::uint32_t row0 = c * TR;
@@ -80,22 +90,32 @@ __device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* 
     const std::uint32_t i = row0 + r, col = col0 + w;
     const bool ok = i < P.n && col < P.d;
     const std::uint32_t h = (col < P.d ? col : P.d - 1) / P.dh;
+    // the short reads' coefficients first (implicit patterns), so their loads overlap the gather's
+    constexpr int KR = (IMP && KSMAX > 0) ? KSMAX : 1;
+    T cfs[KR];
+    if (IMP && KSMAX > 0) {
+#pragma unroll
+      for (int ks = 0; ks < KR; ++ks) {
+        const bool valid = ok && std::uint32_t(ks) < B.k_short && boff[ks] <= i;
+        cfs[ks] = valid ? coef_imp(B, h, i, ks) : T(0);
+      }
+    }
     T v0 = T(0), v1 = T(0);
     if (ok) {
       if (IMP) {
-        const std::uint32_t ka = count_le(A.off, 0, A.k, i);
+        const std::uint32_t ka = count_le_t(aoff, 0, A.k, i);
 #pragma unroll 4
         for (std::uint32_t k = 0; k < ka; ++k)
-          v0 = fma(coef_imp(A, h, i, k), P.x[std::uint64_t(i - __ldg(A.off + k)) * P.d + col], v0);
-        const std::uint32_t kb = count_le(B.off, B.k_short, B.k, i);
+          v0 = fma(coef_imp(A, h, i, k), P.x[std::uint64_t(i - aoff[k]) * P.d + col], v0);
+        const std::uint32_t kb = count_le_t(boff, B.k_short, B.k, i);
         std::uint32_t k = B.k_short;
 #pragma unroll 4
         for (; k + 1 < kb; k += 2) {
-          const std::uint32_t o0 = __ldg(B.off + k), o1 = __ldg(B.off + k + 1);
+          const std::uint32_t o0 = boff[k], o1 = boff[k + 1];
           v0 = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - o0) * P.d + col], v0);
           v1 = fma(coef_imp(B, h, i, k + 1), P.y[std::uint64_t(i - o1) * P.d + col], v1);
         }
-        if (k < kb) v0 = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - __ldg(B.off + k)) * P.d + col], v0);
+        if (k < kb) v0 = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - boff[k]) * P.d + col], v0);
       } else {
         const std::uint64_t alo = A.ptr[i], ahi = A.ptr[i + 1];
 #pragma unroll 4
@@ -115,9 +135,15 @@ __device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* 
     }
     acc[r * W + w] = v0 + v1;
     if (IMP) {  // the short offsets are the same for every row: coefficient 0 where the offset exceeds i
-      for (std::uint32_t ks = 0; ks < KS; ++ks) {
-        const bool valid = ok && ks < B.k_short && __ldg(B.off + ks) <= i;
-        scoef[(r * KS + ks) * W + w] = valid ? coef_imp(B, h, i, ks) : T(0);
+      if (KSMAX > 0) {
+#pragma unroll
+        for (int ks = 0; ks < KR; ++ks)
+          if (std::uint32_t(ks) < KS) scoef[(r * KS + ks) * W + w] = cfs[ks];
+      } else {
+        for (std::uint32_t ks = 0; ks < KS; ++ks) {
+          const bool valid = ok && ks < B.k_short && boff[ks] <= i;
+          scoef[(r * KS + ks) * W + w] = valid ? coef_imp(B, h, i, ks) : T(0);
+        }
       }
     }
   }
@@ -164,17 +190,26 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr int kRing = 2 * TR;
   const std::uint32_t KS = P.ks_max;
-  T* ring = reinterpret_cast<T*>(smem_raw);                             // kRing * W
-  T* acc = ring + kRing * W;                                            // 2 * TR * W
-  T* scoef = acc + 2 * TR * W;                                          // 2 * TR * KS * W
-  int* scnt = reinterpret_cast<int*>(scoef + 2 * TR * KS * W);          // 2 * TR
-  std::uint8_t* sidx = reinterpret_cast<std::uint8_t*>(scnt + 2 * TR);  // 2 * TR * KS
+  T* ring = reinterpret_cast<T*>(smem_raw);                                  // kRing * W
+  T* acc = ring + kRing * W;                                                 // 2 * TR * W
+  T* scoef = acc + 2 * TR * W;                                               // 2 * TR * KS * W
+  int* scnt = reinterpret_cast<int*>(scoef + 2 * TR * KS * W);               // 2 * TR
+  std::uint32_t* soff = reinterpret_cast<std::uint32_t*>(scnt + 2 * TR);     // 2 * kOffCap (B, then A)
+  std::uint8_t* sidx = reinterpret_cast<std::uint8_t*>(soff + 2 * kOffCap);  // 2 * TR * KS
 
   const int tid = threadIdx.x;
   const std::uint32_t col0 = blockIdx.x * W;
   for (int q = tid; q < kRing * W; q += kThreads) ring[q] = T(0);
+  if (IMP) {
+    for (std::uint32_t q = tid; q < kOffCap; q += kThreads) {
+      soff[q] = q < P.b.k ? P.b.off[q] : 0xffffffffu;
+      soff[kOffCap + q] = q < P.a.k ? P.a.off[q] : 0xffffffffu;
+    }
+  }
+  const OffsetTable boff{soff, P.b.off}, aoff{soff + kOffCap, P.a.off};
+  __syncthreads();
   const std::uint32_t nchunks = (P.n + TR - 1) / TR;
-  if (tid >= 32) gather_chunk<T, W, TR, IMP>(P, 0, tid - 32, acc, scoef, sidx, scnt, col0);
+  if (tid >= 32) gather_chunk<T, W, TR, KSMAX, IMP>(P, 0, tid - 32, acc, scoef, sidx, scnt, col0, aoff, boff);
   __syncthreads();
   std::uint32_t offr[KSMAX > 0 ? KSMAX : 1];
 #pragma unroll
@@ -184,8 +219,11 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
   for (std::uint32_t c = 0; c < nchunks; ++c) {
     const int buf = c & 1;
     if (tid < 32) {
-      const int w = tid;
-      if (w < W && !(P.mode & 1)) {
+      if (!(P.mode & 1)) {
+        // every lane runs the same straight-line code (no divergent branches on the sequential path): lanes
+        // past W shadow column W - 1 and do not store
+        const int w = tid < W ? tid : W - 1;
+        const bool writer = tid < W;
         const T* a_b = acc + buf * TR * W;
         const T* c_b = scoef + std::size_t(buf) * TR * KS * W;
         const std::uint8_t* i_b = sidx + buf * TR * KS;
@@ -202,15 +240,16 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
           if (KSMAX > 0) {
 #pragma unroll
             for (int ks = (KSMAX > 0 ? KSMAX : 1) - 1; ks >= 1; --ks) {
-              if (ks < cnt) {
-                const std::uint32_t o = IMP ? offr[ks] : i_b[r * KS + ks];
-                const T yv = ring[((i - o) & (kRing - 1)) * W + w];
-                const T cf = c_b[(r * KS + ks) * W + w];
-                if (ks & 1)
-                  v2 = fma(cf, yv, v2);
-                else
-                  v = fma(cf, yv, v);
-              }
+              const int kc =
+                  ks < int(KS) ? ks : int(KS) - 1;  // a staged slot (its coefficient is 0 if unused)
+              const std::uint32_t o = IMP ? offr[ks] : i_b[r * KS + kc];
+              const T yv = ring[((i - o) & (kRing - 1)) * W + w];
+              const T cf = c_b[(r * KS + kc) * W + w];
+              const T cfm = ks < cnt ? cf : T(0);
+              if (ks & 1)
+                v2 = fma(cfm, yv, v2);
+              else
+                v = fma(cfm, yv, v);
             }
             o0 = IMP ? offr[0] : i_b[r * KS];
           } else {
@@ -228,20 +267,20 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
             o0 = IMP ? (P.b.k > 0 ? __ldg(P.b.off) : 0u) : i_b[r * KS];
           }
           v += v2;
-          if (cnt > 0) {
-            const T y0 = (o0 == 1) ? prev : ring[((i - o0) & (kRing - 1)) * W + w];
-            v = fma(c_b[(r * KS) * W + w], y0, v);
-          }
-          ring[(i & (kRing - 1)) * W + w] = v;
+          const T yr0 = ring[((i - o0) & (kRing - 1)) * W + w];
+          const T y0 = (o0 == 1) ? prev : yr0;
+          const T c0 = c_b[(r * KS) * W + w];
+          v = fma(cnt > 0 ? c0 : T(0), y0, v);
+          if (writer) ring[(i & (kRing - 1)) * W + w] = v;
           prev = v;
-          if (col < P.d) P.y[std::uint64_t(i) * P.d + col] = v;
+          if (writer && col < P.d) P.y[std::uint64_t(i) * P.d + col] = v;
         }
       }
     } else if (c + 1 < nchunks && !(P.mode & 2)) {
       const int nb = (c + 1) & 1;
-      gather_chunk<T, W, TR, IMP>(P, c + 1, tid - 32, acc + nb * TR * W,
-                                  scoef + std::size_t(nb) * TR * KS * W, sidx + nb * TR * KS, scnt + nb * TR,
-                                  col0);
+      gather_chunk<T, W, TR, KSMAX, IMP>(P, c + 1, tid - 32, acc + nb * TR * W,
+                                         scoef + std::size_t(nb) * TR * KS * W, sidx + nb * TR * KS,
+                                         scnt + nb * TR, col0, aoff, boff);
     }
     __syncthreads();
   }
@@ -377,13 +416,18 @@ std::string launch_k(const DevProblem<T>& P, cudaStream_t st) {
   chunked_solve<T, W, TR, KSMAX, IMP><<<blocks, kThreads, sm, st>>>(P);
   MG_CUDA(cudaGetLastError(), "chunked_solve launch");
   return std::string("gpu-chunked-") + (IMP ? "implicit" : "csr") + "<" + (sizeof(T) == 8 ? "fp64" : "fp32") +
-         ",W=" + std::to_string(W) + ",T=" + std::to_string(TR) + (KSMAX > 0 ? ",unrolled" : "") + ">";
+         ",W=" + std::to_string(W) + ",T=" + std::to_string(TR) +
+         (KSMAX > 0 ? ",unrolled" + std::to_string(KSMAX) : "") + ">";
 }
 
 template <class T, int W>
 std::string launch_w(const DevProblem<T>& P, cudaStream_t st, const Config& c) {
   const bool imp = P.b.implicit != 0;
-  if (c.TR == 64) return imp ? launch_k<T, W, 64, 16, true>(P, st) : launch_k<T, W, 64, 16, false>(P, st);
+  if (c.TR == 64) {
+    if (c.KSMAX == 2) return imp ? launch_k<T, W, 64, 2, true>(P, st) : launch_k<T, W, 64, 2, false>(P, st);
+    if (c.KSMAX == 8) return imp ? launch_k<T, W, 64, 8, true>(P, st) : launch_k<T, W, 64, 8, false>(P, st);
+    return imp ? launch_k<T, W, 64, 16, true>(P, st) : launch_k<T, W, 64, 16, false>(P, st);
+  }
   if (c.KSMAX > 0) return imp ? launch_k<T, W, 32, 16, true>(P, st) : launch_k<T, W, 32, 16, false>(P, st);
   return imp ? launch_k<T, W, 32, 0, true>(P, st) : launch_k<T, W, 32, 0, false>(P, st);
 }
@@ -466,7 +510,7 @@ Config configure(DevProblem<T>& P, const SolveMatrix& b) {
   const std::uint32_t s128 = shorts(128);
   if (s128 <= 16) {
     c.TR = 64;
-    c.KSMAX = 16;
+    c.KSMAX = s128 <= 2 ? 2 : s128 <= 8 ? 8 : 16;
     P.ks_max = s128;
   } else {
     c.TR = 32;
