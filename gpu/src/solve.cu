@@ -388,7 +388,7 @@ void upload(DevBuf& b, const U* h, std::size_t count) {
 
 std::size_t smem_bytes(std::size_t tsize, int W, int TR, std::uint32_t KS) {
   return tsize * (2 * TR * W + 2 * TR * W + 2 * std::size_t(TR) * KS * W) + sizeof(int) * 2 * TR +
-         2 * TR * KS + 16;
+         sizeof(std::uint32_t) * 2 * kOffCap + 2 * TR * KS + 16;
 }
 
 int num_sms() {
