@@ -41,11 +41,11 @@ struct DevProblem {
 template <class T>
 __device__ __forceinline__ T coef_imp(const DevMatrix<T>& m, std::uint32_t h, std::uint32_t i,
                                       std::uint32_t k) {
-  return m.val[h * m.hs + std::uint64_t(i) * m.is + std::uint64_t(k) * m.ks];
+  return __ldg(m.val + (h * m.hs + std::uint64_t(i) * m.is + std::uint64_t(k) * m.ks));
 }
 template <class T>
 __device__ __forceinline__ T coef_csr(const DevMatrix<T>& m, std::uint32_t h, std::uint64_t e) {
-  return m.val[h * m.hs + e * m.is];
+  return __ldg(m.val + (h * m.hs + e * m.is));
 }
 
 // Gather for chunk c (rows c*TR ..): acc = (A X)_i + sum of the long-range B reads (offset >= S = 2 TR, rows
@@ -85,7 +85,11 @@ __device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* 
   const std::uint32_t KS = P.ks_max;
   const DevMatrix<T>& A = P.a;
   const DevMatrix<T>& B = P.b;
-  for (int p = g; p < TR * W; p += G) {
+  constexpr int PPT = (TR * W + G - 1) / G;  // pairs per thread
+#pragma unroll
+  for (int q = 0; q < PPT; ++q) {
+    const int p = g + q * G;
+    if (p >= TR * W) break;
     const int r = p / W, w = p % W;
     const std::uint32_t i = row0 + r, col = col0 + w;
     const bool ok = i < P.n && col < P.d;
@@ -106,7 +110,7 @@ __device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* 
         const std::uint32_t ka = count_le_t(aoff, 0, A.k, i);
 #pragma unroll 4
         for (std::uint32_t k = 0; k < ka; ++k)
-          v0 = fma(coef_imp(A, h, i, k), P.x[std::uint64_t(i - aoff[k]) * P.d + col], v0);
+          v0 = fma(coef_imp(A, h, i, k), __ldg(P.x + std::uint64_t(i - aoff[k]) * P.d + col), v0);
         const std::uint32_t kb = count_le_t(boff, B.k_short, B.k, i);
         std::uint32_t k = B.k_short;
 #pragma unroll 4
@@ -120,7 +124,7 @@ __device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* 
         const std::uint64_t alo = A.ptr[i], ahi = A.ptr[i + 1];
 #pragma unroll 4
         for (std::uint64_t e = alo; e < ahi; ++e)
-          v0 = fma(coef_csr(A, h, e), P.x[std::uint64_t(A.idx[e]) * P.d + col], v0);
+          v0 = fma(coef_csr(A, h, e), __ldg(P.x + std::uint64_t(A.idx[e]) * P.d + col), v0);
         const std::uint64_t lo = B.ptr[i];
         std::uint64_t e_end = B.ptr[i + 1];
         while (e_end > lo && i - B.idx[e_end - 1] < S) --e_end;
@@ -190,16 +194,16 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr int kRing = 2 * TR;
   const std::uint32_t KS = P.ks_max;
-  T* ring = reinterpret_cast<T*>(smem_raw);                                  // kRing * W
-  T* acc = ring + kRing * W;                                                 // 2 * TR * W
-  T* scoef = acc + 2 * TR * W;                                               // 2 * TR * KS * W
+  T* ring = reinterpret_cast<T*>(smem_raw);  // kRing * 32: one column per lane, never shared between lanes
+  T* acc = ring + kRing * 32;                // 2 * TR * W
+  T* scoef = acc + 2 * TR * W;               // 2 * TR * KS * W
   int* scnt = reinterpret_cast<int*>(scoef + 2 * TR * KS * W);               // 2 * TR
   std::uint32_t* soff = reinterpret_cast<std::uint32_t*>(scnt + 2 * TR);     // 2 * kOffCap (B, then A)
   std::uint8_t* sidx = reinterpret_cast<std::uint8_t*>(soff + 2 * kOffCap);  // 2 * TR * KS
 
   const int tid = threadIdx.x;
   const std::uint32_t col0 = blockIdx.x * W;
-  for (int q = tid; q < kRing * W; q += kThreads) ring[q] = T(0);
+  for (int q = tid; q < kRing * 32; q += kThreads) ring[q] = T(0);
   if (IMP) {
     for (std::uint32_t q = tid; q < kOffCap; q += kThreads) {
       soff[q] = q < P.b.k ? P.b.off[q] : 0xffffffffu;
@@ -243,7 +247,7 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
               const int kc =
                   ks < int(KS) ? ks : int(KS) - 1;  // a staged slot (its coefficient is 0 if unused)
               const std::uint32_t o = IMP ? offr[ks] : i_b[r * KS + kc];
-              const T yv = ring[((i - o) & (kRing - 1)) * W + w];
+              const T yv = ring[((i - o) & (kRing - 1)) * 32 + tid];
               const T cf = c_b[(r * KS + kc) * W + w];
               const T cfm = ks < cnt ? cf : T(0);
               if (ks & 1)
@@ -257,21 +261,21 @@ __global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
             for (; ks >= 2; ks -= 2) {
               const std::uint32_t o1 = IMP ? __ldg(P.b.off + ks) : i_b[r * KS + ks];
               const std::uint32_t o2 = IMP ? __ldg(P.b.off + ks - 1) : i_b[r * KS + ks - 1];
-              v = fma(c_b[(r * KS + ks) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
-              v2 = fma(c_b[(r * KS + ks - 1) * W + w], ring[((i - o2) & (kRing - 1)) * W + w], v2);
+              v = fma(c_b[(r * KS + ks) * W + w], ring[((i - o1) & (kRing - 1)) * 32 + tid], v);
+              v2 = fma(c_b[(r * KS + ks - 1) * W + w], ring[((i - o2) & (kRing - 1)) * 32 + tid], v2);
             }
             if (ks >= 1) {
               const std::uint32_t o1 = IMP ? __ldg(P.b.off + 1) : i_b[r * KS + 1];
-              v = fma(c_b[(r * KS + 1) * W + w], ring[((i - o1) & (kRing - 1)) * W + w], v);
+              v = fma(c_b[(r * KS + 1) * W + w], ring[((i - o1) & (kRing - 1)) * 32 + tid], v);
             }
             o0 = IMP ? (P.b.k > 0 ? __ldg(P.b.off) : 0u) : i_b[r * KS];
           }
           v += v2;
-          const T yr0 = ring[((i - o0) & (kRing - 1)) * W + w];
+          const T yr0 = ring[((i - o0) & (kRing - 1)) * 32 + tid];
           const T y0 = (o0 == 1) ? prev : yr0;
           const T c0 = c_b[(r * KS) * W + w];
           v = fma(cnt > 0 ? c0 : T(0), y0, v);
-          if (writer) ring[(i & (kRing - 1)) * W + w] = v;
+          ring[(i & (kRing - 1)) * 32 + tid] = v;
           prev = v;
           if (writer && col < P.d) P.y[std::uint64_t(i) * P.d + col] = v;
         }
@@ -387,7 +391,7 @@ void upload(DevBuf& b, const U* h, std::size_t count) {
 }
 
 std::size_t smem_bytes(std::size_t tsize, int W, int TR, std::uint32_t KS) {
-  return tsize * (2 * TR * W + 2 * TR * W + 2 * std::size_t(TR) * KS * W) + sizeof(int) * 2 * TR +
+  return tsize * (2 * TR * 32 + 2 * TR * W + 2 * std::size_t(TR) * KS * W) + sizeof(int) * 2 * TR +
          sizeof(std::uint32_t) * 2 * kOffCap + 2 * TR * KS + 16;
 }
 
