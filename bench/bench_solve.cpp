@@ -171,7 +171,8 @@ void run_gpu_case(const GpuCase& g) {
       g.label.c_str(), g.spec.c_str(), n, g.d, g.heads, g.fp64 ? "fp64" : "fp32",
       s.ptr.empty() ? "implicit" : "csr", g.a_diag ? "diagonal" : "shared", (unsigned long long)nnz_b,
       r.ran ? "true" : "false", r.kernel.c_str(), r.ms, r.ms_min, r.copy_ms, bytes, floor_ms,
-      r.ms > 0 ? floor_ms / r.ms : 0.0, r.naive_ms, r.check_relerr, r.sm_mhz_idle, r.sm_mhz_during, r.note.c_str());
+      r.ms > 0 ? floor_ms / r.ms : 0.0, r.naive_ms, r.check_relerr, r.sm_mhz_idle, r.sm_mhz_during,
+      r.note.c_str());
   std::fflush(stdout);
 }
 

@@ -173,12 +173,7 @@ TEST(SolveSemiring, Pow2DistanceIsPopcountAndCountsAreFactorials) {
 }
 
 TEST(SolveSemiring, CountsSaturateWithFlag) {
-  // dense: from position 1 to n every subset of the positions in between is a path; at distance 1 only the
-  // direct edge... use window patterns where counts grow like Fibonacci-type numbers instead: offsets {1, 2}
-  // has exactly one shortest path to even m (all 2-steps): count huge only for long-way paths. Use the
-  // layered "offsets:1" chain concatenated: counts stay 1. Saturation: offsets:1,2 counts C(k, j) paths of
-  // distance ceil(m/2); at m = 2k+1, count = k+1. To saturate we need a pattern with exploding counts:
-  // dense has distance 1 everywhere (count 1). pow2 counts popcount(m)!: 21! > 2^64 needs m with 21 bits.
+  // pow2 from position 1: popcount(m)! shortest paths to position m + 1; 21! > 2^64 > 20!.
   const pos_t n = (1u << 21);
   SolveStructure s;
   s.n = n;
