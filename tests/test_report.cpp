@@ -1,13 +1,16 @@
 // mixgraph report and the export layer (issue 7): colour map, pooling, tables, base64, figures (decoded
 // with libpng, SVG parsed with expat), the induced operator against a dense Eigen solve, atomic writes,
-// and the `mixgraph report` command end to end (notebook validated with nbformat, executed with nbconvert).
+// and the `mixgraph report` command end to end (notebook validated with nbformat, executed with nbconvert);
+// the sections of issues 3-6 (distances, congestion, ranks, validation) against independent references.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <Eigen/Dense>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -20,10 +23,12 @@
 
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/colormap.hpp"
+#include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/induced.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/plot.hpp"
+#include "mixgraph/profile.hpp"
 #include "mixgraph/report_writer.hpp"
 #include "mixgraph/table.hpp"
 #include "mixgraph/weights.hpp"
@@ -557,13 +562,9 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
   const auto manifest = nlohmann::json::parse(read_file(r.dir + "/report.json"));
   EXPECT_EQ(manifest["schema"], "mixgraph.report/1");
   for (const auto& sec : manifest["sections"]) {
-    // Sections that exist in this build ran; the rest say which issue they wait for.
+    // Every analysis of issues 3-6 is merged: every section ran, none is pending.
     const std::string id = sec["id"], status = sec["status"];
-    if (id == "summary" || id == "profile" || id == "masks" || id == "operator" || id == "verify") {
-      EXPECT_EQ(status, "done") << id;
-    } else {
-      EXPECT_EQ(status.rfind("pending (issue ", 0), 0u) << id << ": " << status;
-    }
+    EXPECT_EQ(status, "done") << id;
   }
   std::size_t pngs = 0;
   for (const auto& f : manifest["files"]) {
@@ -586,7 +587,9 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
     }
   }
   if (plots_built_in()) {
-    EXPECT_EQ(pngs, 4u * 3 + 3);  // A, B, |M| per pattern + three line plots
+    // A, B, |M| and d(i, j) per pattern; three profile plots, the distance profile, congestion over N and
+    // the node load, cut rank and cut rank vs cache.
+    EXPECT_EQ(pngs, 4u * 4 + 3 + 1 + 2 + 2);
   }
   // Every file in the directory is listed (no stray temp files).
   for (auto& e : fs::recursive_directory_iterator(r.dir)) {
@@ -602,7 +605,14 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
   // ceil(log2 64) = 6 offsets below 64, growing like log n; ssm keeps one position.
   EXPECT_EQ(t1["rows"][0]["time_per_token"], "6 (O(log n))");
   EXPECT_EQ(t1["rows"][2]["cache"], "1 (O(1))");
-  EXPECT_EQ(t1["rows"][0]["shortest_path"], "pending (issue 3)");
+  // pow2 on 64 tokens: the diameter is popcount(63) = 6; full attention reaches every pair in one hop.
+  EXPECT_EQ(t1["rows"][0]["shortest_path"], 6);
+  EXPECT_EQ(t1["rows"][3]["shortest_path"], 1);
+  for (const auto& row : t1["rows"])
+    for (const auto& [k, v] : row.items())
+      if (v.is_string()) {
+        EXPECT_EQ(v.get<std::string>().find("pending"), std::string::npos) << k;
+      }
   EXPECT_EQ(t1["rows"][0]["congestion_paper"], "<= log2 n");
   // report.md embeds images that exist.
   const std::string md = read_file(r.dir + "/report.md");
@@ -615,7 +625,7 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
   if (plots_built_in()) {
     EXPECT_EQ(images, pngs);
   }
-  EXPECT_NE(md.find("pending"), std::string::npos);
+  EXPECT_EQ(md.find("pending (issue"), std::string::npos);
   // The notebook embeds the PNGs byte for byte.
   const auto nb = nlohmann::json::parse(read_file(r.dir + "/report.ipynb"));
   std::size_t embedded = 0;
@@ -702,5 +712,310 @@ TEST(ReportCommand, NotebookValidatesWithNbformatAndExecutesSlow) {
   EXPECT_EQ(errors, 0u);
   if (plots_built_in()) {
     EXPECT_GT(images, 6u);  // the rendered figures plus the matplotlib ones
+  }
+}
+
+// ---- the sections of issues 3-6
+// -----------------------------------------------------------------------------
+
+namespace {
+
+/// d(i, j) for every pair by the test's own BFS over the layered DAG of MATH.md §3, from the pattern's read
+/// lists alone: x_j reaches y_j at 0 when A has the diagonal, y_k at 1 when A(k, j) != 0 (k != j), then every
+/// further hop is a B read. dist[i * n + j]; -1 = no path.
+std::vector<int> brute_distances(const Pattern& p) {
+  const pos_t n = p.n;
+  std::vector<std::vector<pos_t>> a_out(n), b_out(n);
+  std::vector<char> diag(n, 0);
+  for (pos_t i = 0; i < n; ++i) {
+    for_each_a_read(p, i, [&](pos_t j) {
+      if (j == i)
+        diag[i] = 1;
+      else
+        a_out[j].push_back(i);
+    });
+    for_each_b_read(p, i, [&](pos_t j) { b_out[j].push_back(i); });
+  }
+  std::vector<int> d(static_cast<std::size_t>(n) * n, -1);
+  for (pos_t j = 0; j < n; ++j) {
+    std::vector<int> dist(n, -1);
+    std::deque<pos_t> q;
+    // 0-1 BFS: the diagonal hop is free.
+    if (diag[j]) dist[j] = 0, q.push_back(j);
+    for (pos_t k : a_out[j])
+      if (dist[k] < 0) dist[k] = 1, q.push_back(k);
+    if (diag[j])
+      for (pos_t k : b_out[j])
+        if (dist[k] < 0 || dist[k] > 1) dist[k] = 1, q.push_back(k);
+    // Plain BFS from the seeds in order of distance (seeds are at 0 or 1, queue is sorted).
+    std::sort(q.begin(), q.end(), [&](pos_t a, pos_t b) { return dist[a] < dist[b]; });
+    while (!q.empty()) {
+      const pos_t u = q.front();
+      q.pop_front();
+      for (pos_t v : b_out[u])
+        if (dist[v] < 0) dist[v] = dist[u] + 1, q.push_back(v);
+    }
+    for (pos_t i = 0; i < n; ++i) d[static_cast<std::size_t>(i) * n + j] = dist[i];
+  }
+  return d;
+}
+
+nlohmann::json row_of(const nlohmann::json& table, const std::string& pattern) {
+  for (const auto& r : table["rows"])
+    if (r["pattern"] == pattern) return r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(ReportSections, DistancesAgreeWithAnIndependentBfsAndFillTable1) {
+  const std::vector<std::string> specs = {"pow2",    "pow2+cache", "sq1+cache",
+                                          "local:5", "attention",  "offsets:2,3"};
+  std::string args = "--n 96";
+  for (const auto& s : specs) args += " --pattern " + s;
+  ReportRun r(args);
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto dist = nlohmann::json::parse(read_file(r.dir + "/tables/distances.json"));
+  const auto hist = nlohmann::json::parse(read_file(r.dir + "/tables/distance_histogram.json"));
+  const auto t1 = nlohmann::json::parse(read_file(r.dir + "/tables/table1.json"));
+  const auto manifest = nlohmann::json::parse(read_file(r.dir + "/report.json"));
+  for (const auto& spec : specs) {
+    SCOPED_TRACE(spec);
+    const Pattern p = make_pattern(spec, 96);
+    const auto d = brute_distances(p);
+    int diameter = 0;
+    std::uint64_t reach = 0, unreach = 0, sum = 0;
+    std::map<int, std::uint64_t> h;
+    for (pos_t i = 0; i < p.n; ++i)
+      for (pos_t j = 0; j < i; ++j) {
+        const int v = d[static_cast<std::size_t>(i) * p.n + j];
+        if (v < 0) {
+          ++unreach;
+        } else {
+          ++reach, sum += v, ++h[v];
+          diameter = std::max(diameter, v);
+        }
+      }
+    const auto row = row_of(dist, spec);
+    ASSERT_FALSE(row.is_null());
+    EXPECT_EQ(row["method"], p.translation_invariant() ? "profile" : "all-pairs");
+    EXPECT_EQ(row["diameter"], diameter);
+    EXPECT_EQ(row["reachable_pairs"], reach);
+    EXPECT_EQ(row["unreachable_pairs"], unreach);
+    EXPECT_NEAR(row["mean_distance"].get<double>(), reach ? static_cast<double>(sum) / reach : 0.0, 1e-9);
+    // Copy distance at N = 48: max_j d(j + 48, j).
+    int copy = 0;
+    bool copy_ok = true;
+    for (pos_t j = 0; j < 48; ++j) {
+      const int v = d[static_cast<std::size_t>(j + 48) * p.n + j];
+      copy_ok &= v >= 0;
+      copy = std::max(copy, v);
+    }
+    if (copy_ok) {
+      EXPECT_EQ(row["copy_distance_n_half"], copy);
+    } else {
+      EXPECT_TRUE(row["copy_distance_n_half"].is_null());
+    }
+    for (const auto& hr : hist["rows"])
+      if (hr["pattern"] == spec) {
+        EXPECT_EQ(hr["pairs"], h[hr["distance"].get<int>()]) << hr["distance"];
+        h.erase(hr["distance"].get<int>());
+      }
+    EXPECT_TRUE(h.empty()) << "histogram rows missing";
+    // Table 1: the diameter; A-only patterns 1 (attention) or "inf (no multi-hop)" (a window).
+    const auto t1row = row_of(t1, spec);
+    if (spec == "local:5") {
+      EXPECT_EQ(t1row["shortest_path"], "inf (no multi-hop)");
+    } else if (unreach > 0) {
+      EXPECT_EQ(t1row["shortest_path"],
+                std::to_string(diameter) + " (" + std::to_string(unreach) + " pairs unreachable)");
+    } else {
+      EXPECT_EQ(t1row["shortest_path"], diameter);
+    }
+    // The heatmap exists and decodes.
+    const std::string png_path = r.dir + "/figures/d_" + file_stem(spec) + ".png";
+    ASSERT_TRUE(fs::exists(png_path) || !plots_built_in());
+    if (plots_built_in()) {
+      const Png png = decode_png(png_path);
+      if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+      ASSERT_TRUE(png.ok) << png.error;
+      EXPECT_GE(png.width, 400);
+      EXPECT_GE(png.height, 400);
+    }
+  }
+  // The full profile of pow2: delta(m) = popcount(m) (Prop. 4.4), and offsets {2, 3} never make 1.
+  std::istringstream prof(read_file(r.dir + "/tables/distance_profile_pow2.csv"));
+  std::string line;
+  std::getline(prof, line);
+  EXPECT_EQ(line, "m,delta");
+  std::size_t rows = 0;
+  while (std::getline(prof, line)) {
+    const auto comma = line.find(',');
+    const unsigned m = std::stoul(line.substr(0, comma));
+    EXPECT_EQ(std::stoi(line.substr(comma + 1)), std::popcount(m)) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 96u);
+  const std::string p23 = read_file(r.dir + "/tables/distance_profile_offsets_2_3.csv");
+  EXPECT_NE(p23.find("\n1,inf\n"), std::string::npos);
+  // report.json carries the key numbers; the section is done.
+  for (const auto& sec : manifest["sections"])
+    if (sec["id"] == "distances") {
+      EXPECT_EQ(sec["status"], "done");
+      EXPECT_EQ(sec["results"]["pow2"]["diameter"], 6);  // popcount(95) = 6 is the largest below 96
+    }
+}
+
+TEST(ReportSections, DistancesAboveTheAllPairsCapAreALowerBoundAndSaySo) {
+  ReportRun r("--n 96 --pattern pow2+cache --pattern pow2 --all-pairs-cap 64 --format json");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto j = nlohmann::json::parse(read_file(r.tmp / "stdout.txt"));
+  bool noted = false;
+  for (const auto& nt : j["notes"])
+    noted |= nt["kind"] == "capped" &&
+             nt["text"].get<std::string>().find("all-pairs distances of pow2+cache") != std::string::npos;
+  EXPECT_TRUE(noted);
+  const auto dist = nlohmann::json::parse(read_file(r.dir + "/tables/distances.json"));
+  const auto row = row_of(dist, "pow2+cache");
+  EXPECT_EQ(row["method"], "sampled");
+  const std::string lb = row["diameter"];
+  ASSERT_EQ(lb.rfind(">= ", 0), 0u);
+  const auto d = brute_distances(make_pattern("pow2+cache", 96));
+  EXPECT_LE(std::stoi(lb.substr(3)), *std::max_element(d.begin(), d.end()));
+  EXPECT_FALSE(fs::exists(r.dir + "/figures/d_pow2-cache.png"));
+  EXPECT_NE(read_file(r.dir + "/report.md").find("--all-pairs-cap"), std::string::npos);
+  // pow2 is above the cap too: its profile still gives exact numbers, but no heatmap.
+  EXPECT_EQ(row_of(dist, "pow2")["diameter"], 6);
+  EXPECT_FALSE(fs::exists(r.dir + "/figures/d_pow2.png"));
+}
+
+TEST(ReportSections, CongestionTableCoversNonPowersOfTwoWithConsistentBounds) {
+  ReportRun r("--n 64 --pattern pow2 --pattern ssm --pattern sq1+cache");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto t = nlohmann::json::parse(read_file(r.dir + "/tables/congestion.json"));
+  std::set<int> lengths;
+  for (const auto& row : t["rows"]) {
+    const std::string spec = row["pattern"];
+    const int N = row["N"];
+    SCOPED_TRACE(spec + " N = " + std::to_string(N));
+    lengths.insert(N);
+    EXPECT_LE(N, 32);
+    ASSERT_EQ(row["status"] == "impossible", false);
+    const int lower = row["lower"], upper = row["upper"];
+    EXPECT_LE(lower, upper);
+    EXPECT_EQ(row["status"], lower == upper ? "optimal" : "open");
+    EXPECT_EQ(row["gap"], upper - lower);
+    if (spec == "pow2") {
+      // Copy distance popcount(N) (Prop. 4.4); the shift routing has congestion exactly that (Prop. 4.8).
+      EXPECT_EQ(row["copy_distance"], std::popcount(static_cast<unsigned>(N)));
+      EXPECT_EQ(row["shift"], std::popcount(static_cast<unsigned>(N)));
+      EXPECT_LE(upper, std::popcount(static_cast<unsigned>(N)));
+    }
+    if (spec == "ssm") {
+      // Every path i -> i + N visits all of i..i+N, so position N carries all N paths: congestion N.
+      EXPECT_EQ(row["copy_distance"], N);
+      EXPECT_EQ(upper, N);
+      EXPECT_EQ(lower, N);
+    }
+    if (lp_built_in()) {
+      EXPECT_FALSE(row["lp"].is_null());  // N <= --lp-cap 32 on every row
+    }
+  }
+  // Powers of two and others (3, 6, 12, 24 and n/2 - 1 = 31).
+  for (int N : {1, 2, 3, 4, 6, 8, 12, 16, 24, 31, 32}) EXPECT_TRUE(lengths.count(N)) << N;
+  const auto t1 = nlohmann::json::parse(read_file(r.dir + "/tables/table1.json"));
+  EXPECT_EQ(row_of(t1, "ssm")["congestion"], "32 (optimal) at N = 32");
+  if (plots_built_in()) {
+    for (const char* f : {"congestion_load", "congestion_over_n"}) {
+      const Png png = decode_png(r.dir + "/figures/" + f + ".png");
+      if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+      EXPECT_TRUE(png.ok) << f << ": " << png.error;
+    }
+  }
+}
+
+TEST(ReportSections, CutRanksMatchADenseEigenRankAndTheCacheBound) {
+  ReportRun r("--n 40 --pattern pow2 --pattern pow2+cache --pattern ssm --pattern sq1");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto cr = nlohmann::json::parse(read_file(r.dir + "/tables/cut_ranks.json"));
+  const auto sum = nlohmann::json::parse(read_file(r.dir + "/tables/cut_rank_summary.json"));
+  for (const char* spec : {"pow2", "pow2+cache", "ssm", "sq1"}) {
+    SCOPED_TRACE(spec);
+    // M = (I - B)^{-1} A with the report's weights (seed 1), dense, and its blocks' ranks by full-pivot LU.
+    const Pattern p = make_pattern(spec, 40);
+    const auto w = random_weights(p, 1);
+    const int n = static_cast<int>(p.n);
+    Eigen::MatrixXd IminusB = Eigen::MatrixXd::Identity(n, n), A = Eigen::MatrixXd::Zero(n, n);
+    for (pos_t i = 0; i < p.n; ++i) {
+      for (std::size_t k = 0; k < w.a.row(i).size(); ++k) A(i, w.a.row(i)[k]) += w.a.row_values(i)[k];
+      if (!w.b.ptr.empty())
+        for (std::size_t k = 0; k < w.b.row(i).size(); ++k) IminusB(i, w.b.row(i)[k]) -= w.b.row_values(i)[k];
+    }
+    const Eigen::MatrixXd M = IminusB.triangularView<Eigen::UnitLower>().solve(A);
+    const auto prof = cache_profile(p, {});
+    std::size_t cuts = 0;
+    std::uint32_t max_rank = 0;
+    for (const auto& row : cr["rows"]) {
+      if (row["pattern"] != spec) continue;
+      const int K = row["K"];
+      Eigen::FullPivLU<Eigen::MatrixXd> lu(M.bottomLeftCorner(n - K, K));
+      lu.setThreshold(1e-10);
+      EXPECT_EQ(row["numeric_rank"], lu.rank()) << "K = " << K;
+      EXPECT_EQ(row["flow_rank"], lu.rank()) << "K = " << K;  // generic weights: Menger = numeric
+      EXPECT_EQ(row["cache"], prof.cache_size[K - 1]);
+      const std::uint32_t bound = (std::string(spec) == "ssm" ? 1 : 2) * prof.cache_size[K - 1];
+      EXPECT_LE(lu.rank(), bound);
+      EXPECT_EQ(row["holds"], "yes");
+      if (std::string(spec) == "ssm") {
+        EXPECT_EQ(lu.rank(), 1);  // a scalar recurrence is 1-semiseparable
+      }
+      max_rank = std::max<std::uint32_t>(max_rank, lu.rank());
+      ++cuts;
+    }
+    EXPECT_EQ(cuts, 39u);  // every cut (n <= --rank-cap)
+    EXPECT_EQ(row_of(sum, spec)["max_cut_rank"], max_rank);
+    EXPECT_EQ(row_of(sum, spec)["bound_holds"], "yes");
+  }
+  if (plots_built_in()) {
+    for (const char* f : {"cut_rank", "cut_rank_vs_cache"}) {
+      const Png png = decode_png(r.dir + "/figures/" + f + ".png");
+      if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+      EXPECT_TRUE(png.ok) << f << ": " << png.error;
+    }
+  }
+}
+
+TEST(ReportSections, RankCutsAboveTheRankCapAreSpacedAndNoted) {
+  ReportRun r("--n 60 --pattern pow2+cache --rank-cap 32 --rank-cuts 5 --format json");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto sum = nlohmann::json::parse(read_file(r.dir + "/tables/cut_rank_summary.json"));
+  EXPECT_EQ(row_of(sum, "pow2+cache")["cuts"], 5);
+  const auto j = nlohmann::json::parse(read_file(r.tmp / "stdout.txt"));
+  bool noted = false;
+  for (const auto& nt : j["notes"])
+    noted |=
+        nt["kind"] == "capped" && nt["text"].get<std::string>().find("--rank-cap 32") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(ReportSections, ValidationRunsTheChecksOfTheValidateCommand) {
+  ReportRun r("--n 64 --pattern pow2 --pattern ssm");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto t = nlohmann::json::parse(read_file(r.dir + "/tables/validation.json"));
+  for (const char* spec : {"pow2", "ssm"}) {
+    SCOPED_TRACE(spec);
+    // The same checks as `mixgraph validate` on the CPU (the other path to them).
+    const std::string out = (r.tmp / "validate.json");
+    ASSERT_EQ(run(cli() + " validate --backend cpu --pattern " + spec + " --n 64 --format json > " + out), 0);
+    const auto v = nlohmann::json::parse(read_file(out));
+    std::vector<std::string> got, want;
+    for (const auto& row : t["rows"])
+      if (row["pattern"] == spec) {
+        got.push_back(row["check"]);
+        EXPECT_EQ(row["passed"], "yes") << row["check"] << ": " << row["detail"];
+      }
+    for (const auto& c : v["checks"]) want.push_back(c["name"]);
+    EXPECT_EQ(got, want);
+    EXPECT_FALSE(got.empty());
   }
 }

@@ -230,11 +230,14 @@ int run_report(const ReportOptions& o) {
       "Measured columns give the value at this n with, in brackets, the growth class fitted over the sweep "
       "of n "
       "(section \"Decode cost and cache\"). `time_per_token` is the max decode cost, `cache` the max cache "
-      "|C_i|. The `_paper` columns are the paper's Table 1 entries (MATH.md §6); \"not stated\" marks the "
-      "cells "
-      "the paper leaves open, which this table fills. \"pending (issue N)\" marks analyses not merged into "
-      "this "
-      "build yet.";
+      "|C_i|. `shortest_path` is the diameter (max d(i, j) over j < i, section \"Shortest paths\"); "
+      "`congestion` the copy task's congestion at the hardest copy length N <= n/2 (section \"Copy task and "
+      "congestion\"), exact where it says optimal, else certified lower..upper bounds. The `_paper` columns "
+      "are the paper's Table 1 entries (MATH.md §6); \"not stated\" marks the cells the paper leaves open, "
+      "which this table fills.";
+  bool any_pending = false;
+  for (const auto& [col, why] : column_pending) any_pending |= !why.empty();
+  if (any_pending) legend += " \"pending (issue N)\" marks analyses not merged into this build yet.";
   out.markdown(legend);
   // Key numbers: each cache-efficient pattern against its base, when both are in the report.
   std::string key;

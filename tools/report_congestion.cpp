@@ -1,0 +1,225 @@
+// Report section "Copy task and congestion" (issue 4, lib/include/mixgraph/congestion.hpp): for copy lengths
+// N up to n/2 (powers of two, 3 * 2^k and n/2 - 1) the copy distance, the certified lower bounds (Prop. 4.7,
+// cut, LP up to --lp-cap), the checked routings (shift, random, congestion-minimising up to --routing-cap)
+// and the verdict ("optimal" where the bounds meet); a plot of the best bounds over N and of the node load of
+// the best routing at the hardest copy length. Fills Table 1's congestion column (the hardest copy length:
+// the largest best upper bound over N).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "mixgraph/congestion.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/plot.hpp"
+#include "output.hpp"
+#include "report_section.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+Cell u64(std::uint64_t v) {
+  return Cell::integer(static_cast<std::int64_t>(v));
+}
+Cell opt_cell(const std::optional<std::uint32_t>& v) {
+  return v ? u64(*v) : Cell::empty();
+}
+std::string nstr(std::uint64_t n) {
+  return std::to_string(n);
+}
+
+/// Copy lengths for n tokens: powers of two and 3 * 2^k up to n/2, and n/2 - 1 (odd, not a power of two).
+std::vector<std::uint64_t> copy_lengths(std::uint64_t n) {
+  const std::uint64_t half = n / 2;
+  std::vector<std::uint64_t> v;
+  for (std::uint64_t p = 1; p <= half; p *= 2) {
+    v.push_back(p);
+    if (3 * p / 2 <= half && p >= 2) v.push_back(3 * p / 2);
+  }
+  if (half >= 5) v.push_back(half - 1);
+  if (half >= 1) v.push_back(half);
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+const RoutingStats* find_routing(const CongestionResult& r, const std::string& name) {
+  for (const auto& s : r.routings)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string verdict(const CongestionResult& r) {
+  if (!r.copy_possible) return "impossible";
+  if (!r.upper_bound) return "no routing";
+  if (*r.upper_bound == r.lower_bound) return "optimal";
+  return "open";
+}
+
+void run_congestion(ReportContext& ctx) {
+  const auto& P = ctx.params;
+  DataTable t{
+      "congestion",
+      "Copy task of length N (the pattern on 2N tokens): copy distance, certified lower bounds, checked "
+      "routings and the best upper bound; optimal where they meet",
+      {"pattern", "N", "copy_distance", "prop47", "cut", "lp", "ip", "lower", "prop48", "shift", "random",
+       "minmax", "exact", "upper", "gap", "status", "best_routing", "seconds"},
+      {}};
+  std::vector<LineSeries> s_loads, s_upper;
+  std::size_t lp_runs = 0, minmax_skipped = 0;
+  std::string load_note;
+  for (const auto& r : ctx.runs) {
+    const bool is_mtx = r.spec.rfind("mtx:", 0) == 0;
+    std::vector<std::uint64_t> Ns = is_mtx ? std::vector<std::uint64_t>{0} : copy_lengths(r.pattern.n);
+    LineSeries up{r.spec, {}, {}, true};
+    // Table 1 reports the hardest copy length: the row with the largest best upper bound (ties: larger N;
+    // an impossible copy is hardest of all). At N = n/2 = 2^k pow2 needs one hop, so N = n/2 alone would
+    // hide its log2 n.
+    std::optional<CongestionResult> worst;
+    auto harder = [](const CongestionResult& a, const CongestionResult& b) {  // a at least as hard as b
+      if (!a.copy_possible || !b.copy_possible) return !a.copy_possible;
+      const auto ua = a.upper_bound.value_or(a.lower_bound), ub = b.upper_bound.value_or(b.lower_bound);
+      return ua != ub ? ua > ub : a.lower_bound >= b.lower_bound;
+    };
+    for (auto N : Ns) {
+      ctx.progress(r, "congestion, copy length " + (N ? nstr(N) : std::string("n/2")));
+      CongestionOptions co;
+      co.seed = P.seed;
+      co.mem_limit = P.mem_limit;
+      co.minmax = N <= P.routing_cap && (N > 0 || r.pattern.n / 2 <= P.routing_cap);
+      co.lp = N <= P.lp_cap && (N > 0 || r.pattern.n / 2 <= P.lp_cap);
+      // Report budget: short integer programs, a bounded rip-up-and-reroute.
+      co.ip_time_limit_s = 2;
+      co.lp_time_limit_s = 10;
+      co.minmax_options.max_work = 2'000'000'000ULL;
+      co.minmax_options.max_rounds = 30;
+      co.work_budget = 1'000'000'000ULL;
+      if (!co.minmax) ++minmax_skipped;
+      lp_runs += co.lp;
+      const auto t0 = std::chrono::steady_clock::now();
+      CongestionResult c;
+      try {
+        c = analyse_congestion(r.spec, N, co);
+      } catch (
+          const std::exception& e) {  // RuntimeFailure (memory, work), UsageError (size): noted, not fatal
+        ctx.out.note("skipped", "congestion of " + r.spec + " at N = " + nstr(N) + ": " + e.what());
+        continue;
+      }
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::vector<Cell> row = {Cell::text(r.spec), u64(c.N)};
+      if (!c.copy_possible) {
+        row.push_back(Cell::unreachable());
+        for (int k = 0; k < 12; ++k) row.push_back(Cell::empty());  // prop47 .. gap
+        row.push_back(Cell::text("impossible"));
+        row.push_back(Cell::empty());
+      } else {
+        row.push_back(u64(c.copy_distance));
+        for (const auto& b : c.lower_bounds) row.push_back(opt_cell(b.value));
+        row.push_back(u64(c.lower_bound));
+        row.push_back(opt_cell(c.prop48_bound));
+        for (const char* name : {"shift", "random", "minmax", "exact"}) {
+          const auto* s = find_routing(c, name);
+          row.push_back(s ? u64(s->congestion) : Cell::empty());
+        }
+        row.push_back(opt_cell(c.upper_bound));
+        row.push_back(c.upper_bound ? u64(*c.upper_bound - c.lower_bound) : Cell::empty());
+        row.push_back(Cell::text(verdict(c)));
+        row.push_back(c.best_routing.empty() ? Cell::empty() : Cell::text(c.best_routing));
+        if (c.upper_bound) up.x.push_back(c.N), up.y.push_back(*c.upper_bound);
+      }
+      row.push_back(Cell::real(secs, 3));
+      t.add(std::move(row));
+      if (!worst || harder(c, *worst)) worst = std::move(c);
+    }
+    // Table 1 and key numbers at the hardest copy length.
+    if (worst) {
+      const auto& c = *worst;
+      Cell cell;
+      nlohmann::json res = {{"copy_length", c.N}, {"copy_possible", c.copy_possible}};
+      if (!c.copy_possible) {
+        cell = Cell::text("inf (copy impossible at N = " + nstr(c.N) + ")");
+      } else {
+        res["copy_distance"] = c.copy_distance;
+        res["lower_bound"] = c.lower_bound;
+        res["lower_bound_name"] = c.lower_bound_name;
+        res["upper_bound"] = c.upper_bound ? nlohmann::json(*c.upper_bound) : nlohmann::json(nullptr);
+        res["best_routing"] = c.best_routing;
+        res["optimal"] = c.upper_bound && *c.upper_bound == c.lower_bound;
+        if (!c.upper_bound)
+          cell = Cell::text(">= " + nstr(c.lower_bound));
+        else if (*c.upper_bound == c.lower_bound)
+          cell = Cell::text(nstr(c.lower_bound) + " (optimal)");
+        else
+          cell = Cell::text(nstr(c.lower_bound) + ".." + nstr(*c.upper_bound));
+        cell.s += " at N = " + nstr(c.N);
+        // Node load of the best checked routing.
+        if (const auto* s = find_routing(c, c.best_routing)) {
+          LineSeries l{r.spec + " (N = " + nstr(c.N) + ", " + s->name + ", C = " + nstr(s->congestion) + ")",
+                       {},
+                       {},
+                       false};
+          l.x.resize(s->loads.size());
+          l.y.resize(s->loads.size());
+          for (std::size_t i = 0; i < s->loads.size(); ++i) l.x[i] = i + 1, l.y[i] = s->loads[i];
+          s_loads.push_back(std::move(l));
+        }
+      }
+      ctx.table1[r.spec]["congestion"] = cell;
+      ctx.results[r.spec] = res;
+    }
+    if (!up.x.empty()) s_upper.push_back(std::move(up));
+  }
+  ctx.out.markdown(
+      "The copy task of length N (MATH.md §4) takes the pattern on 2N tokens; input i must reach output i + "
+      "N. "
+      "Lower bounds are certified: `prop47` = ceil(sum_i (d_i + 1) / 2N) (Prop. 4.7 generalised), `cut` = "
+      "ceil(N / kappa) from a max-flow, `lp` the LP relaxation's dual bound (N <= `--lp-cap " +
+      nstr(P.lp_cap) +
+      "`), `ip` the exact integer optimum when tiny. Upper bounds are routings checked hop by hop: `shift` "
+      "(Prop. 4.8, translation-invariant), `random` shortest paths, `minmax` congestion-minimising "
+      "rip-up-and-reroute (N <= `--routing-cap " +
+      nstr(P.routing_cap) +
+      "`), `exact` the integer program's routing. `status` is optimal where the best lower and upper bounds "
+      "meet, open otherwise. Table 1's congestion is the hardest copy length N <= n/2 (the largest best "
+      "upper "
+      "bound), with its certified lower bound.");
+  ctx.out.table(t, 200);
+  if (minmax_skipped)
+    ctx.out.note("capped", "congestion-minimising routing only for copy lengths N <= --routing-cap " +
+                               nstr(P.routing_cap) + " (" + nstr(minmax_skipped) + " rows without it)");
+  ctx.out.note("capped", "LP congestion lower bounds only for copy lengths N <= --lp-cap " + nstr(P.lp_cap) +
+                             (lp_built_in() ? "" : " (GLPK not built in: no LP bounds at all)"));
+  if (!s_upper.empty()) {
+    ctx.out.line_plot("congestion_over_n", s_upper,
+                      {"Copy-task congestion (best checked routing) over the copy length N",
+                       "copy length N (pattern on 2N tokens)",
+                       "congestion C",
+                       true,
+                       true,
+                       "upper bound from checked routings; congestion.csv has the certified lower bounds",
+                       {}},
+                      "Congestion of the best checked routing against the copy length (log-log)", true,
+                      P.pdf);
+  }
+  if (!s_loads.empty()) {
+    ctx.out.line_plot(
+        "congestion_load", s_loads,
+        {"Node load of the best routing at each pattern's hardest copy length N",
+         "position (1..2N)",
+         "paths through the position",
+         false,
+         true,
+         "load = number of the N copy paths visiting the position (end points count)",
+         {}},
+        "Node load of the best checked routing at the hardest copy length: where the copy paths crowd", true,
+        P.pdf);
+  }
+  ctx.out.carry_on(
+      "cong = pd.read_csv(\"tables/congestion.csv\")\n"
+      "cong[[\"pattern\", \"N\", \"copy_distance\", \"lower\", \"upper\", \"status\"]]");
+}
+
+ReportSectionRegistrar reg_congestion("congestion", "Copy task and congestion", 60, {"congestion"},
+                                      run_congestion);
+
+}  // namespace
+}  // namespace mixgraph::cli
