@@ -64,7 +64,15 @@ void run_congestion(ReportContext& ctx) {
       {"pattern", "N", "copy_distance", "prop47", "cut", "lp", "ip", "lower", "prop48", "shift", "random",
        "minmax", "exact", "upper", "gap", "status", "best_routing", "seconds"},
       {}};
-  std::vector<LineSeries> s_loads, s_upper;
+  struct LoadPlot {
+    const PatternRun* run;
+    pos_t N;
+    std::string routing;
+    std::uint32_t congestion, lower;
+    std::vector<std::uint32_t> loads;
+  };
+  std::vector<LoadPlot> load_plots;
+  std::vector<LineSeries> s_upper;
   std::size_t lp_runs = 0, minmax_skipped = 0;
   std::string load_note;
   for (const auto& r : ctx.runs) {
@@ -152,16 +160,8 @@ void run_congestion(ReportContext& ctx) {
           cell = Cell::text(nstr(c.lower_bound) + ".." + nstr(*c.upper_bound));
         cell.s += " at N = " + nstr(c.N);
         // Node load of the best checked routing.
-        if (const auto* s = find_routing(c, c.best_routing)) {
-          LineSeries l{r.spec + " (N = " + nstr(c.N) + ", " + s->name + ", C = " + nstr(s->congestion) + ")",
-                       {},
-                       {},
-                       false};
-          l.x.resize(s->loads.size());
-          l.y.resize(s->loads.size());
-          for (std::size_t i = 0; i < s->loads.size(); ++i) l.x[i] = i + 1, l.y[i] = s->loads[i];
-          s_loads.push_back(std::move(l));
-        }
+        if (const auto* st = find_routing(c, c.best_routing))
+          load_plots.push_back({&r, c.N, st->name, st->congestion, c.lower_bound, st->loads});
       }
       ctx.table1[r.spec]["congestion"] = cell;
       ctx.results[r.spec] = res;
@@ -200,18 +200,31 @@ void run_congestion(ReportContext& ctx) {
                       "Congestion of the best checked routing against the copy length (log-log)", true,
                       P.pdf);
   }
-  if (!s_loads.empty()) {
+  // Node load: one plot per pattern (the loads of cache-efficient routings jump between neighbouring
+  // positions; overlaid they would hide each other), with the certified lower bound as a reference line.
+  for (const auto& lp : load_plots) {
+    const double two_n = 2.0 * lp.N;
+    LineSeries l{lp.routing + " routing, congestion " + nstr(lp.congestion), {}, {}, false};
+    l.x.resize(lp.loads.size());
+    l.y.resize(lp.loads.size());
+    for (std::size_t i = 0; i < lp.loads.size(); ++i)
+      l.x[i] = static_cast<double>(i + 1), l.y[i] = lp.loads[i];
+    LineSeries lb{
+        "certified lower bound " + nstr(lp.lower), {1.0, two_n}, {double(lp.lower), double(lp.lower)}, false};
     ctx.out.line_plot(
-        "congestion_load", s_loads,
-        {"Node load of the best routing at each pattern's hardest copy length N",
-         "position (1..2N)",
-         "paths through the position",
+        "congestion_load_" + lp.run->stem, {l, lb},
+        {"Node load of the " + lp.routing + " routing of " + lp.run->spec + ", copy length N = " + nstr(lp.N),
+         "position (1..2N = " + nstr(2ull * lp.N) + ")",
+         "copy paths through the position",
          false,
-         true,
-         "load = number of the N copy paths visiting the position (end points count)",
+         false,
+         "N = " + nstr(lp.N) +
+             " is this pattern's hardest copy length in the table (largest "
+             "best upper bound); end points count",
          {}},
-        "Node load of the best checked routing at the hardest copy length: where the copy paths crowd", true,
-        P.pdf);
+        "Node load of the best checked routing of " + lp.run->spec + " at N = " + nstr(lp.N) +
+            ": where the copy paths crowd, against the certified lower bound",
+        true, P.pdf);
   }
   ctx.out.carry_on(
       "cong = pd.read_csv(\"tables/congestion.csv\")\n"
