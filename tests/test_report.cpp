@@ -587,9 +587,9 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
     }
   }
   if (plots_built_in()) {
-    // A, B, |M| and d(i, j) per pattern; three profile plots, the distance profile, congestion over N and
-    // the node load, cut rank and cut rank vs cache.
-    EXPECT_EQ(pngs, 4u * 4 + 3 + 1 + 2 + 2);
+    // A, B, |M|, d(i, j) and the node load of the best routing per pattern; three profile plots, the distance
+    // profile, congestion over N, cut rank and cut rank vs cache.
+    EXPECT_EQ(pngs, 4u * 5 + 3 + 1 + 1 + 2);
   }
   // Every file in the directory is listed (no stray temp files).
   for (auto& e : fs::recursive_directory_iterator(r.dir)) {
@@ -926,7 +926,8 @@ TEST(ReportSections, CongestionTableCoversNonPowersOfTwoWithConsistentBounds) {
   const auto t1 = nlohmann::json::parse(read_file(r.dir + "/tables/table1.json"));
   EXPECT_EQ(row_of(t1, "ssm")["congestion"], "32 (optimal) at N = 32");
   if (plots_built_in()) {
-    for (const char* f : {"congestion_load", "congestion_over_n"}) {
+    for (const char* f :
+         {"congestion_load_pow2", "congestion_load_ssm", "congestion_load_sq1-cache", "congestion_over_n"}) {
       const Png png = decode_png(r.dir + "/figures/" + f + ".png");
       if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
       EXPECT_TRUE(png.ok) << f << ": " << png.error;

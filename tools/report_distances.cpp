@@ -281,7 +281,6 @@ void run_distances(ReportContext& ctx) {
                             ? ", " + nstr(pd.summary.unreachable_pairs) + " pairs j < i unreachable"
                             : std::string(", every pair j \u2264 i reachable"))
                  : "";
-    if (n > o.max_side) o.note += (o.note.empty() ? "" : "; ") + std::string("block maximum");
     ctx.out.heatmap(
         "d_" + r.stem, v, o,
         "d(i, j) of " + r.spec + ": hops from source j (column) to target i (row); grey = no path",
