@@ -157,7 +157,7 @@ std::vector<std::uint32_t> offset_distances(const std::vector<pos_t>& offsets, p
   std::vector<std::uint32_t> d(static_cast<std::size_t>(M) + 1, INF);
   d[0] = 0;
   if (offsets.empty()) return d;
-  // Layered bitset BFS while layers are few (cost |F| * M / 64 per layer), then a plain DP.
+  // Plain coin-change DP, offsets ascending: delta(m) = 1 + min_{o <= m} delta(m - o).
   for (pos_t m = 1; m <= M; ++m) {
     std::uint32_t best = INF;
     for (pos_t o : offsets) {
