@@ -1,0 +1,108 @@
+#pragma once
+// Copy-task congestion with certified bounds (MATH.md §4): Prop. 4.7 (generalised), the cut bound
+// ceil(N / kappa) by max-flow, the LP relaxation (GLPK) and, for tiny N, the exact integer optimum;
+// Prop. 4.8 and the best checked routing as upper bounds.
+//
+//   mixgraph::CongestionOptions o;
+//   auto r = mixgraph::analyse_congestion("pow2", 1000, o);   // N = 1000: the pattern on 2000 tokens
+//   // r.copy_distance == 6, r.lower_bound == 4, r.upper_bound <= 6, r.routings[k].loads ...
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mixgraph/routing.hpp"
+
+namespace mixgraph {
+
+/// Generalised Prop. 4.7: every path i visits >= d_i + 1 positions and 2N positions carry <= C paths each,
+/// so C >= ceil(sum_i (d_i + 1) / 2N). `d` = copy distances (all reachable). O(N).
+std::uint32_t prop47_bound(const std::vector<std::uint32_t>& d);
+
+/// kappa: the max number of position-disjoint paths from the inputs {1..N} to the outputs {N+1..2N}
+/// (unit capacity on every position, end points included), by Boost.Graph's max-flow on the
+/// node-split layered DAG. For explicit-A patterns, A edges are allowed out of every input position even
+/// when reached mid-path: a relaxation that can only raise kappa, so ceil(N / kappa) stays a valid bound.
+/// O(maxflow on 2n + 2 vertices and n + nnz edges). Returns 0 when no input reaches any output.
+pos_t copy_cut_kappa(const CopyGraph& g);
+/// Bytes copy_cut_kappa would allocate (refuse before allocating), and its number of flow edges.
+std::uint64_t copy_cut_bytes(const CopyGraph& g);
+std::uint64_t copy_cut_flow_edges(const CopyGraph& g);
+
+/// The LP relaxation of node-capacitated multicommodity routing (min C s.t. one unit of flow per input
+/// i -> i+N on the edges of its window that lie on some i -> i+N path; through-flow of every position,
+/// end points included, <= C), or with `integer` the exact integer program (binary edge variables).
+struct LpResult {
+  bool built_in = false;  ///< GLPK was built in
+  bool solved = false;    ///< the solver proved optimality (within its time limit)
+  bool integer = false;
+  double value = 0;         ///< optimum objective (LP: fractional, as the solver reports it)
+  double dual_value = 0;    ///< LP: sum_i min_p y(p) / sum_v y_v for the solver's duals y (weak duality)
+  std::uint32_t bound = 0;  ///< certified: ceil(dual_value - 1e-6) for the LP, the optimum for the IP
+  std::string status;       ///< solver status in words
+  std::uint64_t variables = 0, constraints = 0;
+  double seconds = 0;
+  Routing routing;  ///< integer and solved: the optimal routing (name "exact")
+};
+/// Variables the LP would have (sum over inputs of the candidate edges), for refusing big instances.
+std::uint64_t lp_variables(const CopyGraph& g);
+/// Solve with GLPK. time_limit_s <= 0: none. Without GLPK returns built_in = false, status "not built in".
+LpResult lp_congestion(const CopyGraph& g, bool integer, double time_limit_s = 0);
+bool lp_built_in();
+
+struct CongestionOptions {
+  bool shift = true, random = true, minmax = true;  ///< routings to run
+  bool routings_forced = false;                     ///< the user named the routing: run it whatever the size
+  bool lp = false;                                  ///< also the LP bound (and the IP optimum when tiny)
+  std::uint64_t seed = 1;
+  std::uint64_t mem_limit = 0;                   ///< 0: physical memory
+  std::uint64_t work_budget = 3'000'000'000ULL;  ///< default-run limit for one pass (edge visits)
+  std::uint64_t cut_max_edges = 30'000'000ULL;   ///< skip the cut bound beyond this many flow edges
+  std::uint64_t lp_max_variables = 200'000ULL;   ///< skip the LP beyond this (about a minute of GLPK)
+  std::uint64_t ip_max_variables = 2500;         ///< try the exact integer program up to this
+  double ip_time_limit_s = 20;
+  double lp_time_limit_s = 0;
+  bool keep_paths = false;  ///< keep the routings' paths (for --paths)
+  MinmaxOptions minmax_options{};
+};
+
+struct NamedBound {
+  std::string name;                    ///< prop47, cut, lp, ip
+  std::optional<std::uint32_t> value;  ///< nullopt: not computed (see note)
+  std::string note;
+};
+
+struct CongestionResult {
+  std::string pattern;
+  pos_t N = 0;
+  bool translation_invariant = false;
+  bool copy_possible = false;
+  std::vector<pos_t> impossible_inputs;  ///< 0-indexed
+  std::string impossible_reason;
+  std::uint32_t copy_distance = 0;  ///< max_i d(i+N, i)
+  std::uint32_t min_distance = 0;
+  std::uint64_t distance_sum = 0;        ///< sum_i d(i+N, i)
+  std::vector<NamedBound> lower_bounds;  ///< prop47, cut, lp, ip (in that order)
+  std::uint32_t lower_bound = 0;
+  std::string lower_bound_name;
+  std::optional<pos_t> kappa;
+  std::optional<double> lp_value;
+  std::optional<std::uint32_t> prop48_bound;  ///< translation-invariant only
+  std::optional<std::uint32_t> upper_bound;   ///< best routing's congestion
+  std::optional<std::uint32_t> congestion;
+  std::string best_routing;
+  bool optimal = false;
+  std::vector<RoutingStats> routings;                        ///< checked
+  std::vector<std::pair<std::string, std::string>> skipped;  ///< routing, why
+  std::vector<std::string> notes;
+  std::vector<Routing> paths;  ///< parallel to routings when keep_paths
+};
+
+/// The whole analysis for one pattern spec and copy length N (pattern on 2N tokens; for mtx: specs N = 0
+/// takes N = n/2 from the file). A copy that is
+/// impossible returns copy_possible = false with the inputs and the reason and no numbers. Every routing
+/// is checked by check_routing before it is reported. Throws UsageError for bad specs / N, RuntimeFailure
+/// when the work does not fit in memory.
+CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N, const CongestionOptions& opt);
+
+}  // namespace mixgraph

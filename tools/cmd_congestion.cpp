@@ -1,0 +1,323 @@
+// mixgraph congestion: copy-task routings and congestion with certified bounds (MATH.md §4).
+#include <iostream>
+#include <map>
+
+#include "mixgraph/atomic_file.hpp"
+#include "mixgraph/congestion.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/sweep.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+struct CongestionCliOptions {
+  CommonOptions common;
+  std::vector<std::string> patterns;
+  std::string n_text;
+  std::string routing;  // "" = every routing that fits
+  bool lp = false;
+  std::uint64_t seed = 1;
+  std::string sweep_text;
+  std::string paths_file;
+};
+
+nlohmann::json opt_json(const std::optional<std::uint32_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+std::string opt_text(const std::optional<std::uint32_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
+
+const RoutingStats* find_routing(const CongestionResult& r, const std::string& name) {
+  for (auto& s : r.routings)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+nlohmann::json result_json(const CongestionResult& r, bool lists) {
+  nlohmann::json j;
+  j["pattern"] = r.pattern;
+  j["copy_length"] = r.N;
+  j["tokens"] = 2ULL * r.N;
+  j["translation_invariant"] = r.translation_invariant;
+  j["copy_possible"] = r.copy_possible;
+  std::vector<std::uint64_t> bad;
+  for (auto i : r.impossible_inputs) bad.push_back(static_cast<std::uint64_t>(i) + 1);
+  j["impossible_inputs"] = bad;
+  j["impossible_reason"] = r.copy_possible ? nlohmann::json(nullptr) : nlohmann::json(r.impossible_reason);
+  if (!r.copy_possible) {
+    for (const char* k :
+         {"copy_distance", "min_distance", "distance_sum", "lower_bound", "lower_bound_name", "kappa",
+          "lp_value", "prop48_bound", "upper_bound", "congestion", "best_routing", "gap"})
+      j[k] = nullptr;
+    j["lower_bounds"] = {{"prop47", nullptr}, {"cut", nullptr}, {"lp", nullptr}, {"ip", nullptr}};
+    j["lower_bound_notes"] = nlohmann::json::object();
+    j["routings"] = nlohmann::json::array();
+    j["skipped"] = nlohmann::json::array();
+    j["optimal"] = false;
+    return j;
+  }
+  j["copy_distance"] = r.copy_distance;
+  j["min_distance"] = r.min_distance;
+  j["distance_sum"] = r.distance_sum;
+  j["lower_bound"] = r.lower_bound;
+  j["lower_bound_name"] = r.lower_bound_name;
+  j["lower_bounds"] = nlohmann::json::object();
+  j["lower_bound_notes"] = nlohmann::json::object();
+  for (auto& b : r.lower_bounds) {
+    j["lower_bounds"][b.name] = opt_json(b.value);
+    j["lower_bound_notes"][b.name] = b.note;
+  }
+  j["kappa"] = r.kappa ? nlohmann::json(*r.kappa) : nlohmann::json(nullptr);
+  j["lp_value"] = r.lp_value ? nlohmann::json(*r.lp_value) : nlohmann::json(nullptr);
+  j["prop48_bound"] = opt_json(r.prop48_bound);
+  j["upper_bound"] = opt_json(r.upper_bound);
+  j["congestion"] = opt_json(r.congestion);
+  j["best_routing"] = r.best_routing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.best_routing);
+  j["gap"] = r.upper_bound ? nlohmann::json(*r.upper_bound - r.lower_bound) : nlohmann::json(nullptr);
+  j["optimal"] = r.optimal;
+  j["routings"] = nlohmann::json::array();
+  for (auto& s : r.routings) {
+    nlohmann::json o = {{"name", s.name},
+                        {"congestion", s.congestion},
+                        {"argmax_position", s.argmax + 1},
+                        {"positions_at_max", s.num_at_max},
+                        {"path_length", {{"min", s.min_len}, {"mean", s.mean_len}, {"max", s.max_len}}},
+                        {"seconds", s.seconds},
+                        {"note", s.note}};
+    std::vector<std::uint64_t> hist(s.congestion + 1, 0);
+    for (auto l : s.loads) ++hist[l];
+    o["load_histogram"] = hist;
+    if (lists) o["loads"] = s.loads;
+    j["routings"].push_back(o);
+  }
+  j["skipped"] = nlohmann::json::array();
+  for (auto& [name, why] : r.skipped) j["skipped"].push_back({{"name", name}, {"reason", why}});
+  return j;
+}
+
+const std::vector<std::string> kRowHeader = {
+    "pattern", "N",     "copy_distance", "prop47", "cut",   "lp",    "ip",  "lower",
+    "prop48",  "shift", "random",        "minmax", "exact", "upper", "gap", "status"};
+
+std::vector<std::string> result_row(const CongestionResult& r) {
+  if (!r.copy_possible)
+    return {r.pattern, std::to_string(r.N), "inf", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+            "-",       "impossible"};
+  std::vector<std::string> row = {r.pattern, std::to_string(r.N), std::to_string(r.copy_distance)};
+  for (auto& b : r.lower_bounds) row.push_back(opt_text(b.value));
+  row.push_back(std::to_string(r.lower_bound));
+  row.push_back(opt_text(r.prop48_bound));
+  for (const char* name : {"shift", "random", "minmax", "exact"}) {
+    auto* s = find_routing(r, name);
+    row.push_back(s ? std::to_string(s->congestion) : "-");
+  }
+  row.push_back(opt_text(r.upper_bound));
+  if (r.upper_bound) {
+    const auto gap = *r.upper_bound - r.lower_bound;
+    row.push_back(std::to_string(gap));
+    row.push_back(r.optimal ? "optimal" : (gap == 0 ? "optimal (Prop. 4.8)" : "open"));
+  } else {
+    row.push_back("-");
+    row.push_back("no routing");
+  }
+  return row;
+}
+
+void print_single_table(const CongestionResult& r) {
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"pattern", r.pattern},
+      {"copy length N", std::to_string(r.N) + " (pattern on 2N = " + std::to_string(2ULL * r.N) + " tokens)"},
+      {"translation-invariant", r.translation_invariant ? "yes" : "no"},
+  };
+  if (!r.copy_possible) {
+    std::string who;
+    const std::size_t show = 10;
+    for (std::size_t k = 0; k < r.impossible_inputs.size() && k < show; ++k)
+      who += (k ? ", " : "") + std::to_string(r.impossible_inputs[k] + 1);
+    if (r.impossible_inputs.size() > show)
+      who +=
+          ", ... (" + std::to_string(r.impossible_inputs.size()) + " of " + std::to_string(r.N) + " inputs)";
+    kv.push_back({"copy possible", "NO"});
+    kv.push_back({"inputs that cannot reach i+N", who});
+    kv.push_back({"why", r.impossible_reason});
+    print_kv(std::cout, kv);
+    return;
+  }
+  kv.push_back({"copy possible", "yes"});
+  kv.push_back({"copy distance d", std::to_string(r.copy_distance) + " (max_i d(i+N, i); min " +
+                                       std::to_string(r.min_distance) + ")"});
+  for (auto& b : r.lower_bounds)
+    kv.push_back({"lower bound " + b.name, opt_text(b.value) + "  (" + b.note + ")"});
+  kv.push_back({"best lower bound", std::to_string(r.lower_bound) + " (" + r.lower_bound_name + ")"});
+  kv.push_back(
+      {"prop48 bound", r.prop48_bound ? std::to_string(*r.prop48_bound) : "- (not translation-invariant)"});
+  kv.push_back(
+      {"upper bound", opt_text(r.upper_bound) + (r.best_routing.empty() ? "" : " (" + r.best_routing + ")")});
+  if (r.upper_bound) {
+    const auto gap = *r.upper_bound - r.lower_bound;
+    kv.push_back({"gap", std::to_string(gap) + (r.optimal ? "  optimal" : "")});
+  }
+  print_kv(std::cout, kv);
+  if (!r.routings.empty()) {
+    std::cout << "\n";
+    Table t({"routing", "congestion", "positions at max", "first at", "path length min/mean/max", "seconds",
+             "how"});
+    for (auto& s : r.routings)
+      t.add(
+          {s.name, std::to_string(s.congestion), std::to_string(s.num_at_max), std::to_string(s.argmax + 1),
+           std::to_string(s.min_len) + " / " + fmt_double(s.mean_len, 4) + " / " + std::to_string(s.max_len),
+           fmt_double(s.seconds, 3), s.note});
+    t.print_text(std::cout);
+  }
+  for (auto& [name, why] : r.skipped) std::cout << "skipped " << name << ": " << why << "\n";
+}
+
+void write_paths(const std::string& file, const CongestionResult& r, const std::string& which) {
+  std::size_t k = r.routings.size();
+  for (std::size_t i = 0; i < r.routings.size(); ++i)
+    if (r.routings[i].name == which) k = i;
+  if (k == r.routings.size() && r.copy_possible)
+    throw UsageError("--paths: no routing '" + which + "' was computed");
+  write_file_atomic(file, [&](std::ostream& os) {
+    if (k == r.routings.size()) return;  // copy impossible: no paths
+    const Routing& ro = r.paths[k];
+    for (pos_t i = 0; i < r.N; ++i) {
+      os << "{\"routing\":\"" << ro.name << "\",\"input\":" << i + 1 << ",\"output\":" << i + r.N + 1
+         << ",\"hops\":" << (ro.ptr[i + 1] - ro.ptr[i] - 1) << ",\"path\":[";
+      for (auto e = ro.ptr[i]; e < ro.ptr[i + 1]; ++e) os << (e > ro.ptr[i] ? "," : "") << ro.nodes[e] + 1;
+      os << "]}\n";
+    }
+  });
+}
+
+int run_congestion(const CongestionCliOptions& o) {
+  o.common.apply();
+  const Format fmt = o.common.fmt();
+  CongestionOptions co;
+  co.seed = o.seed;
+  co.lp = o.lp;
+  co.mem_limit = o.common.mem_limit_bytes();
+  if (!o.routing.empty()) {
+    co.routings_forced = true;
+    co.shift = o.routing == "shift" || o.routing == "all";
+    co.random = o.routing == "random" || o.routing == "all";
+    co.minmax = o.routing == "minmax" || o.routing == "all";
+  }
+  std::vector<std::uint64_t> ns;
+  if (!o.sweep_text.empty()) {
+    if (!o.n_text.empty()) throw UsageError("give --n (one copy length) or --sweep (several), not both");
+    ns = parse_sweep(o.sweep_text);
+  } else if (!o.n_text.empty()) {
+    ns = {parse_count(o.n_text, "--n")};
+  } else {
+    bool all_mtx = true;
+    for (auto& pat : o.patterns) all_mtx = all_mtx && pat.rfind("mtx:", 0) == 0;
+    if (!all_mtx)
+      throw UsageError(
+          "--n N is required (the copy length: the pattern is taken on 2N tokens), or give --sweep");
+    ns = {0};  // mtx: N = n / 2 from the file
+  }
+  for (auto n : ns)
+    if (n < 1 && !o.n_text.empty()) throw UsageError("--n (the copy length N) must be >= 1");
+  const bool single = ns.size() == 1 && o.patterns.size() == 1;
+  if (!o.paths_file.empty()) {
+    if (!single) throw UsageError("--paths writes one routing: give one --pattern and one --n (no --sweep)");
+    co.keep_paths = true;
+  }
+  nlohmann::json params = {
+      {"pattern", o.patterns.size() == 1 ? nlohmann::json(o.patterns[0]) : nlohmann::json(o.patterns)},
+      {"routing", o.routing.empty() ? "default" : o.routing},
+      {"lp", o.lp},
+      {"seed", o.seed},
+      {"format", o.common.format}};
+  if (o.sweep_text.empty() && ns[0] > 0)
+    params["n"] = ns[0];
+  else
+    params["sweep"] = o.sweep_text;
+  if (!o.paths_file.empty()) params["paths"] = o.paths_file;
+
+  std::vector<CongestionResult> results;
+  for (auto& pat : o.patterns)
+    for (auto n : ns) {
+      if (stderr_is_tty() && !single)
+        std::cerr << "\r[congestion] " << pat << " N = " << n << " ...   " << std::flush;
+      results.push_back(analyse_congestion(pat, n, co));
+    }
+  if (stderr_is_tty() && !single) std::cerr << "\r" << std::string(60, ' ') << "\r";
+
+  if (single) {
+    const auto& r = results[0];
+    if (!o.paths_file.empty()) {
+      const std::string which = (o.routing.empty() || o.routing == "all") ? r.best_routing : o.routing;
+      write_paths(o.paths_file, r, which);
+    }
+    if (fmt == Format::Json) {
+      auto j = json_header("congestion", 1, params);
+      j.update(result_json(r, true));
+      print_json(std::cout, j);
+    } else if (fmt == Format::Csv) {
+      Table t(kRowHeader);
+      t.add(result_row(r));
+      t.print_csv(std::cout);
+    } else {
+      print_single_table(r);
+    }
+    return 0;
+  }
+  if (fmt == Format::Json) {
+    auto j = json_header("congestion", 1, params);
+    j["rows"] = nlohmann::json::array();
+    for (auto& r : results) j["rows"].push_back(result_json(r, false));
+    print_json(std::cout, j);
+    return 0;
+  }
+  Table t(kRowHeader);
+  for (auto& r : results) t.add(result_row(r));
+  if (fmt == Format::Csv) {
+    t.print_csv(std::cout);
+  } else {
+    t.print_text(std::cout);
+    std::cout
+        << "\nlower = best certified lower bound (prop47: ceil(sum_i (d_i + 1) / 2N); cut: ceil(N / kappa); "
+           "lp: LP relaxation, certified through its dual; ip: exact integer optimum); upper = best checked "
+           "routing (prop48 = d when translation-invariant); '-' = not computed.\n";
+  }
+  return 0;
+}
+
+Registrar reg(
+    "congestion",
+    "Copy task of length N (pattern on 2N tokens): routings, congestion, certified lower/upper bounds "
+    "(MATH.md §4)",
+    40, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<CongestionCliOptions>();
+      app.add_option("--pattern,-p", o->patterns,
+                     "Pattern spec (repeatable: one table row per pattern and N): " + pattern_name_help())
+          ->required();
+      app.add_option(
+          "--n,-n", o->n_text,
+          "Copy length N: input i (1..N) must reach output i+N, the pattern is taken on 2N tokens. "
+          "Accepts 1000, 2^10, 1e4. For mtx: patterns it defaults to n / 2");
+      app.add_option(
+             "--routing", o->routing,
+             "shift (Prop. 4.8, translation-invariant only), random (uniform shortest paths), minmax "
+             "(congestion-minimising rip-up-and-reroute), all. Default: every routing that fits the size")
+          ->check(CLI::IsMember({"shift", "random", "minmax", "all"}));
+      app.add_flag("--lp", o->lp,
+                   "Also the LP relaxation bound (GLPK) and, for tiny N, the exact integer optimum");
+      app.add_option("--seed", o->seed, "Seed of the random and minmax routings")->default_val(1);
+      app.add_option(
+          "--sweep", o->sweep_text,
+          "Several copy lengths: LO..HI (powers of two between, plus LO and HI) or a list 100,300,1000");
+      app.add_option("--paths", o->paths_file,
+                     "Write the routing (the --routing one, else the best) as JSON Lines, one path per line, "
+                     "1-indexed positions");
+      add_common_options(app, o->common);
+      return [o] { return run_congestion(*o); };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli
