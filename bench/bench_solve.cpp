@@ -1,0 +1,244 @@
+// Benchmarks of the solve engine (docs/benchmarks.md).
+//   bench_solve cpu [log2n=20] [d=64] [reps=3]   CPU OpenMP solve vs Eigen's sparse triangular solve, fp64,
+//   pow2 bench_solve gpu [quick]                       the GPU suite of issue 6 (JSON lines), peers run
+//   beside it
+// Both sides are timed from X to Y: ours takes X row-major n x d and writes Y; Eigen computes A X (sparse
+// times column-major dense) and then solves with triangularView<Lower> of a row-major SparseMatrix (I - B).
+#include <omp.h>
+
+#include <Eigen/Sparse>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mixgraph/commgraph.hpp"
+#include "mixgraph/gpu.hpp"
+#include "mixgraph/gpu_solve.hpp"
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/solve.hpp"
+#include "mixgraph/weights.hpp"
+
+using namespace mixgraph;
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double cpu_now() {
+  return double(std::clock()) / CLOCKS_PER_SEC;
+}  // process CPU time, all threads
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int bench_cpu(int log2n, std::size_t d, int reps, const std::string& spec) {
+  const pos_t n = pos_t(1) << log2n;
+  const Pattern p = make_pattern(spec, n);
+  double t0 = now();
+  const WeightedPattern wp = random_weights(p, 1);
+  const MixerWeights<double> w = mixer_weights_from<double>(p, {wp});
+  std::fprintf(stderr, "weights: %.2f s\n", now() - t0);
+  std::vector<double> x(std::size_t(n) * d), y(x.size());
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = 2 * hash_uniform(7, 0, k / d, k % d) - 1;
+  // Eigen: row-major sparse A and L = I - B, column-major dense X
+  using SpRow = Eigen::SparseMatrix<double, Eigen::RowMajor, std::int64_t>;
+  SpRow A(n, n), L(n, n);
+  {
+    std::vector<Eigen::Triplet<double, std::int64_t>> ta, tl;
+    ta.reserve(wp.a.nnz());
+    tl.reserve(wp.b.nnz() + n);
+    for (pos_t i = 0; i < n; ++i) {
+      for (nnz_t e = wp.a.ptr[i]; e < wp.a.ptr[i + 1]; ++e) ta.emplace_back(i, wp.a.idx[e], wp.a.val[e]);
+      for (nnz_t e = wp.b.ptr[i]; e < wp.b.ptr[i + 1]; ++e) tl.emplace_back(i, wp.b.idx[e], -wp.b.val[e]);
+      tl.emplace_back(i, i, 1.0);
+    }
+    A.setFromTriplets(ta.begin(), ta.end());
+    L.setFromTriplets(tl.begin(), tl.end());
+  }
+  Eigen::MatrixXd X(n, d), Y(n, d);
+  for (pos_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < d; ++c) X(i, c) = x[std::size_t(i) * d + c];
+  std::vector<double> t_ours, t_ours1, t_eigen, t_eigen1, c_ours1, c_eigen1;
+  SolveInfo info;
+  for (int r = 0; r < reps; ++r) {
+    t0 = now();
+    info = solve_mixer(w, x.data(), y.data(), d, 0);
+    t_ours.push_back(now() - t0);
+    t0 = now();
+    double c0 = cpu_now();
+    solve_mixer(w, x.data(), y.data(), d, 1);
+    t_ours1.push_back(now() - t0);
+    c_ours1.push_back(cpu_now() - c0);
+    Eigen::setNbThreads(0);
+    t0 = now();
+    Y = A * X;
+    L.triangularView<Eigen::Lower>().solveInPlace(Y);
+    t_eigen.push_back(now() - t0);
+    Eigen::setNbThreads(1);
+    t0 = now();
+    c0 = cpu_now();
+    Y = A * X;
+    L.triangularView<Eigen::Lower>().solveInPlace(Y);
+    t_eigen1.push_back(now() - t0);
+    c_eigen1.push_back(cpu_now() - c0);
+  }
+  double num = 0, den = 0;
+  for (pos_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < d; ++c) {
+      const double a = y[std::size_t(i) * d + c], b = Y(i, c);
+      num += (a - b) * (a - b);
+      den += b * b;
+    }
+  // the peer: the faster of Eigen with its OpenMP product and Eigen on one thread
+  const double ours = std::min(median(t_ours), median(t_ours1)),
+               eig = std::min(median(t_eigen), median(t_eigen1));
+  std::printf(
+      "{\"bench\": \"cpu_solve\", \"pattern\": \"%s\", \"n\": %u, \"d\": %zu, \"precision\": \"fp64\", "
+      "\"kernel\": "
+      "\"%s\", \"threads\": %d, \"ours_s\": %.4f, \"ours_1thread_s\": %.4f, \"eigen_s\": %.4f, "
+      "\"eigen_1thread_s\": %.4f, \"speedup\": %.2f, \"ours_1thread_cpu_s\": %.4f, \"eigen_1thread_cpu_s\": "
+      "%.4f, "
+      "\"speedup_cpu_time_1thread\": %.2f, \"relerr_vs_eigen\": %.3e}\n",
+      spec.c_str(), n, d, info.kernel.c_str(), info.threads, median(t_ours), median(t_ours1), median(t_eigen),
+      median(t_eigen1), eig / ours, median(c_ours1), median(c_eigen1), median(c_eigen1) / median(c_ours1),
+      std::sqrt(num / den));
+  return 0;
+}
+
+// ---- GPU suite ----
+
+struct GpuCase {
+  std::string label, spec;
+  int log2n;
+  std::uint32_t d, heads;
+  bool fp64 = false, csr = false, a_diag = true;
+  std::uint32_t check = 32;
+};
+
+void run_gpu_case(const GpuCase& g) {
+  const pos_t n = pos_t(1) << g.log2n;
+  gpu::BenchSpec s;
+  s.n = n;
+  s.d = g.d;
+  s.heads = g.heads;
+  s.fp64 = g.fp64;
+  s.a_diagonal = g.a_diag;
+  s.check_cols = g.check;
+  s.reps = 5;
+  const Pattern p = make_pattern(g.spec, n);
+  std::uint64_t nnz_b = 0;
+  std::vector<std::uint32_t> offs;
+  if (g.csr || !p.translation_invariant()) {
+    const Csr b = b_csr(p);
+    s.ptr = b.ptr;
+    s.idx = b.idx;
+    nnz_b = b.nnz();
+  } else {
+    s.offsets.assign(p.b_offsets.begin(), p.b_offsets.end());
+    offs = s.offsets;
+    for (auto o : offs) nnz_b += n - o;
+  }
+  const auto r = gpu::bench_solve(s);
+  // bytes: X read, Y written, coefficients read once, Y re-read once per offset o with o * d * 4 > 50 MB
+  const double es = g.fp64 ? 8 : 4;
+  const double nd = double(n) * g.d;
+  const double coef_vals = (double(nnz_b) + (g.a_diag ? n : n + double(nnz_b))) * g.heads;
+  double rereads = 0;
+  for (auto o : offs)
+    if (double(o) * g.d * es > 50e6) rereads += 1;
+  const double bytes = nd * es * (2 + rereads) + coef_vals * es + (g.csr ? double(nnz_b) * 4 : 0);
+  const double copy_bw = 2 * nd * es / (r.copy_ms * 1e-3);  // bytes/s of the device copy
+  const double floor_ms = bytes / copy_bw * 1e3;
+  std::printf(
+      "{\"bench\": \"gpu_solve\", \"case\": \"%s\", \"pattern\": \"%s\", \"n\": %u, \"d\": %u, \"heads\": "
+      "%u, "
+      "\"precision\": \"%s\", \"structure\": \"%s\", \"A\": \"%s\", \"nnz_B\": %llu, \"ran\": %s, "
+      "\"kernel\": "
+      "\"%s\", \"ms\": %.4f, \"ms_min\": %.4f, \"copy_ms\": %.4f, \"bytes\": %.4g, \"floor_ms\": %.4f, "
+      "\"fraction_of_copy_bw\": %.3f, \"naive_ms\": %.3f, \"check_relerr\": %.3e, \"sm_mhz_idle\": %.0f, "
+      "\"sm_mhz_during\": %.0f, \"note\": \"%s\"}\n",
+      g.label.c_str(), g.spec.c_str(), n, g.d, g.heads, g.fp64 ? "fp64" : "fp32",
+      s.ptr.empty() ? "implicit" : "csr", g.a_diag ? "diagonal" : "shared", (unsigned long long)nnz_b,
+      r.ran ? "true" : "false", r.kernel.c_str(), r.ms, r.ms_min, r.copy_ms, bytes, floor_ms,
+      r.ms > 0 ? floor_ms / r.ms : 0.0, r.naive_ms, r.check_relerr, r.sm_mhz_idle, r.sm_mhz_during,
+      r.note.c_str());
+  std::fflush(stdout);
+}
+
+int bench_gpu(bool quick) {
+  const auto info = gpu::device_info();
+  if (!info.usable()) {
+    std::printf("{\"bench\": \"gpu_solve\", \"skipped\": \"%s\"}\n", info.note.c_str());
+    return 0;
+  }
+  std::vector<GpuCase> cases;
+  for (int l : {12, 14, 16}) {
+    cases.push_back({"peers", "pow2", l, 256, 1});
+    cases.push_back({"peers", "sq1", l, 256, 1});
+  }
+  cases.push_back({"shared-A", "pow2", 16, 256, 1, false, false, false});
+  cases.push_back({"shared-A", "sq1", 16, 256, 1, false, false, false});
+  cases.push_back({"csr-equal-nnz", "pow2", 16, 256, 1, false, true});
+  cases.push_back({"csr-equal-nnz", "sq1", 16, 256, 1, false, true});
+  cases.push_back({"cache-efficient", "pow2+cache", 16, 256, 1});
+  cases.push_back({"cache-efficient", "sq1+cache", 16, 256, 1});
+  cases.push_back({"fp64", "pow2", 16, 256, 1, true});
+  cases.push_back({"ssm-per-channel", "ssm", 16, 256, 256});
+  cases.push_back({"ssm-per-channel", "ssm", 16, 4096, 4096});
+  cases.push_back({"ssm-per-channel", "ssm", 20, 1024, 1024});
+  cases.push_back({"bandwidth-16x64", "pow2", 20, 1024, 16});
+  if (!quick) {
+    GpuCase big{"n=2^24", "pow2", 24, 64, 1};
+    big.check = 0;
+    cases.push_back(big);
+  }
+  for (const auto& c : cases) run_gpu_case(c);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string mode = argc > 1 ? argv[1] : "cpu";
+    if (mode == "cpu") {
+      const int log2n = argc > 2 ? std::atoi(argv[2]) : 20;
+      const std::size_t d = argc > 3 ? std::size_t(std::atoi(argv[3])) : 64;
+      const int reps = argc > 4 ? std::atoi(argv[4]) : 3;
+      const std::string spec = argc > 5 ? argv[5] : "pow2";
+      return bench_cpu(log2n, d, reps, spec);
+    }
+    if (mode == "gpu" && argc > 2 && std::string(argv[2]) == "case") {
+      // bench_solve gpu case <label> <pattern> <log2n> <d> <heads> [csr] [fp64] [shared]
+      if (argc < 8) throw std::runtime_error("gpu case needs <label> <pattern> <log2n> <d> <heads>");
+      GpuCase c{argv[3], argv[4], std::atoi(argv[5]), std::uint32_t(std::atoi(argv[6])),
+                std::uint32_t(std::atoi(argv[7]))};
+      for (int k = 8; k < argc; ++k) {
+        const std::string f = argv[k];
+        if (f == "csr") c.csr = true;
+        if (f == "fp64") c.fp64 = true;
+        if (f == "shared") c.a_diag = false;
+        if (f == "nocheck") c.check = 0;
+      }
+      run_gpu_case(c);
+      return 0;
+    }
+    if (mode == "gpu") return bench_gpu(argc > 2 && std::string(argv[2]) == "quick");
+    std::fprintf(stderr, "usage: bench_solve cpu [log2n] [d] [reps] [pattern] | bench_solve gpu [quick]\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_solve: %s\n", e.what());
+    return 1;
+  }
+}

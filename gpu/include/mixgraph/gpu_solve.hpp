@@ -1,0 +1,76 @@
+#pragma once
+// GPU sparse mixer solve Y = (I - B)^{-1} A X (MATH.md §1): plain C++17 types and pointers only, so this
+// header builds with or without CUDA (without it every entry point returns ran = false with a note).
+//
+//   mixgraph::gpu::SolveProblem p;            // structure + coefficients on the host
+//   p.n = n; p.d = d; p.heads = 1; p.b.implicit = true; p.b.offsets = offs; p.b.k = K; ...
+//   auto r = mixgraph::gpu::solve(p, x, y);   // r.kernel names the kernel that ran, r.kernel_ms its time
+//
+// Kernel ("chunked block forward substitution"): one CTA per tile of W columns (any mix of heads), which
+// marches over chunks of 32 rows. Reads at offsets >= 64 (long range) only touch rows two chunks back, so
+// eight gather warps compute chunk c+1's A X and long-range sums while one solver warp finishes chunk c
+// sequentially from a shared-memory ring of the last 64 rows (offset 1 from a register). X and Y are
+// row-major n x d, so a tile of a row is one coalesced load. fp32 uses FMA in fp32 (no TF32).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mixgraph::gpu {
+
+/// One matrix (A or B) in solver form. Coefficient of head h:
+///   implicit: vals[h * hs + i * is + k * ks] = weight of the read i - offsets[k] (offsets ascending);
+///   CSR:      vals[h * hs + e * is]          = weight of entry e (ptr/idx, rows sorted ascending).
+struct SolveMatrix {
+  bool implicit = true;
+  const std::uint32_t* offsets = nullptr;
+  std::uint32_t k = 0;
+  const std::uint64_t* ptr = nullptr;  ///< n + 1
+  const std::uint32_t* idx = nullptr;  ///< ptr[n]
+  const void* vals = nullptr;          ///< float or double (SolveProblem::fp64)
+  std::uint64_t hs = 0, is = 0, ks = 0;
+};
+
+struct SolveProblem {
+  std::uint32_t n = 0, d = 0, heads = 1;  ///< d a multiple of heads; column c is in head c / (d / heads)
+  bool fp64 = false;
+  SolveMatrix a, b;  ///< B strictly lower; A lower (diagonal = offset 0)
+};
+
+struct SolveRun {
+  bool ran = false;
+  std::string kernel;    ///< e.g. "gpu-chunked-implicit<fp32,W=8,T=32>"
+  double kernel_ms = 0;  ///< the solve kernel alone
+  double total_ms = 0;   ///< uploads + kernel + download
+  std::string note;      ///< why it did not run
+};
+
+/// Host in, host out: X and Y row-major n x d (float or double as p.fp64). Never throws; errors in note.
+SolveRun solve(const SolveProblem& p, const void* x, void* y);
+
+/// Seeded device-resident benchmark: random X, coefficients generated on the device in the layout
+/// [k][i][h] (implicit) / [e][h] (CSR), timed from X to Y with CUDA events (median of reps).
+struct BenchSpec {
+  std::uint32_t n = 0, d = 0, heads = 1;
+  bool fp64 = false;
+  std::vector<std::uint32_t> offsets;  ///< implicit B offsets (ascending) when ptr is empty
+  std::vector<std::uint64_t> ptr;      ///< CSR B (rows = readers) otherwise
+  std::vector<std::uint32_t> idx;
+  bool a_diagonal = true;  ///< A = diagonal (the peers' problem) or B's reads + diagonal
+  int reps = 5;
+  std::uint64_t seed = 1;
+  std::uint32_t check_cols = 0;  ///< > 0: compare that many columns with a naive fp64 kernel
+};
+struct BenchResult {
+  bool ran = false;
+  std::string kernel;
+  double ms = 0, ms_min = 0;  ///< solve, median and min over reps
+  double copy_ms = 0;         ///< device copy of X into Y (read n d, write n d): the bandwidth floor
+  double naive_ms = -1;       ///< the naive one-thread-per-column kernel on check_cols columns
+  double check_relerr = -1;   ///< relative Frobenius error of the checked columns vs the naive fp64 kernel
+  double sm_mhz_idle = 0;     ///< SM clock read by a one-thread probe before the last solve (diagnostics)
+  double sm_mhz_during = 0;   ///< ... and on a free multiprocessor while that solve runs
+  std::string note;
+};
+BenchResult bench_solve(const BenchSpec& spec);
+
+}  // namespace mixgraph::gpu

@@ -1,0 +1,100 @@
+#pragma once
+// One API over both backends: the CPU engine (lib/, solve.hpp) and the GPU kernels (gpu_solve.hpp).
+// C++20 (includes lib/ headers): for the CLI, tests and benchmarks, never for .cu files.
+//
+//   auto choice = mixgraph::choose_backend(mixgraph::parse_backend("auto"));  // throws GpuRequired for "gpu"
+//   auto info = mixgraph::solve_on(choice, weights, x, y, d);                   // info.kernel says which ran
+#include <string>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/gpu.hpp"
+#include "mixgraph/gpu_solve.hpp"
+#include "mixgraph/solve.hpp"
+
+namespace mixgraph {
+
+enum class Backend { Auto, Cpu, Gpu };
+
+inline Backend parse_backend(const std::string& s) {
+  if (s == "auto") return Backend::Auto;
+  if (s == "cpu") return Backend::Cpu;
+  if (s == "gpu") return Backend::Gpu;
+  throw UsageError("--backend must be auto, cpu or gpu (got '" + s + "')");
+}
+
+struct BackendChoice {
+  bool gpu = false;
+  std::string name;    ///< "cpu" | "gpu"
+  std::string reason;  ///< why (e.g. "auto: no GPU: CUDA is not built in ...")
+};
+
+/// Auto: the GPU when one is usable, else the CPU. Gpu without a usable GPU: throws GpuRequired (exit 4).
+inline BackendChoice choose_backend(Backend b) {
+  const auto info = gpu::device_info();
+  BackendChoice c;
+  switch (b) {
+    case Backend::Cpu:
+      c.reason = "requested";
+      break;
+    case Backend::Gpu:
+      if (!info.usable())
+        throw GpuRequired("--backend gpu: no usable GPU (" + info.note +
+                          "); use --backend cpu or auto, or run on a machine with a CUDA GPU");
+      c.gpu = true;
+      c.reason = "requested: " + info.name;
+      break;
+    case Backend::Auto:
+      c.gpu = info.usable();
+      c.reason = c.gpu ? "auto: GPU present (" + info.name + ")" : "auto: no GPU (" + info.note + ")";
+      break;
+  }
+  c.name = c.gpu ? "gpu" : "cpu";
+  return c;
+}
+
+/// The GPU problem for MixerWeights (pointers into w; valid while w lives). Layouts as solve.hpp's.
+template <class T>
+gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
+  gpu::SolveProblem p;
+  p.n = w.s.n;
+  p.d = static_cast<std::uint32_t>(d);
+  p.heads = static_cast<std::uint32_t>(w.heads);
+  p.fp64 = sizeof(T) == 8;
+  auto fill = [&](gpu::SolveMatrix& m, const std::vector<pos_t>& offs, const Csr& csr,
+                  const std::vector<T>& v, std::size_t stride) {
+    m.implicit = w.s.implicit;
+    m.vals = v.data();
+    m.hs = stride;
+    if (w.s.implicit) {
+      m.offsets = offs.data();
+      m.k = static_cast<std::uint32_t>(offs.size());
+      m.is = offs.size();
+      m.ks = 1;
+    } else {
+      m.ptr = csr.ptr.data();
+      m.idx = csr.idx.data();
+      m.is = 1;
+    }
+  };
+  fill(p.a, w.s.a_offsets, w.s.a, w.a, w.a_stride());
+  fill(p.b, w.s.b_offsets, w.s.b, w.b, w.b_stride());
+  return p;
+}
+
+/// Solve on the chosen backend. Throws RuntimeFailure when the GPU run fails.
+template <class T>
+SolveInfo solve_on(const BackendChoice& c, const MixerWeights<T>& w, const T* x, T* y, std::size_t d,
+                   int threads = 0) {
+  if (!c.gpu) return solve_mixer(w, x, y, d, threads);
+  if (d == 0 || d % static_cast<std::size_t>(w.heads) != 0)
+    throw UsageError("solve: d must be a positive multiple of the heads");
+  const auto r = gpu::solve(gpu_problem(w, d), x, y);
+  if (!r.ran) throw RuntimeFailure("GPU solve failed: " + r.note);
+  SolveInfo info;
+  info.kernel = r.kernel;
+  info.seconds = r.kernel_ms / 1000.0;
+  info.threads = 0;
+  return info;
+}
+
+}  // namespace mixgraph

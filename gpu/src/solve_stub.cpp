@@ -1,0 +1,23 @@
+// CPU-only builds: the GPU solve entry points report that CUDA is not built in.
+#include "mixgraph/gpu_solve.hpp"
+
+namespace mixgraph::gpu {
+
+namespace {
+const char* kNote =
+    "CUDA is not built in (configure with MIXGRAPH_CUDA=ON on a machine with the CUDA toolkit)";
+}
+
+SolveRun solve(const SolveProblem&, const void*, void*) {
+  SolveRun r;
+  r.note = kNote;
+  return r;
+}
+
+BenchResult bench_solve(const BenchSpec&) {
+  BenchResult r;
+  r.note = kNote;
+  return r;
+}
+
+}  // namespace mixgraph::gpu

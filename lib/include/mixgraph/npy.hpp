@@ -1,0 +1,34 @@
+#pragma once
+// Dense 2-D arrays on disk for `mixgraph solve`: a small strict .npy reader/writer (float32 / float64,
+// little-endian, C order, 2-D), Matrix Market 'array' / 'coordinate' real files and CSV.
+//
+//   auto x = mixgraph::read_dense("x.npy");       // by extension: .npy, .mtx, .csv
+//   mixgraph::write_dense("y.npy", y);             // atomic (temporary file, then rename)
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mixgraph {
+
+struct NpyArray {
+  std::uint64_t rows = 0, cols = 0;
+  bool fp64 = true;  ///< which of f64 / f32 holds the values (row-major rows x cols)
+  std::vector<double> f64;
+  std::vector<float> f32;
+  std::size_t size() const { return static_cast<std::size_t>(rows * cols); }
+};
+
+/// Reads a .npy file. Accepts descr '<f4' / '<f8' (or '|'/'=' on little-endian), fortran_order False, shape
+/// (r, c); anything else throws InputError naming what was found. O(size).
+NpyArray read_npy(const std::string& path);
+/// Writes .npy version 1.0 ('<f8' or '<f4' as a.fp64), atomically. Throws RuntimeFailure on I/O errors.
+void write_npy(const std::string& path, const NpyArray& a);
+
+/// By extension: .npy; .mtx (Matrix Market 'array' real/integer, column-major as the format says, or
+/// 'coordinate' real/integer general); .csv / .txt (one row per line, comma or whitespace separated).
+/// Non-.npy files are read as fp64. Throws InputError for malformed files.
+NpyArray read_dense(const std::string& path);
+/// By extension: .npy, .mtx (array format), .csv. Atomic.
+void write_dense(const std::string& path, const NpyArray& a);
+
+}  // namespace mixgraph

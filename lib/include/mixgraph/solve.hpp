@@ -1,0 +1,108 @@
+#pragma once
+// The solve engine: Eq. 1, y_i = a_i(x) ⊕ ⨁_{j reads} (beta_ij ⊗ y_j), written once and run over several
+// semirings (ARCHITECTURE.md "One recurrence, many semirings", MATH.md §1 and §3).
+//
+//   auto p = mixgraph::make_pattern("pow2", 1 << 16);
+//   auto w = mixgraph::make_mixer_weights<double>(p, /*heads=*/4, /*seed=*/1);   // head h: seed + h
+//   std::vector<double> x(p.n * 64), y(p.n * 64);                                 // row-major n x d
+//   auto info = mixgraph::solve_mixer(w, x.data(), y.data(), 64);                 // d = heads * d_h
+//   // info.kernel names the kernel that ran
+//   auto dist = mixgraph::solve_distances(p, {0, 5});   // (min, +) from impulses at positions 1 and 6
+//
+// Layout: X and Y are row-major n x d (a row of d columns is contiguous); column c belongs to head
+// c / (d / heads). Coefficients live on the shared pattern: for translation-invariant patterns as
+// per-offset arrays without index arrays (implicit offsets), for the other families parallel to CSR.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/weights.hpp"
+
+namespace mixgraph {
+
+/// The pattern in solver form: implicit offsets (translation-invariant) or CSR rows.
+struct SolveStructure {
+  pos_t n = 0;
+  bool implicit = false;         ///< translation-invariant: reads are i - o for o in the offset lists
+  std::vector<pos_t> b_offsets;  ///< implicit B offsets, ascending (>= 1)
+  std::vector<pos_t> a_offsets;  ///< implicit A offsets, ascending (0 = the diagonal)
+  Csr b;                         ///< explicit B reads (no values), rows = readers
+  Csr a;                         ///< explicit A reads (no values), diagonal included where A has it
+  nnz_t nnz_b = 0, nnz_a = 0;    ///< true nonzero counts (implicit: rows i >= o only)
+  std::string family;            ///< "translation-invariant" | "cache-efficient" | "matrix"
+};
+
+/// Builds the solver form of a pattern. O(n + nnz) for explicit families, O(#offsets) for implicit ones.
+SolveStructure solve_structure(const Pattern& p);
+
+/// Real coefficients of H heads on one structure. Implicit: b[(h * n + i) * Kb + k] = beta_{i, i - o_k}
+/// (0 where o_k > i), a likewise with Ka; explicit: b[h * nnz_b + e], parallel to structure.b.idx.
+template <class T>
+struct MixerWeights {
+  SolveStructure s;
+  int heads = 1;
+  std::vector<T> a, b;
+  std::size_t a_stride() const { return s.implicit ? std::size_t(s.n) * s.a_offsets.size() : s.a.nnz(); }
+  std::size_t b_stride() const { return s.implicit ? std::size_t(s.n) * s.b_offsets.size() : s.b.nnz(); }
+};
+
+/// Bytes make_mixer_weights allocates (refuse with check_memory before calling it).
+std::uint64_t mixer_weights_bytes(const Pattern& p, int heads, std::size_t value_bytes);
+
+/// Head h gets random_weights(p, seed + h) (weights.hpp): generic, ||(I-B)^{-1}||_inf <= 10.
+/// O(heads * (n + nnz)) time.
+template <class T>
+MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t seed);
+/// The same from weights already drawn (one WeightedPattern per head, all on p).
+template <class T>
+MixerWeights<T> mixer_weights_from(const Pattern& p, const std::vector<WeightedPattern>& heads);
+
+struct SolveInfo {
+  std::string kernel;  ///< which kernel ran, e.g. "cpu-implicit-tiled" / "cpu-csr-tiled"
+  int threads = 1;
+  double seconds = 0;  ///< wall time of the solve, X to Y
+};
+
+/// Y = (I - B)^{-1} A X, fast path: columns split into tiles inside a head, one tile per OpenMP task,
+/// each tile a forward substitution over rows with the row's reads applied to the whole tile.
+/// O(d (nnz_A + nnz_B)) work, O(1) extra memory. d must be a multiple of w.heads. threads = 0: all.
+/// Results do not depend on the thread count (each column's sums run in a fixed order).
+template <class T>
+SolveInfo solve_mixer(const MixerWeights<T>& w, const T* x, T* y, std::size_t d, int threads = 0);
+
+/// The plain sequential recurrence of Eq. 1 (the reference): for i = 1..n, for each column,
+/// y_i = sum_j alpha_ij x_j + sum_j beta_ij y_j straight from one WeightedPattern per head (CSR with
+/// values), accumulated in T. O(d (nnz_A + nnz_B)).
+template <class T>
+void solve_recurrence(const std::vector<WeightedPattern>& heads, pos_t n, const T* x, T* y, std::size_t d);
+
+// ---- semirings on the structure (weights fixed by the semiring, MATH.md §3) ----
+
+constexpr std::uint32_t kUnreachable = std::numeric_limits<std::uint32_t>::max();
+
+/// (min, +) with weight 0 on A's diagonal and 1 on every other entry of A and B, impulse inputs
+/// (x_s = 0 in column s, +inf elsewhere): dist[i * S + c] = d(i, sources[c]) of MATH.md §3 (hops from
+/// x_s to y_i), kUnreachable where no path exists (also for i < s). O(S (nnz_A + nnz_B)).
+std::vector<std::uint32_t> solve_distances(const Pattern& p, const std::vector<pos_t>& sources,
+                                           int threads = 0);
+std::vector<std::uint32_t> solve_distances(const SolveStructure& s, const std::vector<pos_t>& sources,
+                                           int threads = 0);
+
+/// (or, and): reach[i * S + c] = 1 when y_i depends on x_{sources[c]} (the support of (I-B)^{-1}A).
+std::vector<std::uint8_t> solve_reachability(const SolveStructure& s, const std::vector<pos_t>& sources,
+                                             int threads = 0);
+
+/// (min, +) paired with counts: (d1, c1) ⊕ (d2, c2) keeps the smaller d and adds counts on ties
+/// (saturating at UINT64_MAX, flagged). A enters through its diagonal only (weight (0, 1)), so dist is the
+/// BFS distance s -> i in G and count the number of shortest paths s -> i in G (0 and kUnreachable when none;
+/// pow2 has popcount(i - s)! of them).
+struct PathCounts {
+  std::vector<std::uint32_t> dist;   ///< as solve_distances
+  std::vector<std::uint64_t> count;  ///< saturating
+  bool overflow = false;             ///< some count saturated
+};
+PathCounts solve_path_counts(const SolveStructure& s, const std::vector<pos_t>& sources, int threads = 0);
+
+}  // namespace mixgraph

@@ -1,0 +1,60 @@
+#pragma once
+// Validation of the solve engine against independent references (MATH.md §1, §3): the fast CPU solve vs
+// the plain recurrence of Eq. 1 vs dense fp64 Eigen (small n) [vs another backend, e.g. the GPU], and the
+// semiring solves vs the graph code (Boost.Graph BFS distances, transitive closure, BFS path counts).
+//
+//   mixgraph::ValidateOptions o;                 // o.other_f32 / o.other_f64: hooks for the GPU
+//   auto r = mixgraph::validate_solve(mixgraph::make_pattern("pow2", 1024), o);
+//   for (auto& c : r.checks) std::cout << c.name << (c.passed ? " ok" : " FAILED") << "\n";
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/solve.hpp"
+
+namespace mixgraph {
+
+struct ValidateCheck {
+  std::string name;
+  bool passed = false;
+  std::string detail;  ///< the measured error / the first mismatch, in words
+};
+
+/// A second backend: solves Y for the weights and returns the name of the kernel it used.
+template <class T>
+using SolveHook = std::function<std::string(const MixerWeights<T>&, const T*, T*, std::size_t)>;
+
+struct ValidateOptions {
+  int threads = 0;
+  std::uint64_t seed = 1;
+  int heads = 2;  ///< multi-head check: heads x d_h columns
+  std::size_t d_h = 4;
+  int channel_heads = 8;           ///< per-channel check: heads of one column each
+  pos_t dense_max_n = 2048;        ///< dense Eigen reference only up to this n
+  pos_t all_sources_max_n = 4096;  ///< all sources as d = n impulse columns up to this n, else sampled
+  std::size_t sampled_sources = 64;
+  double tol_f32 = 1e-5, tol_f64 = 1e-12;
+  std::string other_name;  ///< e.g. "gpu"; empty: no second backend
+  SolveHook<float> other_f32;
+  SolveHook<double> other_f64;
+};
+
+struct ValidateResult {
+  std::vector<ValidateCheck> checks;
+  bool all_passed = true;
+  std::vector<std::string> kernels;  ///< kernels that ran, e.g. "cpu-implicit-tiled", "gpu-chunked-..."
+  std::size_t sources = 0;           ///< sources used by the semiring checks
+  bool all_sources = false;
+};
+
+/// Runs every check that applies to p. O(d (nnz_A + nnz_B)) for the real solves, O(n^2 d) for the dense
+/// reference (n <= dense_max_n), O(S (n + nnz)) for the semiring checks with S sources.
+ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o);
+
+/// Relative Frobenius error ||a - b|| / ||b|| (||a - b|| when b = 0).
+template <class A, class B>
+double relative_frobenius(const A* a, const B* b, std::size_t count);
+
+}  // namespace mixgraph

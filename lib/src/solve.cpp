@@ -1,0 +1,581 @@
+// The CPU solve engine (solve.hpp): structure, coefficients, the tiled real solve, the Eq. 1 reference,
+// and the semiring solves (distances, reachability, shortest-path counts).
+#include "mixgraph/solve.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "mixgraph/commgraph.hpp"
+#include "mixgraph/error.hpp"
+
+namespace mixgraph {
+
+namespace {
+
+int resolve_threads(int threads) {
+  return threads > 0 ? threads : omp_get_max_threads();
+}
+
+nnz_t implicit_nnz(const std::vector<pos_t>& offs, pos_t n) {
+  nnz_t s = 0;
+  for (pos_t o : offs)
+    if (o < n) s += n - o;
+  return s;
+}
+
+Csr strip_values(Csr c) {
+  c.val.clear();
+  c.val.shrink_to_fit();
+  return c;
+}
+
+/// Values of one head's CSR (rows ascending j) into the implicit [i][k] layout (k over ascending offsets).
+template <class T>
+void scatter_implicit(const Csr& m, const std::vector<pos_t>& offs, T* out) {
+  const std::size_t K = offs.size();
+  for (pos_t i = 0; i < m.n; ++i) {
+    T* row = out + std::size_t(i) * K;
+    std::fill(row, row + K, T(0));
+    const nnz_t lo = m.ptr[i], hi = m.ptr[i + 1];
+    // entries ascending in j = descending in offset: entry t <-> offset index (m_i - 1 - t)
+    std::size_t m_i = 0;
+    while (m_i < K && offs[m_i] <= i) ++m_i;
+    if (hi - lo != m_i) throw std::logic_error("solve: CSR row does not match the implicit offsets");
+    for (nnz_t e = lo; e < hi; ++e) {
+      const std::size_t k = m_i - 1 - (e - lo);
+      if (i - m.idx[e] != offs[k])
+        throw std::logic_error("solve: CSR entry does not match the implicit offset");
+      row[k] = static_cast<T>(m.val[e]);
+    }
+  }
+}
+
+// ---- the real tiled kernel ----
+
+constexpr std::size_t kTile = 64;  // columns per task (a row of the tile: 256 B fp32, 512 B fp64)
+
+struct Tile {
+  std::size_t c0, w;  // columns [c0, c0 + w)
+  int h;              // head of column c0
+};
+
+// One tile inside one head: every coefficient is a scalar for the whole tile.
+template <class T>
+void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t) {
+  const auto& s = W.s;
+  const pos_t n = s.n;
+  const std::size_t w = t.w;
+  T acc[kTile];
+  if (s.implicit) {
+    const std::size_t Ka = s.a_offsets.size(), Kb = s.b_offsets.size();
+    const T* ac = W.a.data() + std::size_t(t.h) * W.a_stride();
+    const T* bc = W.b.data() + std::size_t(t.h) * W.b_stride();
+    for (pos_t i = 0; i < n; ++i) {
+      for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
+      const T* arow = ac + std::size_t(i) * Ka;
+      for (std::size_t k = 0; k < Ka && s.a_offsets[k] <= i; ++k) {
+        const T cf = arow[k];
+        const T* xr = x + std::size_t(i - s.a_offsets[k]) * d + t.c0;
+#pragma omp simd
+        for (std::size_t c = 0; c < w; ++c) acc[c] += cf * xr[c];
+      }
+      const T* brow = bc + std::size_t(i) * Kb;
+      for (std::size_t k = 0; k < Kb && s.b_offsets[k] <= i; ++k) {
+        const T cf = brow[k];
+        const T* yr = y + std::size_t(i - s.b_offsets[k]) * d + t.c0;
+#pragma omp simd
+        for (std::size_t c = 0; c < w; ++c) acc[c] += cf * yr[c];
+      }
+      T* yo = y + std::size_t(i) * d + t.c0;
+      for (std::size_t c = 0; c < w; ++c) yo[c] = acc[c];
+    }
+  } else {
+    const T* ac = W.a.data() + std::size_t(t.h) * W.a_stride();
+    const T* bc = W.b.data() + std::size_t(t.h) * W.b_stride();
+    for (pos_t i = 0; i < n; ++i) {
+      for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
+      for (nnz_t e = s.a.ptr[i]; e < s.a.ptr[i + 1]; ++e) {
+        const T cf = ac[e];
+        const T* xr = x + std::size_t(s.a.idx[e]) * d + t.c0;
+#pragma omp simd
+        for (std::size_t c = 0; c < w; ++c) acc[c] += cf * xr[c];
+      }
+      for (nnz_t e = s.b.ptr[i]; e < s.b.ptr[i + 1]; ++e) {
+        const T cf = bc[e];
+        const T* yr = y + std::size_t(s.b.idx[e]) * d + t.c0;
+#pragma omp simd
+        for (std::size_t c = 0; c < w; ++c) acc[c] += cf * yr[c];
+      }
+      T* yo = y + std::size_t(i) * d + t.c0;
+      for (std::size_t c = 0; c < w; ++c) yo[c] = acc[c];
+    }
+  }
+}
+
+// The hot path: implicit offsets, one head, a compile-time tile of W columns (accumulators stay in
+// registers). Compiled twice, for AVX2 and for the baseline, and picked at run time; no FMA contraction
+// (ISO C++ mode), so both give the same bits.
+// Rows in blocks of kBlock. Reads at offsets >= 2 kBlock ("far") only touch rows finished two blocks back, so
+// a block's far part (plus part of A X) can be gathered while the previous block is still being finished: for
+// each far offset the block's sources are one contiguous run of rows (a sequential stream). The near offsets
+// (< 2 kBlock) and the rest of A X then finish each row in order. AVX2 and baseline builds are picked at run
+// time; no FMA contraction (ISO C++ mode), so both give the same bits.
+constexpr pos_t kBlock = 64;
+
+struct BlockPlan {
+  std::size_t Ka, Kb, kn, ka0;  // B offsets [0, kn) are near; A offsets [0, ka0) are summed by the finisher
+};
+
+inline BlockPlan block_plan(const SolveStructure& s) {
+  BlockPlan p{s.a_offsets.size(), s.b_offsets.size(), 0, 0};
+  while (p.kn < p.Kb && s.b_offsets[p.kn] < 2 * kBlock) ++p.kn;
+  // balance: the finisher's reads cost about twice the gatherer's (they sit on the sequential path)
+  const std::ptrdiff_t want = (std::ptrdiff_t(p.Ka + p.Kb) - 3 * std::ptrdiff_t(p.kn)) / 2;
+  p.ka0 = std::size_t(std::clamp<std::ptrdiff_t>(want, 0, std::ptrdiff_t(p.Ka)));
+  return p;
+}
+
+// acc = sum over A offsets [ka0, Ka) and far B offsets, for the rows of block b
+template <class T, int W>
+inline void gather_block(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x,
+                         const T* y, std::size_t d, std::size_t c0, pos_t b, T (*acc)[W]) {
+  const pos_t r0 = b * kBlock, rows = std::min<pos_t>(kBlock, s.n - r0);
+  const pos_t* ao = s.a_offsets.data();
+  const pos_t* bo = s.b_offsets.data();
+  for (pos_t r = 0; r < rows; ++r)
+    for (int c = 0; c < W; ++c) acc[r][c] = T(0);
+  for (std::size_t k = bp.ka0; k < bp.Ka; ++k) {
+    const pos_t o = ao[k];
+    for (pos_t r = (o > r0 ? o - r0 : 0); r < rows; ++r) {
+      const pos_t i = r0 + r;
+      const T cf = ac[std::size_t(i) * bp.Ka + k];
+      const T* xr = x + std::size_t(i - o) * d + c0;
+      for (int c = 0; c < W; ++c) acc[r][c] += cf * xr[c];
+    }
+  }
+  for (std::size_t k = bp.kn; k < bp.Kb; ++k) {
+    const pos_t o = bo[k];
+    if (o >= r0 + rows) break;
+    for (pos_t r = (o > r0 ? o - r0 : 0); r < rows; ++r) {
+      const pos_t i = r0 + r;
+      const T cf = bc[std::size_t(i) * bp.Kb + k];
+      const T* yr = y + std::size_t(i - o) * d + c0;
+      for (int c = 0; c < W; ++c) acc[r][c] += cf * yr[c];
+    }
+  }
+}
+
+// finishes block b in row order: acc + A offsets [0, ka0) + near B offsets
+template <class T, int W>
+inline void finish_block(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x,
+                         T* y, std::size_t d, std::size_t c0, pos_t b, const T (*acc)[W]) {
+  const pos_t r0 = b * kBlock, rows = std::min<pos_t>(kBlock, s.n - r0);
+  const pos_t* ao = s.a_offsets.data();
+  const pos_t* bo = s.b_offsets.data();
+  for (pos_t r = 0; r < rows; ++r) {
+    const pos_t i = r0 + r;
+    T a[W];
+    for (int c = 0; c < W; ++c) a[c] = acc[r][c];
+    const T* arow = ac + std::size_t(i) * bp.Ka;
+    for (std::size_t k = 0; k < bp.ka0 && ao[k] <= i; ++k) {
+      const T cf = arow[k];
+      const T* xr = x + std::size_t(i - ao[k]) * d + c0;
+      for (int c = 0; c < W; ++c) a[c] += cf * xr[c];
+    }
+    const T* brow = bc + std::size_t(i) * bp.Kb;
+    for (std::size_t k = 0; k < bp.kn && bo[k] <= i; ++k) {
+      const T cf = brow[k];
+      const T* yr = y + std::size_t(i - bo[k]) * d + c0;
+      for (int c = 0; c < W; ++c) a[c] += cf * yr[c];
+    }
+    T* yo = y + std::size_t(i) * d + c0;
+    for (int c = 0; c < W; ++c) yo[c] = a[c];
+  }
+}
+
+template <class T, int W>
+__attribute__((target("avx2"))) void gather_avx2(const T* ac, const T* bc, const SolveStructure& s,
+                                                 const BlockPlan& bp, const T* x, const T* y, std::size_t d,
+                                                 std::size_t c0, pos_t b, T (*acc)[W]) {
+  gather_block<T, W>(ac, bc, s, bp, x, y, d, c0, b, acc);
+}
+template <class T, int W>
+void gather_base(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x,
+                 const T* y, std::size_t d, std::size_t c0, pos_t b, T (*acc)[W]) {
+  gather_block<T, W>(ac, bc, s, bp, x, y, d, c0, b, acc);
+}
+template <class T, int W>
+__attribute__((target("avx2"))) void finish_avx2(const T* ac, const T* bc, const SolveStructure& s,
+                                                 const BlockPlan& bp, const T* x, T* y, std::size_t d,
+                                                 std::size_t c0, pos_t b, const T (*acc)[W]) {
+  finish_block<T, W>(ac, bc, s, bp, x, y, d, c0, b, acc);
+}
+template <class T, int W>
+void finish_base(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x, T* y,
+                 std::size_t d, std::size_t c0, pos_t b, const T (*acc)[W]) {
+  finish_block<T, W>(ac, bc, s, bp, x, y, d, c0, b, acc);
+}
+
+bool have_avx2() {
+  static const bool v = __builtin_cpu_supports("avx2");
+  return v;
+}
+
+// One tile of W columns through all blocks. (Running the gather of block b + 1 on a second thread while
+// block b is finished was tried: one barrier per block made it 10x slower on the shared 2-core machine.)
+template <class T, int W>
+void rows_implicit_blocked(const T* ac, const T* bc, const SolveStructure& s, const T* x, T* y, std::size_t d,
+                           std::size_t c0) {
+  const BlockPlan bp = block_plan(s);
+  const bool v = have_avx2();
+  auto gather = v ? gather_avx2<T, W> : gather_base<T, W>;
+  auto finish = v ? finish_avx2<T, W> : finish_base<T, W>;
+  const pos_t nb = (s.n + kBlock - 1) / kBlock;
+  std::vector<T> buf(2 * std::size_t(kBlock) * W);
+  auto acc = [&](pos_t b) { return reinterpret_cast<T(*)[W]>(buf.data() + std::size_t(b & 1) * kBlock * W); };
+  for (pos_t b = 0; b < nb; ++b) {
+    gather(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+    finish(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+  }
+}
+
+// returns false when no fixed-width kernel fits the tile
+template <class T>
+bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t) {
+  if (!W.s.implicit) return false;
+  const T* ac = W.a.data() + std::size_t(t.h) * W.a_stride();
+  const T* bc = W.b.data() + std::size_t(t.h) * W.b_stride();
+  switch (t.w) {
+    case 64:
+      rows_implicit_blocked<T, 64>(ac, bc, W.s, x, y, d, t.c0);
+      return true;
+    case 32:
+      rows_implicit_blocked<T, 32>(ac, bc, W.s, x, y, d, t.c0);
+      return true;
+    case 16:
+      rows_implicit_blocked<T, 16>(ac, bc, W.s, x, y, d, t.c0);
+      return true;
+    case 8:
+      rows_implicit_blocked<T, 8>(ac, bc, W.s, x, y, d, t.c0);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A tile spanning several heads (d_h < tile): per-column coefficients (per-channel gates, d_h = 1).
+template <class T>
+void tile_many_heads(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, std::size_t dh,
+                     const Tile& t) {
+  const auto& s = W.s;
+  const pos_t n = s.n;
+  const std::size_t w = t.w;
+  const std::size_t as = W.a_stride(), bs = W.b_stride();
+  T acc[kTile];
+  std::size_t hoff_a[kTile], hoff_b[kTile];
+  for (std::size_t c = 0; c < w; ++c) {
+    const std::size_t h = (t.c0 + c) / dh;
+    hoff_a[c] = h * as;
+    hoff_b[c] = h * bs;
+  }
+  const bool imp = s.implicit;
+  const std::size_t Ka = s.a_offsets.size(), Kb = s.b_offsets.size();
+  for (pos_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
+    if (imp) {
+      for (std::size_t k = 0; k < Ka && s.a_offsets[k] <= i; ++k) {
+        const std::size_t e = std::size_t(i) * Ka + k;
+        const T* xr = x + std::size_t(i - s.a_offsets[k]) * d + t.c0;
+        for (std::size_t c = 0; c < w; ++c) acc[c] += W.a[hoff_a[c] + e] * xr[c];
+      }
+      for (std::size_t k = 0; k < Kb && s.b_offsets[k] <= i; ++k) {
+        const std::size_t e = std::size_t(i) * Kb + k;
+        const T* yr = y + std::size_t(i - s.b_offsets[k]) * d + t.c0;
+        for (std::size_t c = 0; c < w; ++c) acc[c] += W.b[hoff_b[c] + e] * yr[c];
+      }
+    } else {
+      for (nnz_t e = s.a.ptr[i]; e < s.a.ptr[i + 1]; ++e) {
+        const T* xr = x + std::size_t(s.a.idx[e]) * d + t.c0;
+        for (std::size_t c = 0; c < w; ++c) acc[c] += W.a[hoff_a[c] + e] * xr[c];
+      }
+      for (nnz_t e = s.b.ptr[i]; e < s.b.ptr[i + 1]; ++e) {
+        const T* yr = y + std::size_t(s.b.idx[e]) * d + t.c0;
+        for (std::size_t c = 0; c < w; ++c) acc[c] += W.b[hoff_b[c] + e] * yr[c];
+      }
+    }
+    T* yo = y + std::size_t(i) * d + t.c0;
+    for (std::size_t c = 0; c < w; ++c) yo[c] = acc[c];
+  }
+}
+
+// ---- the generic semiring engine on the structure (impulse inputs, weights fixed by the semiring) ----
+
+// S provides: V, zero(), a_weight(bool diag) -> V (x ⊗ weight for x = one), add(V&, V), mul_b(V y) -> V.
+template <class S>
+std::vector<typename S::V> semiring_solve(const SolveStructure& s, const std::vector<pos_t>& sources,
+                                          int threads) {
+  using V = typename S::V;
+  const pos_t n = s.n;
+  const std::size_t S_ = sources.size();
+  for (pos_t src : sources)
+    if (src >= n)
+      throw UsageError("source position " + std::to_string(src + 1) + " is outside 1.." + std::to_string(n));
+  std::vector<V> y(std::size_t(n) * S_, S::zero());
+  const std::size_t tiles = (S_ + kTile - 1) / kTile;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(resolve_threads(threads))
+  for (std::size_t t = 0; t < tiles; ++t) {
+    const std::size_t c0 = t * kTile, w = std::min(kTile, S_ - c0);
+    pos_t first = n;  // rows before the first impulse stay zero()
+    for (std::size_t c = 0; c < w; ++c) first = std::min(first, sources[c0 + c]);
+    V acc[kTile];
+    for (pos_t i = first; i < n; ++i) {
+      for (std::size_t c = 0; c < w; ++c) acc[c] = S::zero();
+      auto a_read = [&](pos_t j) {
+        const V wa = S::a_weight(j == i);
+        for (std::size_t c = 0; c < w; ++c)
+          if (sources[c0 + c] == j) S::add(acc[c], wa);
+      };
+      auto b_read = [&](pos_t j) {
+        const V* yr = y.data() + std::size_t(j) * S_ + c0;
+        for (std::size_t c = 0; c < w; ++c) S::add(acc[c], S::mul_b(yr[c]));
+      };
+      if (s.implicit) {
+        for (pos_t o : s.a_offsets)
+          if (o <= i) a_read(i - o);
+        for (pos_t o : s.b_offsets)
+          if (o <= i) b_read(i - o);
+      } else {
+        for (nnz_t e = s.a.ptr[i]; e < s.a.ptr[i + 1]; ++e) a_read(s.a.idx[e]);
+        for (nnz_t e = s.b.ptr[i]; e < s.b.ptr[i + 1]; ++e) b_read(s.b.idx[e]);
+      }
+      V* yo = y.data() + std::size_t(i) * S_ + c0;
+      for (std::size_t c = 0; c < w; ++c) yo[c] = acc[c];
+    }
+  }
+  return y;
+}
+
+struct MinPlusRing {
+  using V = std::uint32_t;
+  static V zero() { return kUnreachable; }
+  static V a_weight(bool diag) { return diag ? 0u : 1u; }
+  static void add(V& acc, V v) { acc = std::min(acc, v); }
+  static V mul_b(V y) { return y == kUnreachable ? kUnreachable : y + 1; }
+};
+
+struct OrAndRing {
+  using V = std::uint8_t;
+  static V zero() { return 0; }
+  static V a_weight(bool) { return 1; }
+  static void add(V& acc, V v) { acc = static_cast<V>(acc | v); }
+  static V mul_b(V y) { return y; }
+};
+
+struct DistCount {
+  std::uint32_t d = kUnreachable;
+  std::uint64_t c = 0;
+};
+
+struct CountRing {
+  using V = DistCount;
+  static V zero() { return {}; }
+  // counts paths in the communication graph G: x_s enters through A's diagonal only
+  static V a_weight(bool diag) { return diag ? V{0u, 1} : V{}; }
+  static void add(V& acc, V v) {
+    if (v.d < acc.d) {
+      acc = v;
+    } else if (v.d == acc.d && v.d != kUnreachable) {
+      const std::uint64_t sum = acc.c + v.c;
+      acc.c = sum < acc.c ? std::numeric_limits<std::uint64_t>::max() : sum;  // saturate
+    }
+  }
+  static V mul_b(V y) { return y.d == kUnreachable ? V{} : V{y.d + 1, y.c}; }
+};
+
+}  // namespace
+
+SolveStructure solve_structure(const Pattern& p) {
+  SolveStructure s;
+  s.n = p.n;
+  s.family = to_string(p.family);
+  if (p.translation_invariant()) {
+    s.implicit = true;
+    s.b_offsets = p.b_offsets;
+    switch (p.a_mode) {
+      case AMode::Shared:
+        s.a_offsets.push_back(0);
+        s.a_offsets.insert(s.a_offsets.end(), p.b_offsets.begin(), p.b_offsets.end());
+        break;
+      case AMode::Diagonal:
+        s.a_offsets = {0};
+        break;
+      case AMode::Explicit:
+        s.a_offsets = p.a_offsets;
+        break;
+    }
+    s.nnz_b = implicit_nnz(s.b_offsets, s.n);
+    s.nnz_a = implicit_nnz(s.a_offsets, s.n);
+  } else {
+    s.b = strip_values(b_csr(p));
+    s.a = strip_values(a_csr(p));
+    s.nnz_b = s.b.nnz();
+    s.nnz_a = s.a.nnz();
+  }
+  return s;
+}
+
+std::uint64_t mixer_weights_bytes(const Pattern& p, int heads, std::size_t value_bytes) {
+  const SolveStructure s = p.translation_invariant() ? solve_structure(p) : SolveStructure{};
+  std::uint64_t per_head = 0;
+  if (p.translation_invariant()) {
+    per_head = std::uint64_t(p.n) * (s.a_offsets.size() + s.b_offsets.size()) * value_bytes;
+  } else {
+    per_head = (p.b.nnz() + p.a.nnz() + std::uint64_t(p.n) * 2) * value_bytes;
+  }
+  // plus one head's CSR with values while drawing (random_weights)
+  const std::uint64_t draw = (std::uint64_t(p.n) * 2 + 1) * 8 * 2 +
+                             (p.translation_invariant() ? (s.nnz_a + s.nnz_b) : (p.b.nnz() * 2 + p.n)) * 12;
+  return per_head * std::uint64_t(heads) + draw;
+}
+
+template <class T>
+MixerWeights<T> mixer_weights_from(const Pattern& p, const std::vector<WeightedPattern>& heads) {
+  if (heads.empty()) throw UsageError("solve: at least one head is needed");
+  MixerWeights<T> W;
+  W.s = solve_structure(p);
+  W.heads = static_cast<int>(heads.size());
+  W.a.assign(W.a_stride() * heads.size(), T(0));
+  W.b.assign(W.b_stride() * heads.size(), T(0));
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const auto& wp = heads[h];
+    if (wp.a.n != p.n || wp.b.n != p.n) throw UsageError("solve: head weights do not match the pattern's n");
+    if (W.s.implicit) {
+      scatter_implicit(wp.a, W.s.a_offsets, W.a.data() + h * W.a_stride());
+      scatter_implicit(wp.b, W.s.b_offsets, W.b.data() + h * W.b_stride());
+    } else {
+      if (wp.a.nnz() != W.s.a.nnz() || wp.b.nnz() != W.s.b.nnz())
+        throw UsageError("solve: head weights do not lie on the pattern");
+      for (nnz_t e = 0; e < wp.a.nnz(); ++e) W.a[h * W.a_stride() + e] = static_cast<T>(wp.a.val[e]);
+      for (nnz_t e = 0; e < wp.b.nnz(); ++e) W.b[h * W.b_stride() + e] = static_cast<T>(wp.b.val[e]);
+    }
+  }
+  return W;
+}
+
+template <class T>
+MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t seed) {
+  if (heads < 1) throw UsageError("--heads must be >= 1");
+  MixerWeights<T> W;
+  W.s = solve_structure(p);
+  W.heads = heads;
+  W.a.assign(W.a_stride() * heads, T(0));
+  W.b.assign(W.b_stride() * heads, T(0));
+  for (int h = 0; h < heads; ++h) {
+    const WeightedPattern wp = random_weights(p, seed + static_cast<std::uint64_t>(h));
+    if (W.s.implicit) {
+      scatter_implicit(wp.a, W.s.a_offsets, W.a.data() + h * W.a_stride());
+      scatter_implicit(wp.b, W.s.b_offsets, W.b.data() + h * W.b_stride());
+    } else {
+      for (nnz_t e = 0; e < wp.a.nnz(); ++e) W.a[h * W.a_stride() + e] = static_cast<T>(wp.a.val[e]);
+      for (nnz_t e = 0; e < wp.b.nnz(); ++e) W.b[h * W.b_stride() + e] = static_cast<T>(wp.b.val[e]);
+    }
+  }
+  return W;
+}
+
+template <class T>
+SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, int threads) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (d == 0 || d % static_cast<std::size_t>(W.heads) != 0)
+    throw UsageError("solve: d = " + std::to_string(d) + " columns must be a positive multiple of the " +
+                     std::to_string(W.heads) + " heads");
+  const std::size_t dh = d / static_cast<std::size_t>(W.heads);
+  const int nt = resolve_threads(threads);
+  // tile width: kTile columns (whole rows of 512 B in fp64 measured fastest; narrower tiles for more threads
+  // were slower per column on the development machine), one tile per OpenMP task
+  const std::size_t tw = kTile;
+  const bool many = dh < tw && dh * 2 <= tw;  // tiles span several heads (per-channel gates)
+  std::vector<Tile> tiles;
+  if (!many) {
+    for (int h = 0; h < W.heads; ++h)
+      for (std::size_t c = 0; c < dh; c += tw) tiles.push_back({h * dh + c, std::min(tw, dh - c), h});
+  } else {
+    for (std::size_t c = 0; c < d; c += tw) tiles.push_back({c, std::min(tw, d - c), int(c / dh)});
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+  for (std::size_t t = 0; t < tiles.size(); ++t) {
+    if (many)
+      tile_many_heads(W, x, y, d, dh, tiles[t]);
+    else if (!tile_fixed(W, x, y, d, tiles[t]))
+      tile_one_head(W, x, y, d, tiles[t]);
+  }
+  SolveInfo info;
+  info.kernel =
+      std::string(W.s.implicit ? "cpu-implicit" : "cpu-csr") + (many ? "-multihead-tiled" : "-tiled");
+  info.threads = nt;
+  info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return info;
+}
+
+template <class T>
+void solve_recurrence(const std::vector<WeightedPattern>& heads, pos_t n, const T* x, T* y, std::size_t d) {
+  if (heads.empty() || d % heads.size() != 0) throw UsageError("solve: d must be a multiple of the heads");
+  const std::size_t dh = d / heads.size();
+  for (pos_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < d; ++c) {
+      const WeightedPattern& w = heads[c / dh];
+      T v = 0;
+      for (nnz_t e = w.a.ptr[i]; e < w.a.ptr[i + 1]; ++e)
+        v += static_cast<T>(w.a.val[e]) * x[std::size_t(w.a.idx[e]) * d + c];
+      for (nnz_t e = w.b.ptr[i]; e < w.b.ptr[i + 1]; ++e)
+        v += static_cast<T>(w.b.val[e]) * y[std::size_t(w.b.idx[e]) * d + c];
+      y[std::size_t(i) * d + c] = v;
+    }
+  }
+}
+
+std::vector<std::uint32_t> solve_distances(const SolveStructure& s, const std::vector<pos_t>& sources,
+                                           int threads) {
+  return semiring_solve<MinPlusRing>(s, sources, threads);
+}
+
+std::vector<std::uint32_t> solve_distances(const Pattern& p, const std::vector<pos_t>& sources, int threads) {
+  return solve_distances(solve_structure(p), sources, threads);
+}
+
+std::vector<std::uint8_t> solve_reachability(const SolveStructure& s, const std::vector<pos_t>& sources,
+                                             int threads) {
+  return semiring_solve<OrAndRing>(s, sources, threads);
+}
+
+PathCounts solve_path_counts(const SolveStructure& s, const std::vector<pos_t>& sources, int threads) {
+  const auto v = semiring_solve<CountRing>(s, sources, threads);
+  PathCounts r;
+  r.dist.resize(v.size());
+  r.count.resize(v.size());
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    r.dist[k] = v[k].d;
+    r.count[k] = v[k].c;
+    if (v[k].c == std::numeric_limits<std::uint64_t>::max()) r.overflow = true;
+  }
+  return r;
+}
+
+template struct MixerWeights<float>;
+template struct MixerWeights<double>;
+template MixerWeights<float> make_mixer_weights<float>(const Pattern&, int, std::uint64_t);
+template MixerWeights<double> make_mixer_weights<double>(const Pattern&, int, std::uint64_t);
+template MixerWeights<float> mixer_weights_from<float>(const Pattern&, const std::vector<WeightedPattern>&);
+template MixerWeights<double> mixer_weights_from<double>(const Pattern&, const std::vector<WeightedPattern>&);
+template SolveInfo solve_mixer<float>(const MixerWeights<float>&, const float*, float*, std::size_t, int);
+template SolveInfo solve_mixer<double>(const MixerWeights<double>&, const double*, double*, std::size_t, int);
+template void solve_recurrence<float>(const std::vector<WeightedPattern>&, pos_t, const float*, float*,
+                                      std::size_t);
+template void solve_recurrence<double>(const std::vector<WeightedPattern>&, pos_t, const double*, double*,
+                                       std::size_t);
+
+}  // namespace mixgraph

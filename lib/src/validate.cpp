@@ -1,0 +1,308 @@
+// validate_solve (validate.hpp): every reference here is independent of the fast solve engine.
+#include "mixgraph/validate.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <boost/graph/breadth_first_search.hpp>
+#include <cmath>
+#include <sstream>
+
+#include "mixgraph/boost_adapter.hpp"
+#include "mixgraph/commgraph.hpp"
+#include "mixgraph/weights.hpp"
+
+namespace mixgraph {
+
+template <class A, class B>
+double relative_frobenius(const A* a, const B* b, std::size_t count) {
+  long double num = 0, den = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const long double diff = static_cast<long double>(a[k]) - static_cast<long double>(b[k]);
+    num += diff * diff;
+    den += static_cast<long double>(b[k]) * static_cast<long double>(b[k]);
+  }
+  if (!std::isfinite(static_cast<double>(num))) return INFINITY;
+  return den > 0 ? static_cast<double>(std::sqrt(num / den)) : static_cast<double>(std::sqrt(num));
+}
+template double relative_frobenius<double, double>(const double*, const double*, std::size_t);
+template double relative_frobenius<float, double>(const float*, const double*, std::size_t);
+
+namespace {
+
+std::string sci(double v) {
+  std::ostringstream s;
+  s.precision(3);
+  s << std::scientific << v;
+  return s.str();
+}
+
+std::vector<double> random_x(pos_t n, std::size_t d, std::uint64_t seed) {
+  std::vector<double> x(std::size_t(n) * d);
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = 2.0 * hash_uniform(seed, 99, k / d, k % d) - 1.0;
+  return x;
+}
+
+template <class T>
+std::vector<T> cast(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+// Dense fp64 reference: per head, (I - B_h) Y_h = A_h X_h with Eigen's dense triangular solve.
+std::vector<double> dense_reference(const std::vector<WeightedPattern>& heads, pos_t n,
+                                    const std::vector<double>& x, std::size_t d) {
+  const std::size_t dh = d / heads.size();
+  std::vector<double> y(std::size_t(n) * d);
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    Eigen::MatrixXd L = Eigen::MatrixXd::Identity(n, n), A = Eigen::MatrixXd::Zero(n, n);
+    for (pos_t i = 0; i < n; ++i) {
+      for (nnz_t e = heads[h].b.ptr[i]; e < heads[h].b.ptr[i + 1]; ++e)
+        L(i, heads[h].b.idx[e]) -= heads[h].b.val[e];
+      for (nnz_t e = heads[h].a.ptr[i]; e < heads[h].a.ptr[i + 1]; ++e)
+        A(i, heads[h].a.idx[e]) += heads[h].a.val[e];
+    }
+    Eigen::MatrixXd X(n, dh);
+    for (pos_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < dh; ++c) X(i, c) = x[std::size_t(i) * d + h * dh + c];
+    const Eigen::MatrixXd Y = L.triangularView<Eigen::UnitLower>().solve(A * X);
+    for (pos_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < dh; ++c) y[std::size_t(i) * d + h * dh + c] = Y(i, c);
+  }
+  return y;
+}
+
+// Reference distances d(i, s) of MATH.md §3 on the layered DAG.
+// TODO(distances): switch to lib's distances once it lands; until then a Boost.Graph BFS over CommGraph.
+// Shared/diagonal A (A inside B's pattern plus the diagonal): d(i, s) = BFS distance s -> i in G.
+// Explicit A: entry through an A edge x_s -> y_v (cost 0 when v = s, else 1), then B edges (cost 1 each).
+struct BfsReference {
+  const Pattern& p;
+  const CommGraph& g;
+  Csr a;          // A's reads (explicit mode only)
+  Csr a_readers;  // transpose: row s lists v whose A reads s
+  explicit BfsReference(const Pattern& pp, const CommGraph& gg) : p(pp), g(gg) {
+    if (p.a_mode == AMode::Explicit) {
+      a = a_csr(p);
+      a_readers = transpose(a);
+    }
+  }
+  std::vector<std::uint32_t> from(pos_t s) const {
+    std::vector<std::uint32_t> dist(g.n, kUnreachable);
+    if (p.a_mode != AMode::Explicit) {
+      std::vector<boost::default_color_type> color(g.n, boost::white_color);
+      dist[s] = 0;
+      boost::breadth_first_search(
+          g, s,
+          boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge())))
+              .color_map(boost::make_iterator_property_map(color.begin(),
+                                                           boost::typed_identity_property_map<pos_t>())));
+      return dist;
+    }
+    // level-synchronous BFS with the A entries as the first hop
+    std::vector<pos_t> cur, next;
+    bool diag = false;
+    for (pos_t v : a_readers.row(s))
+      if (v == s) diag = true;
+    if (diag) {
+      dist[s] = 0;
+      cur.push_back(s);
+    }
+    std::uint32_t level = 0;
+    std::vector<pos_t> ones;
+    for (pos_t v : a_readers.row(s))
+      if (v != s) ones.push_back(v);
+    while (!cur.empty() || !ones.empty()) {
+      next.clear();
+      for (pos_t u : cur)
+        for (pos_t v : g.out.row(u))
+          if (dist[v] == kUnreachable) {
+            dist[v] = level + 1;
+            next.push_back(v);
+          }
+      if (level == 0)
+        for (pos_t v : ones)
+          if (dist[v] == kUnreachable) {
+            dist[v] = 1;
+            next.push_back(v);
+          }
+      ones.clear();
+      cur.swap(next);
+      ++level;
+    }
+    return dist;
+  }
+};
+
+std::vector<pos_t> pick_sources(pos_t n, const ValidateOptions& o, bool& all) {
+  std::vector<pos_t> s;
+  all = n <= o.all_sources_max_n;
+  if (all) {
+    for (pos_t i = 0; i < n; ++i) s.push_back(i);
+  } else {
+    s.push_back(0);
+    s.push_back(n - 1);
+    for (std::size_t k = 0; s.size() < o.sampled_sources; ++k)
+      s.push_back(static_cast<pos_t>(hash_uniform(o.seed, 5, k, 0) * n));
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+  }
+  return s;
+}
+
+template <class T>
+void add_error_check(ValidateResult& r, const std::string& name, double err, double tol) {
+  r.checks.push_back(
+      {name, err <= tol, "relative Frobenius error " + sci(err) + " (tolerance " + sci(tol) + ")"});
+}
+
+template <class T>
+void real_checks(const Pattern& p, const ValidateOptions& o, ValidateResult& r, int heads, std::size_t dh,
+                 const std::string& label, const std::vector<WeightedPattern>& wps,
+                 const std::vector<double>& ref, const std::vector<double>& x) {
+  const std::size_t d = std::size_t(heads) * dh;
+  const MixerWeights<T> w = mixer_weights_from<T>(p, wps);
+  const std::vector<T> xt = cast<T>(x);
+  std::vector<T> y(xt.size());
+  const SolveInfo info = solve_mixer(w, xt.data(), y.data(), d, o.threads);
+  if (std::find(r.kernels.begin(), r.kernels.end(), info.kernel) == r.kernels.end())
+    r.kernels.push_back(info.kernel);
+  const bool f64 = sizeof(T) == 8;
+  const double tol = f64 ? o.tol_f64 : o.tol_f32;
+  const std::string prec = f64 ? "fp64" : "fp32";
+  add_error_check<T>(r, "cpu " + prec + " " + label + " vs Eq.1 fp64",
+                     relative_frobenius(y.data(), ref.data(), ref.size()), tol);
+  const SolveHook<T>* hook = nullptr;
+  if constexpr (sizeof(T) == 8)
+    hook = &o.other_f64;
+  else
+    hook = &o.other_f32;
+  if (!o.other_name.empty() && *hook) {
+    std::vector<T> yo(xt.size());
+    const std::string kernel = (*hook)(w, xt.data(), yo.data(), d);
+    if (std::find(r.kernels.begin(), r.kernels.end(), kernel) == r.kernels.end()) r.kernels.push_back(kernel);
+    add_error_check<T>(r, o.other_name + " " + prec + " " + label + " vs Eq.1 fp64",
+                       relative_frobenius(yo.data(), ref.data(), ref.size()), tol);
+  }
+}
+
+}  // namespace
+
+ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
+  ValidateResult r;
+  const pos_t n = p.n;
+  // ---- (+, x): multi-head and per-channel problems ----
+  struct Case {
+    int heads;
+    std::size_t dh;
+    std::string label;
+  };
+  const std::vector<Case> cases = {
+      {o.heads, o.d_h, std::to_string(o.heads) + "x" + std::to_string(o.d_h) + " heads"},
+      {o.channel_heads, 1, std::to_string(o.channel_heads) + " per-channel heads"}};
+  for (const auto& cs : cases) {
+    const std::size_t d = std::size_t(cs.heads) * cs.dh;
+    std::vector<WeightedPattern> wps;
+    for (int h = 0; h < cs.heads; ++h) wps.push_back(random_weights(p, o.seed + std::uint64_t(h)));
+    const std::vector<double> x = random_x(n, d, o.seed);
+    std::vector<double> ref(x.size());
+    solve_recurrence<double>(wps, n, x.data(), ref.data(), d);
+    if (n <= o.dense_max_n) {
+      const auto dense = dense_reference(wps, n, x, d);
+      add_error_check<double>(r, "Eq.1 fp64 " + cs.label + " vs dense Eigen fp64",
+                              relative_frobenius(ref.data(), dense.data(), dense.size()), o.tol_f64);
+    }
+    real_checks<double>(p, o, r, cs.heads, cs.dh, cs.label, wps, ref, x);
+    real_checks<float>(p, o, r, cs.heads, cs.dh, cs.label, wps, ref, x);
+  }
+  // ---- semirings vs the graph code ----
+  const SolveStructure s = solve_structure(p);
+  const CommGraph g = build_comm_graph(p);
+  const BfsReference bfs(p, g);
+  bool all = false;
+  const std::vector<pos_t> src = pick_sources(n, o, all);
+  r.sources = src.size();
+  r.all_sources = all;
+  const std::string src_text = all ? "all " + std::to_string(src.size()) + " sources"
+                                   : std::to_string(src.size()) + " sampled sources";
+  const auto dist = solve_distances(s, src, o.threads);
+  const auto reach = solve_reachability(s, src, o.threads);
+  const auto counts = solve_path_counts(s, src, o.threads);
+  std::string dist_bad, reach_bad, count_bad;
+  std::vector<std::uint64_t> cnt(n);
+  for (std::size_t c = 0; c < src.size(); ++c) {
+    const auto ref = bfs.from(src[c]);
+    // shortest-path counts in G from the BFS distances (diagonal entry only, as solve_path_counts)
+    std::fill(cnt.begin(), cnt.end(), 0);
+    const bool has_diag = p.a_mode != AMode::Explicit || ref[src[c]] == 0;
+    if (has_diag) cnt[src[c]] = 1;
+    std::vector<std::uint32_t> gdist(n, kUnreachable);
+    if (has_diag) gdist[src[c]] = 0;
+    for (pos_t i = src[c] + 1; i < n; ++i) {
+      for (pos_t j : g.in.row(i))
+        if (gdist[j] != kUnreachable && (gdist[i] == kUnreachable || gdist[j] + 1 < gdist[i]))
+          gdist[i] = gdist[j] + 1;
+      if (gdist[i] == kUnreachable) continue;
+      std::uint64_t sum = 0;
+      for (pos_t j : g.in.row(i))
+        if (gdist[j] != kUnreachable && gdist[j] + 1 == gdist[i]) {
+          const std::uint64_t t = sum + cnt[j];
+          sum = t < sum ? UINT64_MAX : t;
+        }
+      cnt[i] = sum;
+    }
+    for (pos_t i = 0; i < n; ++i) {
+      const std::size_t k = std::size_t(i) * src.size() + c;
+      if (dist_bad.empty() && dist[k] != ref[i])
+        dist_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
+                   std::to_string(src[c] + 1) + ": solve " +
+                   (dist[k] == kUnreachable ? "inf" : std::to_string(dist[k])) + ", BFS " +
+                   (ref[i] == kUnreachable ? "inf" : std::to_string(ref[i]));
+      if (reach_bad.empty() && (reach[k] != 0) != (ref[i] != kUnreachable))
+        reach_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
+                    std::to_string(src[c] + 1);
+      if (count_bad.empty() && (counts.dist[k] != gdist[i] || counts.count[k] != cnt[i]))
+        count_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
+                    std::to_string(src[c] + 1) + ": solve (" + std::to_string(counts.dist[k]) + ", " +
+                    std::to_string(counts.count[k]) + "), BFS DP (" + std::to_string(gdist[i]) + ", " +
+                    std::to_string(cnt[i]) + ")";
+    }
+  }
+  r.checks.push_back({"(min,+) distances == BFS distances (Boost.Graph)", dist_bad.empty(),
+                      dist_bad.empty() ? "equal for " + src_text : dist_bad});
+  // transitive closure: bitset rows in position order (all sources), else the BFS reachability above
+  if (all) {
+    const std::size_t words = (std::size_t(n) + 63) / 64;
+    std::vector<std::uint64_t> clo(std::size_t(n) * words, 0);  // row i: the x_j that reach y_i
+    const Csr a = a_csr(p);
+    for (pos_t i = 0; i < n; ++i) {
+      std::uint64_t* ri = clo.data() + std::size_t(i) * words;
+      for (pos_t j : a.row(i)) ri[j / 64] |= 1ULL << (j % 64);
+      for (pos_t j : g.in.row(i)) {
+        const std::uint64_t* rj = clo.data() + std::size_t(j) * words;
+        for (std::size_t q = 0; q < words; ++q) ri[q] |= rj[q];
+      }
+    }
+    std::string bad;
+    for (pos_t i = 0; i < n && bad.empty(); ++i)
+      for (std::size_t c = 0; c < src.size(); ++c) {
+        const bool want = (clo[std::size_t(i) * words + src[c] / 64] >> (src[c] % 64)) & 1ULL;
+        if ((reach[std::size_t(i) * src.size() + c] != 0) != want) {
+          bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
+                std::to_string(src[c] + 1);
+          break;
+        }
+      }
+    r.checks.push_back({"(or,and) reachability == transitive closure (bitsets)", bad.empty(),
+                        bad.empty() ? "equal for " + src_text : bad});
+  } else {
+    r.checks.push_back({"(or,and) reachability == BFS reachability", reach_bad.empty(),
+                        reach_bad.empty() ? "equal for " + src_text : reach_bad});
+  }
+  r.checks.push_back({"(min,+) with counts == BFS shortest-path counts in G", count_bad.empty(),
+                      count_bad.empty()
+                          ? "equal for " + src_text + (counts.overflow ? " (some counts saturated)" : "")
+                          : count_bad});
+  for (const auto& c : r.checks) r.all_passed = r.all_passed && c.passed;
+  return r;
+}
+
+}  // namespace mixgraph

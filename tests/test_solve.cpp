@@ -1,0 +1,393 @@
+// Tests of the solve engine (solve.hpp), its GPU backend (gpu_solve.hpp) and the validate / solve commands.
+// References: dense Eigen, brute-force BFS on the pattern's reads, closed forms of MATH.md (popcount).
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "mixgraph/gpu.hpp"
+#include "mixgraph/npy.hpp"
+#include "mixgraph/solve.hpp"
+#include "mixgraph/solve_backend.hpp"
+#include "mixgraph/validate.hpp"
+#include "mixgraph/weights.hpp"
+
+using namespace mixgraph;
+
+namespace {
+
+std::vector<double> inputs(pos_t n, std::size_t d, std::uint64_t seed) {
+  std::vector<double> x(std::size_t(n) * d);
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = 2 * hash_uniform(seed, 3, k, 0) - 1;
+  return x;
+}
+
+// Dense reference straight from the pattern's reads and the weights: Y_h = (I - B_h)^{-1} A_h X_h.
+std::vector<double> dense(const std::vector<WeightedPattern>& hs, pos_t n, const std::vector<double>& x,
+                          std::size_t d) {
+  const std::size_t dh = d / hs.size();
+  std::vector<double> y(x.size());
+  for (std::size_t h = 0; h < hs.size(); ++h) {
+    Eigen::MatrixXd B = Eigen::MatrixXd::Zero(n, n), A = Eigen::MatrixXd::Zero(n, n), X(n, dh);
+    for (pos_t i = 0; i < n; ++i) {
+      for (nnz_t e = hs[h].b.ptr[i]; e < hs[h].b.ptr[i + 1]; ++e) B(i, hs[h].b.idx[e]) = hs[h].b.val[e];
+      for (nnz_t e = hs[h].a.ptr[i]; e < hs[h].a.ptr[i + 1]; ++e) A(i, hs[h].a.idx[e]) = hs[h].a.val[e];
+      for (std::size_t c = 0; c < dh; ++c) X(i, c) = x[i * d + h * dh + c];
+    }
+    Eigen::setNbThreads(1);  // many small products: OpenMP start-up would dominate on a busy machine
+    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
+    const Eigen::MatrixXd Y = (I - B).inverse() * A * X;  // deliberately not a triangular solve
+    for (pos_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < dh; ++c) y[i * d + h * dh + c] = Y(i, c);
+  }
+  return y;
+}
+
+// Brute-force d(i, s) on the layered DAG: BFS over the pattern's reads, first hop through A.
+std::vector<std::uint32_t> brute_dist(const Pattern& p, pos_t s) {
+  const pos_t n = p.n;
+  std::vector<std::uint32_t> d(n, kUnreachable);
+  for (pos_t i = s; i < n; ++i) {
+    std::uint32_t best = kUnreachable;
+    for_each_a_read(p, i, [&](pos_t j) {
+      if (j == s) best = std::min<std::uint32_t>(best, i == s ? 0 : 1);
+    });
+    for_each_b_read(p, i, [&](pos_t j) {
+      if (d[j] != kUnreachable) best = std::min(best, d[j] + 1);
+    });
+    d[i] = best;
+  }
+  return d;
+}
+
+std::vector<WeightedPattern> head_weights(const Pattern& p, int heads, std::uint64_t seed) {
+  std::vector<WeightedPattern> w;
+  for (int h = 0; h < heads; ++h) w.push_back(random_weights(p, seed + h));
+  return w;
+}
+
+struct Case {
+  std::string spec;
+  pos_t n;
+  int heads;
+  std::size_t dh;
+};
+
+class SolveVsDense : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SolveVsDense, Fp64AndFp32MatchDenseEigen) {
+  const auto& c = GetParam();
+  const Pattern p = make_pattern(c.spec, c.n);
+  const auto hs = head_weights(p, c.heads, 11);
+  const std::size_t d = c.heads * c.dh;
+  const auto x = inputs(p.n, d, 5);
+  const auto ref = dense(hs, p.n, x, d);
+  const auto w64 = mixer_weights_from<double>(p, hs);
+  std::vector<double> y(x.size());
+  const auto info = solve_mixer(w64, x.data(), y.data(), d, 2);
+  EXPECT_FALSE(info.kernel.empty());
+  EXPECT_LE(relative_frobenius(y.data(), ref.data(), y.size()), 1e-12) << c.spec << " " << info.kernel;
+  std::vector<double> yr(x.size());
+  solve_recurrence<double>(hs, p.n, x.data(), yr.data(), d);
+  EXPECT_LE(relative_frobenius(yr.data(), ref.data(), y.size()), 1e-12);
+  const auto w32 = mixer_weights_from<float>(p, hs);
+  std::vector<float> xf(x.begin(), x.end()), yf(x.size());
+  solve_mixer(w32, xf.data(), yf.data(), d, 1);
+  EXPECT_LE(relative_frobenius(yf.data(), ref.data(), y.size()), 1e-5);
+  // make_mixer_weights is the same as drawing the heads with seeds seed + h
+  const auto w2 = make_mixer_weights<double>(p, c.heads, 11);
+  EXPECT_EQ(w2.a, w64.a);
+  EXPECT_EQ(w2.b, w64.b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Patterns, SolveVsDense,
+                         ::testing::Values(Case{"pow2", 200, 1, 3}, Case{"pow2", 97, 3, 5},
+                                           Case{"sq1", 150, 2, 4}, Case{"pow2+cache", 180, 2, 2},
+                                           Case{"sq1+cache", 120, 1, 40}, Case{"ssm", 90, 7, 1},
+                                           Case{"window:3", 64, 4, 1}, Case{"local:4", 80, 2, 3},
+                                           Case{"attention", 40, 1, 2}, Case{"offsets:2,5", 70, 1, 33},
+                                           Case{"dense", 50, 2, 1}, Case{"pow2", 130, 64, 1},
+                                           Case{"pow2", 140, 1, 64}, Case{"sq1", 140, 2, 32}));
+
+TEST(Solve, SameBitsForAnyThreadCount) {
+  const Pattern p = make_pattern("sq1", 3000);
+  const auto w = make_mixer_weights<double>(p, 2, 3);
+  const auto x = inputs(p.n, 128, 1);
+  std::vector<double> y1(x.size()), y2(x.size());
+  solve_mixer(w, x.data(), y1.data(), 128, 1);
+  solve_mixer(w, x.data(), y2.data(), 128, 2);
+  EXPECT_EQ(y1, y2);
+}
+
+TEST(Solve, RejectsColumnsNotMultipleOfHeads) {
+  const Pattern p = make_pattern("pow2", 16);
+  const auto w = make_mixer_weights<double>(p, 3, 1);
+  std::vector<double> x(16 * 4), y(16 * 4);
+  EXPECT_THROW(solve_mixer(w, x.data(), y.data(), 4, 1), UsageError);
+}
+
+TEST(SolveSemiring, DistancesMatchBruteForceAllFamilies) {
+  for (const std::string spec : {"pow2", "sq1", "pow2+cache", "sq1+cache", "ssm", "offsets:2", "local:3",
+                                 "attention", "fib", "window:4"}) {
+    const Pattern p = make_pattern(spec, 150);
+    std::vector<pos_t> src;
+    for (pos_t s = 0; s < p.n; ++s) src.push_back(s);
+    const auto d = solve_distances(p, src, 2);
+    for (pos_t s = 0; s < p.n; ++s) {
+      const auto ref = brute_dist(p, s);
+      for (pos_t i = 0; i < p.n; ++i)
+        ASSERT_EQ(d[i * src.size() + s], ref[i]) << spec << " i=" << i + 1 << " s=" << s + 1;
+    }
+  }
+}
+
+TEST(SolveSemiring, Pow2DistanceIsPopcountAndCountsAreFactorials) {
+  // MATH.md Cor. 4.5: delta(m) = popcount(m); the shortest paths are the popcount(m)! orders of the powers.
+  const pos_t n = 1024;
+  const Pattern p = make_pattern("pow2", n);
+  const auto s = solve_structure(p);
+  const auto pc = solve_path_counts(s, {0, 17}, 1);
+  EXPECT_FALSE(pc.overflow);
+  for (pos_t i = 0; i < n; ++i)
+    for (int c = 0; c < 2; ++c) {
+      const pos_t src = c == 0 ? 0 : 17;
+      const std::size_t k = std::size_t(i) * 2 + c;
+      if (i < src) {
+        EXPECT_EQ(pc.dist[k], kUnreachable);
+        EXPECT_EQ(pc.count[k], 0u);
+        continue;
+      }
+      const int m = std::popcount(i - src);
+      std::uint64_t f = 1;
+      for (int q = 2; q <= m; ++q) f *= q;
+      ASSERT_EQ(pc.dist[k], std::uint32_t(m)) << i;
+      ASSERT_EQ(pc.count[k], f) << i;
+    }
+}
+
+TEST(SolveSemiring, CountsSaturateWithFlagSlow) {
+  // pow2 from position 1: popcount(m)! shortest paths to position m + 1; 21! > 2^64 > 20!.
+  const pos_t n = (1u << 21);
+  SolveStructure s;
+  s.n = n;
+  s.implicit = true;
+  for (pos_t o = 1; o < n; o <<= 1) s.b_offsets.push_back(o);
+  s.a_offsets = {0};
+  // one source, one column: O(n log n)
+  const auto pc = solve_path_counts(s, {0}, 1);
+  EXPECT_TRUE(pc.overflow);
+  EXPECT_EQ(pc.count[n - 1], UINT64_MAX);  // popcount(2^21 - 1) = 21, 21! = 5.1e19 > 1.8e19
+  EXPECT_EQ(pc.dist[n - 1], 21u);
+  EXPECT_EQ(pc.count[(1u << 20) - 1], 2432902008176640000ULL);  // 20!
+}
+
+TEST(SolveSemiring, ReachabilityOffsetsTwoKeepsParity) {
+  const Pattern p = make_pattern("offsets:2", 40);
+  const auto s = solve_structure(p);
+  const auto r = solve_reachability(s, {0, 1}, 1);
+  for (pos_t i = 0; i < 40; ++i) {
+    EXPECT_EQ(r[i * 2 + 0], (i % 2 == 0) ? 1 : 0) << i;
+    EXPECT_EQ(r[i * 2 + 1], (i >= 1 && i % 2 == 1) ? 1 : 0) << i;
+  }
+}
+
+TEST(Validate, AllChecksPassOnEveryFamily) {
+  for (const std::string spec : {"pow2", "sq1+cache", "ssm", "local:3"}) {
+    ValidateOptions o;
+    const auto r = validate_solve(make_pattern(spec, 200), o);
+    EXPECT_TRUE(r.all_passed) << spec;
+    EXPECT_GE(r.checks.size(), 9u);
+    for (const auto& c : r.checks) EXPECT_TRUE(c.passed) << spec << ": " << c.name << ": " << c.detail;
+  }
+}
+
+TEST(Validate, DetectsAWrongSecondBackend) {
+  ValidateOptions o;
+  o.other_name = "broken";
+  o.other_f64 = [](const MixerWeights<double>& w, const double* x, double* y, std::size_t d) {
+    solve_mixer(w, x, y, d, 1);
+    y[3] += 1e-6;
+    return std::string("broken-kernel");
+  };
+  const auto r = validate_solve(make_pattern("pow2", 64), o);
+  EXPECT_FALSE(r.all_passed);
+}
+
+// ---- npy ----
+
+TEST(Npy, RoundTripAndStrictness) {
+  const auto dir = std::filesystem::temp_directory_path() / "mixgraph_test_npy";
+  std::filesystem::create_directories(dir);
+  const std::string f = (dir / "a.npy").string();
+  NpyArray a;
+  a.rows = 3;
+  a.cols = 2;
+  a.fp64 = true;
+  a.f64 = {1, 2, 3, 4, 5, 6.5};
+  write_npy(f, a);
+  const auto b = read_npy(f);
+  EXPECT_EQ(b.rows, 3u);
+  EXPECT_EQ(b.cols, 2u);
+  EXPECT_TRUE(b.fp64);
+  EXPECT_EQ(b.f64, a.f64);
+  NpyArray c;
+  c.rows = 2;
+  c.cols = 2;
+  c.fp64 = false;
+  c.f32 = {1.5f, -2, 3, 4};
+  write_npy(f, c);
+  const auto e = read_npy(f);
+  EXPECT_FALSE(e.fp64);
+  EXPECT_EQ(e.f32, c.f32);
+  {
+    std::ofstream bad(dir / "bad.npy", std::ios::binary);
+    bad << "not an npy file";
+  }
+  EXPECT_THROW(read_npy((dir / "bad.npy").string()), InputError);
+  EXPECT_THROW(read_npy((dir / "missing.npy").string()), InputError);
+  std::filesystem::remove_all(dir);
+}
+
+// ---- CLI ----
+
+int run_cli(const std::string& args, std::string* out = nullptr) {
+  const std::string cmd = std::string(MIXGRAPH_CLI) + " " + args + " 2>/dev/null";
+  FILE* f = popen(cmd.c_str(), "r");
+  std::string s;
+  char buf[4096];
+  while (std::size_t k = std::fread(buf, 1, sizeof buf, f)) s.append(buf, k);
+  const int rc = pclose(f);
+  if (out) *out = s;
+  return WEXITSTATUS(rc);
+}
+
+TEST(CliValidate, JsonReportsChecks) {
+  std::string out;
+  ASSERT_EQ(run_cli("validate --pattern sq1 --n 300 --backend cpu --format json", &out), 0);
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["schema"], "mixgraph.validate/1");
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_TRUE(j["all_passed"].get<bool>());
+  ASSERT_TRUE(j["checks"].is_array());
+  for (const auto& c : j["checks"]) {
+    EXPECT_TRUE(c.contains("name"));
+    EXPECT_TRUE(c["passed"].get<bool>()) << c["name"];
+    EXPECT_TRUE(c.contains("detail"));
+  }
+}
+
+TEST(CliValidate, GpuBackendWithoutGpuExits4) {
+  if (gpu::device_info().usable()) GTEST_SKIP() << "a GPU is present, so --backend gpu does not fail here";
+  EXPECT_EQ(run_cli("validate --pattern pow2 --n 64 --backend gpu"), 4);
+  EXPECT_EQ(run_cli("solve --pattern pow2 --n 64 --random 4 --backend gpu"), 4);
+}
+
+TEST(CliValidate, BadInputsAreUsageErrors) {
+  EXPECT_EQ(run_cli("validate --pattern nosuch --n 64"), 2);
+  EXPECT_EQ(run_cli("validate --pattern pow2 --n 64 --backend tpu"), 2);
+}
+
+TEST(CliSolve, NpyInOutMatchesLibrary) {
+  const auto dir = std::filesystem::temp_directory_path() / "mixgraph_test_cli_solve";
+  std::filesystem::create_directories(dir);
+  const pos_t n = 100;
+  NpyArray x;
+  x.rows = n;
+  x.cols = 6;
+  x.fp64 = true;
+  x.f64 = inputs(n, 6, 9);
+  write_npy((dir / "x.npy").string(), x);
+  std::string out;
+  ASSERT_EQ(run_cli("solve --pattern sq1 --n 100 --heads 2 --seed 4 --input " + (dir / "x.npy").string() +
+                        " --output " + (dir / "y.npy").string() + " --backend cpu --format json",
+                    &out),
+            0);
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["schema"], "mixgraph.solve/1");
+  EXPECT_FALSE(j["kernel"].get<std::string>().empty());
+  const auto y = read_npy((dir / "y.npy").string());
+  ASSERT_EQ(y.rows, n);
+  ASSERT_EQ(y.cols, 6u);
+  const auto w = make_mixer_weights<double>(make_pattern("sq1", n), 2, 4);
+  std::vector<double> ref(x.f64.size());
+  solve_mixer(w, x.f64.data(), ref.data(), 6, 1);
+  EXPECT_LE(relative_frobenius(y.f64.data(), ref.data(), ref.size()), 1e-15);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliSolve, RandomTimingRun) {
+  std::string out;
+  ASSERT_EQ(
+      run_cli(
+          "solve --pattern pow2 --n 4096 --random 16 --heads 4 --precision fp32 --backend cpu --format json",
+          &out),
+      0);
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_GT(j["seconds"].get<double>(), 0);
+  EXPECT_EQ(j["backend"], "cpu");
+}
+
+// ---- GPU ----
+
+void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, bool fp64) {
+  const Pattern p = make_pattern(spec, n);
+  const std::size_t d = heads * dh;
+  const auto x = inputs(p.n, d, 2);
+  const auto hs = head_weights(p, heads, 21);
+  std::vector<double> ref(x.size());
+  solve_recurrence<double>(hs, p.n, x.data(), ref.data(), d);
+  BackendChoice be;
+  be.gpu = true;
+  if (fp64) {
+    const auto w = mixer_weights_from<double>(p, hs);
+    std::vector<double> y(x.size());
+    const auto info = solve_on(be, w, x.data(), y.data(), d);
+    EXPECT_NE(info.kernel.find("gpu"), std::string::npos);
+    EXPECT_LE(relative_frobenius(y.data(), ref.data(), y.size()), 1e-12) << spec << " " << info.kernel;
+  } else {
+    const auto w = mixer_weights_from<float>(p, hs);
+    std::vector<float> xf(x.begin(), x.end()), y(x.size());
+    const auto info = solve_on(be, w, xf.data(), y.data(), d);
+    EXPECT_LE(relative_frobenius(y.data(), ref.data(), y.size()), 1e-5) << spec << " " << info.kernel;
+  }
+}
+
+#define REQUIRE_GPU()                                                     \
+  do {                                                                    \
+    const auto info_ = gpu::device_info();                                \
+    if (!info_.usable()) GTEST_SKIP() << "no usable GPU: " << info_.note; \
+  } while (0)
+
+TEST(Gpu, ImplicitPatternsMatchEq1) {
+  REQUIRE_GPU();
+  for (bool f64 : {false, true}) {
+    gpu_vs_cpu("pow2", 1000, 1, 8, f64);
+    gpu_vs_cpu("sq1", 3000, 2, 16, f64);
+    gpu_vs_cpu("window:70", 500, 1, 4, f64);
+    gpu_vs_cpu("dense", 300, 1, 33, f64);
+    gpu_vs_cpu("local:5", 400, 3, 5, f64);
+  }
+}
+
+TEST(Gpu, CsrPatternsMatchEq1) {
+  REQUIRE_GPU();
+  for (bool f64 : {false, true}) {
+    gpu_vs_cpu("pow2+cache", 2000, 2, 8, f64);
+    gpu_vs_cpu("sq1+cache", 1500, 1, 64, f64);
+  }
+}
+
+TEST(Gpu, PerChannelHeadsMatchEq1) {
+  REQUIRE_GPU();
+  gpu_vs_cpu("ssm", 5000, 96, 1, false);
+  gpu_vs_cpu("pow2", 777, 40, 1, true);
+}
+
+}  // namespace

@@ -1,0 +1,202 @@
+// mixgraph solve: Y = (I - B)^{-1} A X on a pattern, X from a file or seeded random, Y to a file (solve.hpp).
+#include <chrono>
+#include <iostream>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/npy.hpp"
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/solve_backend.hpp"
+#include "mixgraph/sweep.hpp"
+#include "mixgraph/weights.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+struct SolveCliOptions {
+  CommonOptions common;
+  std::string pattern;
+  std::string n_text;
+  std::string input, output;
+  std::string random_text;
+  int heads = 1;
+  std::uint64_t seed = 1;
+  std::string precision;  // "" = from the input (fp32 for --random)
+  std::string backend = "auto";
+  int reps = 1;
+};
+
+template <class T>
+std::vector<T> take(NpyArray& a) {
+  if constexpr (sizeof(T) == 8) {
+    if (a.fp64) return std::move(a.f64);
+    return std::vector<T>(a.f32.begin(), a.f32.end());
+  } else {
+    if (!a.fp64) return std::move(a.f32);
+    return std::vector<T>(a.f64.begin(), a.f64.end());
+  }
+}
+
+template <class T>
+int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& be, NpyArray* in,
+              std::size_t d, nlohmann::json params) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const MixerWeights<T> w = make_mixer_weights<T>(p, o.heads, o.seed);
+  std::vector<T> x;
+  if (in) {
+    x = take<T>(*in);
+  } else {
+    x.resize(std::size_t(p.n) * d);
+    for (std::size_t k = 0; k < x.size(); ++k)
+      x[k] = static_cast<T>(2 * hash_uniform(o.seed, 1001, k / d, k % d) - 1);
+  }
+  std::vector<T> y(x.size());
+  SolveInfo info;
+  std::vector<double> times;
+  for (int r = 0; r < std::max(1, o.reps); ++r) {
+    info = solve_on(be, w, x.data(), y.data(), d, o.common.threads);
+    times.push_back(info.seconds);
+  }
+  std::sort(times.begin(), times.end());
+  const double secs = times[times.size() / 2];
+  double checksum = 0;
+  for (T v : y) checksum += static_cast<double>(v);
+  if (!o.output.empty()) {
+    NpyArray out;
+    out.rows = p.n;
+    out.cols = d;
+    out.fp64 = sizeof(T) == 8;
+    if constexpr (sizeof(T) == 8)
+      out.f64 = std::move(y);
+    else
+      out.f32 = std::move(y);
+    write_dense(o.output, out);
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const SolveStructure& s = w.s;
+  if (o.common.fmt() == Format::Json) {
+    auto j = json_header("solve", 1, params);
+    j["pattern"] = p.spec;
+    j["n"] = p.n;
+    j["d"] = d;
+    j["heads"] = o.heads;
+    j["d_h"] = d / std::size_t(o.heads);
+    j["precision"] = sizeof(T) == 8 ? "fp64" : "fp32";
+    j["family"] = to_string(p.family);
+    j["structure"] = s.implicit ? "implicit offsets" : "csr";
+    j["nnz_A"] = s.nnz_a;
+    j["nnz_B"] = s.nnz_b;
+    j["backend"] = be.name;
+    j["backend_reason"] = be.reason;
+    j["kernel"] = info.kernel;
+    j["threads"] = info.threads;
+    j["reps"] = std::max(1, o.reps);
+    j["seconds"] = secs;
+    j["total_seconds"] = total;
+    j["input"] = o.input.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.input);
+    j["output"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
+    j["checksum"] = checksum;
+    print_json(std::cout, j);
+  } else {
+    print_kv(std::cout,
+             {{"pattern",
+               p.spec + " (" + to_string(p.family) + ", " + (s.implicit ? "implicit offsets" : "CSR") + ")"},
+              {"n x d", std::to_string(p.n) + " x " + std::to_string(d) + " (" + std::to_string(o.heads) +
+                            " heads of " + std::to_string(d / std::size_t(o.heads)) + ")"},
+              {"precision", sizeof(T) == 8 ? "fp64" : "fp32"},
+              {"nnz(A), nnz(B)", std::to_string(s.nnz_a) + ", " + std::to_string(s.nnz_b)},
+              {"backend", be.name + " (" + be.reason + ")"},
+              {"kernel", info.kernel},
+              {"solve time", fmt_double(secs * 1e3, 4) + " ms" +
+                                 (o.reps > 1 ? " (median of " + std::to_string(o.reps) + ")" : "")},
+              {"total time", fmt_double(total, 4) + " s (weights, input, solve, output)"},
+              {"output", o.output.empty() ? "(none; give --output to write Y)" : o.output},
+              {"checksum (sum of Y)", fmt_double(checksum, 10)}});
+  }
+  return 0;
+}
+
+int run_solve(const SolveCliOptions& o) {
+  o.common.apply();
+  if (o.input.empty() == o.random_text.empty())
+    throw UsageError(
+        "give exactly one of --input FILE (X as .npy, .mtx or .csv) and --random D (seeded X with D "
+        "columns)");
+  if (o.heads < 1) throw UsageError("--heads must be >= 1");
+  if (!o.precision.empty() && o.precision != "fp32" && o.precision != "fp64")
+    throw UsageError("--precision must be fp32 or fp64");
+  if (o.reps < 1) throw UsageError("--reps must be >= 1");
+  const BackendChoice be = choose_backend(parse_backend(o.backend));
+  NpyArray in;
+  std::uint64_t n = 0;
+  const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
+  if (!o.n_text.empty()) n = parse_count(o.n_text, "--n");
+  std::size_t d = 0;
+  if (!o.input.empty()) {
+    in = read_dense(o.input);
+    if (n != 0 && in.rows != n)
+      throw InputError(o.input + ": X has " + std::to_string(in.rows) + " rows but --n is " +
+                       std::to_string(n));
+    n = in.rows;
+    d = static_cast<std::size_t>(in.cols);
+  } else {
+    d = static_cast<std::size_t>(parse_count(o.random_text, "--random"));
+    if (n == 0 && !is_mtx) throw UsageError("--n is required with --random");
+  }
+  if (d == 0) throw UsageError("X needs at least one column");
+  if (d % std::size_t(o.heads) != 0)
+    throw UsageError("X has " + std::to_string(d) + " columns, not a multiple of --heads " +
+                     std::to_string(o.heads));
+  if (n > 0xffffffffULL) throw UsageError("--n must fit in 32 bits");
+  const bool fp64 = o.precision.empty() ? (!o.input.empty() && in.fp64) : o.precision == "fp64";
+  const std::size_t es = fp64 ? 8 : 4;
+  check_memory(
+      estimate_pattern_bytes(o.pattern, n, false) + std::uint64_t(n) * d * es * 3 +
+          (o.pattern.rfind("mtx:", 0) == 0 ? 0 : std::uint64_t(n) * 64 * es * std::uint64_t(o.heads)),
+      o.common.mem_limit_bytes(), "solve " + o.pattern + " at n = " + std::to_string(n));
+  const Pattern p = make_pattern(o.pattern, n);
+  if (!o.input.empty() && in.rows != p.n)
+    throw InputError(o.input + ": X has " + std::to_string(in.rows) +
+                     " rows but the pattern has n = " + std::to_string(p.n));
+  check_memory(mixer_weights_bytes(p, o.heads, es) + std::uint64_t(p.n) * d * es * 3,
+               o.common.mem_limit_bytes(),
+               "solve weights for " + o.pattern + " at n = " + std::to_string(p.n));
+  nlohmann::json params = {{"pattern", o.pattern}, {"n", p.n},
+                           {"heads", o.heads},     {"seed", o.seed},
+                           {"backend", o.backend}, {"format", o.common.format},
+                           {"reps", o.reps}};
+  if (!o.input.empty()) params["input"] = o.input;
+  if (!o.random_text.empty()) params["random"] = d;
+  if (!o.output.empty()) params["output"] = o.output;
+  if (!o.precision.empty()) params["precision"] = o.precision;
+  return fp64 ? run_typed<double>(o, p, be, o.input.empty() ? nullptr : &in, d, params)
+              : run_typed<float>(o, p, be, o.input.empty() ? nullptr : &in, d, params);
+}
+
+Registrar reg(
+    "solve",
+    "Y = (I - B)^{-1} A X on a pattern (seeded weights, head h seed + h): X from .npy/.mtx/.csv or "
+    "--random, Y to a file; says which kernel ran and its time",
+    61, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<SolveCliOptions>();
+      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())->required();
+      app.add_option("--n,-n", o->n_text, "Number of tokens (default: the rows of --input)");
+      app.add_option("--input,-i", o->input,
+                     "X, n rows x d columns: .npy (float32/float64, C order), "
+                     ".mtx (array or coordinate) or .csv");
+      app.add_option("--random", o->random_text, "Seeded random X with this many columns (for timing)");
+      app.add_option("--output,-o", o->output, "Write Y here (.npy, .mtx or .csv; atomic)");
+      app.add_option("--heads", o->heads, "Heads H (d a multiple of H); head h has its own A, B (seed + h)");
+      app.add_option("--seed", o->seed, "Seed of the weights (and of --random X)");
+      app.add_option("--precision", o->precision, "fp32 or fp64 (default: the input's; fp32 for --random)");
+      app.add_option("--backend", o->backend, "auto (the GPU when present), cpu, or gpu (exit 4 without one)")
+          ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+      app.add_option("--reps", o->reps, "Run the solve this many times and report the median time");
+      add_common_options(app, o->common);
+      return [o] { return run_solve(*o); };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli

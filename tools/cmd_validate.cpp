@@ -1,0 +1,106 @@
+// mixgraph validate: the solve engine against independent references, as a pass/fail table (validate.hpp).
+#include <iostream>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/solve_backend.hpp"
+#include "mixgraph/sweep.hpp"
+#include "mixgraph/validate.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+struct ValidateCliOptions {
+  CommonOptions common;
+  std::string pattern;
+  std::string n_text;
+  std::string backend = "auto";
+  std::uint64_t seed = 1;
+};
+
+int run_validate(const ValidateCliOptions& o) {
+  o.common.apply();
+  const BackendChoice be = choose_backend(parse_backend(o.backend));
+  const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
+  std::uint64_t n = 0;
+  if (!o.n_text.empty())
+    n = parse_count(o.n_text, "--n");
+  else if (!is_mtx)
+    throw UsageError("--n is required (the number of tokens)");
+  if (!is_mtx && n < 1) throw UsageError("--n must be >= 1");
+  if (n > (1ULL << 22)) throw UsageError("--n: validate runs reference solves; use n <= 4194304 (2^22)");
+  check_memory(estimate_pattern_bytes(o.pattern, n, false) * 6, o.common.mem_limit_bytes(),
+               "validate " + o.pattern + " at n = " + std::to_string(n));
+  const Pattern p = make_pattern(o.pattern, n);
+  ValidateOptions vo;
+  vo.threads = o.common.threads;
+  vo.seed = o.seed;
+  if (be.gpu) {
+    vo.other_name = "gpu";
+    vo.other_f32 = [&](const MixerWeights<float>& w, const float* x, float* y, std::size_t d) {
+      return solve_on(be, w, x, y, d).kernel;
+    };
+    vo.other_f64 = [&](const MixerWeights<double>& w, const double* x, double* y, std::size_t d) {
+      return solve_on(be, w, x, y, d).kernel;
+    };
+  }
+  const ValidateResult r = validate_solve(p, vo);
+  if (o.common.fmt() == Format::Json) {
+    nlohmann::json params = {{"pattern", o.pattern},
+                             {"n", p.n},
+                             {"backend", o.backend},
+                             {"seed", o.seed},
+                             {"format", o.common.format}};
+    auto j = json_header("validate", 1, params);
+    j["pattern"] = p.spec;
+    j["n"] = p.n;
+    j["family"] = to_string(p.family);
+    j["backend"] = be.name;
+    j["backend_reason"] = be.reason;
+    j["kernels"] = r.kernels;
+    j["sources"] = r.sources;
+    j["all_sources"] = r.all_sources;
+    j["checks"] = nlohmann::json::array();
+    for (const auto& c : r.checks)
+      j["checks"].push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
+    j["all_passed"] = r.all_passed;
+    print_json(std::cout, j);
+  } else {
+    Table t({"check", "result", "detail"});
+    for (const auto& c : r.checks) t.add({c.name, c.passed ? "pass" : "FAIL", c.detail});
+    if (o.common.fmt() == Format::Csv) {
+      t.print_csv(std::cout);
+    } else {
+      std::cout << "pattern " << p.spec << ", n = " << p.n << " (" << to_string(p.family) << ")\n";
+      std::cout << "backend " << be.name << " (" << be.reason << ")\n";
+      std::string ks;
+      for (const auto& k : r.kernels) ks += (ks.empty() ? "" : ", ") + k;
+      std::cout << "kernels " << ks << "\n\n";
+      t.print_text(std::cout);
+      std::cout << "\n" << (r.all_passed ? "all checks passed" : "SOME CHECKS FAILED") << "\n";
+    }
+  }
+  return r.all_passed ? 0 : static_cast<int>(ExitCode::Runtime);
+}
+
+Registrar reg(
+    "validate",
+    "Check the solve engine: CPU vs Eq. 1 vs dense Eigen [vs GPU]; (min,+) distances, reachability and "
+    "path counts vs the graph code",
+    60, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<ValidateCliOptions>();
+      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())->required();
+      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^12, 1e4. Not needed for mtx:");
+      app.add_option("--backend", o->backend,
+                     "auto (the GPU when present), cpu, or gpu (exit 4 when no GPU is usable)")
+          ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+      app.add_option("--seed", o->seed, "Seed of the random weights and inputs (head h uses seed + h)");
+      add_common_options(app, o->common);
+      return [o] { return run_validate(*o); };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli
