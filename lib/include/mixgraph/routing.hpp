@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/distances.hpp"  // UNREACHABLE / kUnreachable
 #include "mixgraph/pattern.hpp"
 
 namespace mixgraph {
 
-constexpr std::uint32_t kUnreachable = std::numeric_limits<std::uint32_t>::max();
 
 /// The copy task's view of a pattern on 2N positions: implicit offsets for translation-invariant
 /// patterns (nothing materialised), CSR adjacency otherwise.
