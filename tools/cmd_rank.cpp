@@ -1,0 +1,605 @@
+// mixgraph rank: cut ranks of the induced operator (numeric and Menger), log-linear attention's hierarchical
+// mask, and the Ghodsi interaction rank of SSMs and multi-head mixers (MATH.md §5).
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/hierarchical.hpp"
+#include "mixgraph/interaction.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/rank.hpp"
+#include "mixgraph/sweep.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+struct RankOptions {
+  CommonOptions common;
+  std::string pattern, n_text, method = "both", cuts_text, seed_text = "1";
+  double tol = 0.0;
+  bool dyadic = false;
+};
+struct LogLinearOptions {
+  CommonOptions common;
+  std::string t_text, pattern, seed_text = "1";
+  std::uint64_t numeric_limit = 1024;
+};
+struct SsmOptions {
+  CommonOptions common;
+  std::string n_text, state_text, p_text, d_text, matrices, example, seed_text = "1";
+  double tol = 0.0;
+};
+struct HeadsOptions {
+  CommonOptions common;
+  std::vector<std::string> patterns;
+  std::string n_text, p_text, d_text, seed_text = "1";
+  double tol = 0.0;
+};
+
+std::uint64_t parse_seed(const std::string& s) {
+  try {
+    std::size_t pos = 0;
+    const auto v = std::stoull(s, &pos);
+    if (pos != s.size()) throw std::invalid_argument(s);
+    return v;
+  } catch (const std::exception&) {
+    throw UsageError("--seed must be a non-negative integer (got '" + s + "')");
+  }
+}
+
+std::vector<pos_t> parse_cuts(const std::string& text, pos_t n) {
+  if (text.empty()) return {};
+  if (text == "all") return all_cuts(n);
+  if (text.find(',') == std::string::npos) {
+    const auto count = parse_count(text, "--cuts");
+    return spaced_cuts(n, count);
+  }
+  std::vector<pos_t> c;
+  std::string list = text;
+  if (!list.empty() && list.back() == ',') list.pop_back();  // "128," = the single cut 128
+  for (auto k : parse_uint_list(list, "--cuts")) {
+    if (k < 1 || k >= n)
+      throw UsageError("--cuts: cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1) +
+                       " (cut K separates positions 1..K from K+1..n)");
+    c.push_back(static_cast<pos_t>(k));
+  }
+  return c;
+}
+
+/// The value, or `none` when that method was not run ("-" in tables, empty in CSV).
+std::string opt_u(const std::vector<std::uint32_t>& v, std::size_t i, const char* none = "-") {
+  return i < v.size() ? std::to_string(v[i]) : none;
+}
+
+nlohmann::json dyadic_json(const DyadicRanks& d) {
+  nlohmann::json a = nlohmann::json::array();
+  for (std::size_t l = 0; l < d.block_size.size(); ++l)
+    a.push_back({{"block_size", d.block_size[l]}, {"blocks", d.blocks[l]}, {"max_rank", d.max_rank[l]}});
+  return a;
+}
+
+void print_dyadic_table(const DyadicRanks& d, std::ostream& os) {
+  Table t({"block size 2^l", "blocks", "max numeric rank"});
+  for (std::size_t l = 0; l < d.block_size.size(); ++l)
+    t.add({std::to_string(d.block_size[l]), std::to_string(d.blocks[l]), std::to_string(d.max_rank[l])});
+  t.print_text(os);
+}
+
+int run_rank(const RankOptions& o) {
+  o.common.apply();
+  if (o.pattern.empty())
+    throw UsageError("--pattern is required (or use a subcommand: mixgraph rank loglinear|ssm|heads)");
+  const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
+  std::uint64_t n = 0;
+  if (!o.n_text.empty())
+    n = parse_count(o.n_text, "--n");
+  else if (!is_mtx)
+    throw UsageError("--n is required (the number of tokens)");
+  if (!is_mtx && n < 2) throw UsageError("--n must be >= 2 (cut K needs positions on both sides)");
+  if (n > UINT32_MAX) throw UsageError("--n must fit in 32 bits");
+  if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default rule)");
+  const auto seed = parse_seed(o.seed_text);
+  check_memory(estimate_pattern_bytes(o.pattern, n, true) * 3, o.common.mem_limit_bytes(),
+               "pattern " + o.pattern + " with weights at n = " + std::to_string(n));
+  const Pattern p = make_pattern(o.pattern, n);
+  CutRankParams params;
+  params.seed = seed;
+  params.tol = o.tol;
+  params.mem_limit = o.common.mem_limit_bytes();
+  if (o.method == "both")
+    params.method = CutRankMethod::Both;
+  else if (o.method == "dense")
+    params.method = CutRankMethod::Dense;
+  else if (o.method == "sketch")
+    params.method = CutRankMethod::Sketch;
+  else if (o.method == "flow")
+    params.method = CutRankMethod::Flow;
+  else
+    throw UsageError("--method must be dense, sketch, flow or both (got '" + o.method + "')");
+  params.cuts = parse_cuts(o.cuts_text, p.n);
+  if (!o.cuts_text.empty() && params.cuts.empty()) throw UsageError("--cuts selected no cut");
+  const auto r = cut_rank_profile(p, params);
+
+  DyadicRanks dy;
+  const bool want_dyadic = o.dyadic;
+  if (want_dyadic) {
+    if (p.n > 4096) throw UsageError("--dyadic needs the dense operator: n <= 4096");
+    check_memory(8ull * p.n * p.n * 2, params.mem_limit, "dense operator for --dyadic");
+    const auto iw = induced_weights(p, seed);
+    dy = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), r.tolerance);
+  }
+
+  std::size_t full = 0;
+  const auto& ranks = r.flow_done ? r.flow : r.numeric;
+  for (std::size_t c = 0; c < r.cuts.size(); ++c)
+    if (ranks[c] == std::min<pos_t>(r.cuts[c], p.n - r.cuts[c])) ++full;
+  const std::uint32_t bound_factor = r.a_diagonal ? 1 : 2;
+  std::string finding;
+  if (full == r.cuts.size())
+    finding = "full rank on every cut computed: r(K) = min(K, n-K) (information crosses every cut unimpeded)";
+  else
+    finding = "max r(K) = " + std::to_string(r.max_cut_rank) + " (at K = " + std::to_string(r.argmax_cut) +
+              ") with max cache " + std::to_string(r.max_cache) + "; bounded by " +
+              std::to_string(bound_factor) + " |C_K|; full rank on " + std::to_string(full) + " of " +
+              std::to_string(r.cuts.size()) + " cuts";
+  // The contrast (a finding): a translation-invariant pattern against its cache-efficient variant (or back),
+  // on the same cuts, by flow (cheap) and the cache profile.
+  nlohmann::json contrast = nullptr;
+  std::string contrast_text;
+  if (p.n <= (1u << 16) &&
+      (p.family == PatternFamily::CacheEfficient || p.family == PatternFamily::TranslationInvariant)) {
+    const std::string other = p.family == PatternFamily::CacheEfficient ? p.base : p.spec + "+cache";
+    try {
+      const Pattern q = make_pattern(other, p.n);
+      CutRankParams cp;
+      cp.seed = seed;
+      cp.method = CutRankMethod::Flow;
+      cp.cuts = r.cuts;
+      cp.mem_limit = params.mem_limit;
+      const auto rq = cut_rank_profile(q, cp);
+      contrast = {{"pattern", other},
+                  {"max_cut_rank", rq.max_cut_rank},
+                  {"max_cut_rank_at", rq.argmax_cut},
+                  {"max_cache", rq.max_cache},
+                  {"method", "flow"}};
+      contrast_text = other + " on the same cuts: max r(K) = " + std::to_string(rq.max_cut_rank) +
+                      " (at K = " + std::to_string(rq.argmax_cut) + "), max cache " +
+                      std::to_string(rq.max_cache) + "; " + p.spec +
+                      ": max r(K) = " + std::to_string(r.max_cut_rank) + ", max cache " +
+                      std::to_string(r.max_cache);
+    } catch (const UsageError&) {
+      // no cache-efficient variant of this spec (e.g. dense at this n): no contrast
+    }
+  }
+  const std::string weights_note =
+      r.generic_weights
+          ? "seeded random weights (weights.hpp random_weights): generic, so numeric rank = Menger flow"
+          : "weights from the .mtx files (not generic): numeric ranks may legitimately be below the flow "
+            "ranks";
+
+  nlohmann::json pj = {
+      {"pattern", o.pattern}, {"n", p.n}, {"seed", seed}, {"method", o.method}, {"format", o.common.format}};
+  if (!o.cuts_text.empty()) pj["cuts"] = o.cuts_text;
+  if (o.tol > 0) pj["tol"] = o.tol;
+
+  const Format fmt = o.common.fmt();
+  if (fmt == Format::Json) {
+    auto j = json_header("rank", 1, pj);
+    j["pattern"] = p.spec;
+    j["n"] = p.n;
+    j["cut_indexing"] = "cut K separates positions 1..K from K+1..n; lists are parallel to 'cuts'";
+    j["cuts"] = r.cuts;
+    j["numeric_method"] = r.numeric_done ? nlohmann::json(r.numeric_method) : nlohmann::json(nullptr);
+    j["cut_rank_numeric"] = r.numeric_done ? nlohmann::json(r.numeric) : nlohmann::json(nullptr);
+    j["cut_rank_flow"] = r.flow_done ? nlohmann::json(r.flow) : nlohmann::json(nullptr);
+    j["cache_at_cut"] = r.cache_at_cut;
+    j["max_cut_rank"] = r.max_cut_rank;
+    j["max_cut_rank_at"] = r.argmax_cut;
+    j["max_cache"] = r.max_cache;
+    j["full_rank_cuts"] = full;
+    j["agree"] = r.agree;
+    nlohmann::json dis = nlohmann::json::array();
+    for (std::size_t c = 0; c < r.cuts.size(); ++c)
+      if (r.numeric_done && r.flow_done && r.numeric[c] != r.flow[c])
+        dis.push_back({{"cut", r.cuts[c]}, {"numeric", r.numeric[c]}, {"flow", r.flow[c]}});
+    j["disagreements"] = dis;
+    j["tolerance"] = r.tolerance;
+    j["tolerance_rule"] = r.tolerance_rule;
+    j["weights"] = r.generic_weights ? "random" : "file";
+    j["weights_note"] = weights_note;
+    j["cache_bound"] = {
+        {"factor", bound_factor}, {"holds", r.bound_violations.empty()}, {"violations", r.bound_violations}};
+    if (!r.sketch_columns.empty()) j["sketch_columns"] = r.sketch_columns;
+    if (r.flow_done)
+      j["flow_stats"] = {{"augmentations", r.flow_stats.augmentations},
+                         {"phases", r.flow_stats.phases},
+                         {"cancelled", r.flow_stats.cancelled}};
+    j["finding"] = finding;
+    j["contrast"] = contrast;
+    if (want_dyadic) j["dyadic_blocks"] = dyadic_json(dy);
+    print_json(std::cout, j);
+  } else if (fmt == Format::Csv) {
+    Table t({"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"});
+    for (std::size_t c = 0; c < r.cuts.size(); ++c) {
+      const bool ag = !(r.numeric_done && r.flow_done) || r.numeric[c] == r.flow[c];
+      t.add({std::to_string(r.cuts[c]), opt_u(r.numeric, c, ""), opt_u(r.flow, c, ""),
+             std::to_string(r.cache_at_cut[c]), std::to_string(bound_factor * r.cache_at_cut[c]),
+             ag ? "true" : "false"});
+    }
+    t.print_csv(std::cout);
+  } else {
+    std::vector<std::pair<std::string, std::string>> kv = {
+        {"pattern", p.spec},
+        {"n", std::to_string(p.n)},
+        {"operator", "M = (I - B)^{-1} A; r(K) = rank M[K+1..n, 1..K]"},
+        {"weights", weights_note + " (seed " + std::to_string(seed) + ")"},
+        {"numeric", r.numeric_done ? r.numeric_method : "not computed"},
+        {"tolerance", r.numeric_done ? r.tolerance_rule : "-"},
+        {"flow", r.flow_done ? "Menger: max vertex-disjoint x_{<=K} -> y_{>K} paths (incremental Dinic)"
+                             : "not computed"},
+        {"cuts", std::to_string(r.cuts.size()) + (r.cuts.size() + 1 == p.n ? " (all)" : "")},
+    };
+    print_kv(std::cout, kv);
+    std::cout << "\n";
+    Table t(
+        {"K", "r numeric", "r flow", "|C_K|", std::to_string(bound_factor) + "|C_K|", "min(K,n-K)", "agree"});
+    std::vector<std::size_t> show;
+    const std::size_t limit = 40;
+    if (r.cuts.size() <= limit) {
+      for (std::size_t c = 0; c < r.cuts.size(); ++c) show.push_back(c);
+    } else {
+      for (std::size_t q = 0; q < limit; ++q) show.push_back(q * (r.cuts.size() - 1) / (limit - 1));
+      for (std::size_t c = 0; c < r.cuts.size(); ++c)
+        if (r.cuts[c] == r.argmax_cut) show.push_back(c);
+      std::sort(show.begin(), show.end());
+      show.erase(std::unique(show.begin(), show.end()), show.end());
+    }
+    for (std::size_t c : show) {
+      const bool ag = !(r.numeric_done && r.flow_done) || r.numeric[c] == r.flow[c];
+      t.add({std::to_string(r.cuts[c]), opt_u(r.numeric, c), opt_u(r.flow, c),
+             std::to_string(r.cache_at_cut[c]), std::to_string(bound_factor * r.cache_at_cut[c]),
+             std::to_string(std::min<pos_t>(r.cuts[c], p.n - r.cuts[c])), ag ? "yes" : "NO"});
+    }
+    t.print_text(std::cout);
+    if (show.size() < r.cuts.size())
+      std::cout << "(showing " << show.size() << " of " << r.cuts.size()
+                << " cuts; --format csv|json lists all)\n";
+    std::cout << "\nmax cut rank (semiseparable rank): " << r.max_cut_rank << " at K = " << r.argmax_cut
+              << "; max cache max_i |C_i| = " << r.max_cache << "\n";
+    std::cout << "cache bound r(K) <= " << bound_factor << " |C_K|: "
+              << (r.bound_violations.empty()
+                      ? "holds on every cut computed"
+                      : "VIOLATED at " + std::to_string(r.bound_violations.size()) + " cuts")
+              << "\n";
+    if (r.numeric_done && r.flow_done) {
+      if (r.agree)
+        std::cout << "numeric and flow ranks agree on every cut\n";
+      else {
+        std::cout << "numeric and flow ranks DISAGREE on " << r.disagreements.size() << " cuts"
+                  << (r.generic_weights ? "" : " (file weights are not generic: this may be legitimate)")
+                  << ":\n";
+        std::size_t shown = 0;
+        for (std::size_t c = 0; c < r.cuts.size() && shown < 20; ++c)
+          if (r.numeric[c] != r.flow[c]) {
+            std::cout << "  K = " << r.cuts[c] << ": numeric " << r.numeric[c] << ", flow " << r.flow[c]
+                      << "\n";
+            ++shown;
+          }
+      }
+    }
+    std::cout << "finding: " << finding << "\n";
+    if (!contrast_text.empty()) std::cout << "contrast: " << contrast_text << "\n";
+    if (want_dyadic) {
+      std::cout
+          << "\nrank of the dyadic off-diagonal blocks of M (0-indexed rows [2^l(2m+1), 2^l(2m+2)) x columns "
+             "[2^l 2m, 2^l(2m+1))):\n";
+      print_dyadic_table(dy, std::cout);
+    }
+  }
+  if (!r.agree && r.generic_weights)
+    std::cerr << "mixgraph: warning: numeric and flow ranks disagree (see output)\n";
+  return 0;
+}
+
+int run_loglinear(const LogLinearOptions& o) {
+  o.common.apply();
+  if (o.t_text.empty()) throw UsageError("--T is required (the number of queries)");
+  const auto T = parse_count(o.t_text, "--T");
+  if (T > (1ull << 40)) throw UsageError("--T must be <= 2^40");
+  const auto seed = parse_seed(o.seed_text);
+  if (T <= o.numeric_limit)
+    check_memory(8ull * T * T * 2, o.common.mem_limit_bytes(), "dense M^H at T = " + std::to_string(T));
+  const auto s = loglinear_summary(T, seed, o.numeric_limit);
+  DyadicRanks pd;
+  const bool with_pattern = !o.pattern.empty();
+  if (with_pattern) {
+    if (T > 4096 || T < 2)
+      throw UsageError("--pattern with loglinear needs the dense operator: 2 <= T <= 4096");
+    check_memory(8ull * T * T * 2, o.common.mem_limit_bytes(), "dense operator for --pattern");
+    const auto p = make_pattern(o.pattern, T);
+    const auto iw = induced_weights(p, seed);
+    pd = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), default_rank_tolerance(p.n));
+  }
+  nlohmann::json pj = {
+      {"T", T}, {"seed", seed}, {"numeric_limit", o.numeric_limit}, {"format", o.common.format}};
+  if (with_pattern) pj["pattern"] = o.pattern;
+  const std::string idx =
+      "queries t and keys s are 0-indexed (t = 0..T-1), as in the log-linear attention paper";
+  if (o.common.fmt() == Format::Json) {
+    auto j = json_header("rank.loglinear", 1, pj);
+    j["command"] = "rank loglinear";
+    j["indexing"] = idx;
+    j["T"] = T;
+    j["max_levels"] = s.max_levels;
+    j["max_levels_query"] = s.argmax_query;
+    j["level_indices_used"] = s.level_indices;
+    j["queries_with_buckets"] = s.queries_with_buckets;
+    if (T <= 4096) {
+      std::vector<std::uint32_t> b;
+      for (std::uint64_t t = 0; t < T; ++t) b.push_back(loglinear_buckets(t));
+      j["buckets_per_query"] = b;
+    }
+    j["dyadic_blocks_rank_le_1"] = s.dyadic_blocks_rank_le_1;
+    j["dyadic_blocks_checked"] = s.dyadic_blocks;
+    j["dyadic_numeric"] = s.numeric_done ? dyadic_json(s.numeric) : nlohmann::json(nullptr);
+    j["tolerance"] = s.tolerance;
+    if (with_pattern) j["pattern_dyadic"] = {{"pattern", o.pattern}, {"blocks", dyadic_json(pd)}};
+    print_json(std::cout, j);
+    return 0;
+  }
+  if (o.common.fmt() == Format::Csv) {
+    Table t({"buckets", "queries"});
+    for (std::size_t b = 0; b < s.queries_with_buckets.size(); ++b)
+      if (s.queries_with_buckets[b]) t.add({std::to_string(b), std::to_string(s.queries_with_buckets[b])});
+    t.print_csv(std::cout);
+    return 0;
+  }
+  print_kv(
+      std::cout,
+      {{"operator",
+        "log-linear attention mask M^H_{t,s} = lambda_t^(level(t,s)), level = bit_length(t XOR s)"},
+       {"indexing", idx},
+       {"T", std::to_string(T)},
+       {"buckets of query t", "1 + popcount(t) (non-empty levels)"},
+       {"max_levels", std::to_string(s.max_levels) + " (first at query t = " +
+                          std::to_string(s.argmax_query) + "; computed over every t < T)"},
+       {"level indices used", std::to_string(s.level_indices) + " (levels 0..bit_length(T-1))"},
+       {"dyadic blocks rank <= 1",
+        std::string(s.dyadic_blocks_rank_le_1 ? "yes" : "NO") + " (" + std::to_string(s.dyadic_blocks) +
+            " blocks, structural: one level per block" + (s.numeric_done ? ", and numerically" : "") + ")"}});
+  std::cout << "\n";
+  Table h({"buckets", "queries"});
+  for (std::size_t b = 0; b < s.queries_with_buckets.size(); ++b)
+    if (s.queries_with_buckets[b]) h.add({std::to_string(b), std::to_string(s.queries_with_buckets[b])});
+  h.print_text(std::cout);
+  if (s.numeric_done) {
+    std::cout << "\nnumeric rank of M^H's dyadic off-diagonal blocks (random lambda in [0.5, 1)):\n";
+    print_dyadic_table(s.numeric, std::cout);
+  }
+  if (with_pattern) {
+    std::cout << "\nthe same for pattern " << o.pattern << " (M = (I - B)^{-1} A at n = T):\n";
+    print_dyadic_table(pd, std::cout);
+  }
+  return 0;
+}
+
+void print_interaction(const InteractionRank& r, std::ostream& os) {
+  Table t({"H (heads)", "residual sqrt(sum_{l>H} sigma_l^2)", "sigma_H"});
+  const std::size_t L = r.singular_values.size();
+  for (std::size_t h = 0; h <= std::min<std::size_t>(L, r.rank + 2); ++h)
+    t.add({std::to_string(h), fmt_double(r.residual_by_heads[h], 4),
+           h >= 1 ? fmt_double(r.singular_values[h - 1], 4) : "-"});
+  t.print_text(os);
+}
+
+nlohmann::json interaction_json(const InteractionRank& r) {
+  nlohmann::json j;
+  j["interaction_rank"] = r.rank;
+  j["singular_values"] = r.singular_values;
+  j["residual_by_heads"] = r.residual_by_heads;
+  j["residual_at_rank_minus_1"] =
+      r.rank >= 1 ? nlohmann::json(r.residual_by_heads[r.rank - 1]) : nlohmann::json(nullptr);
+  j["residual_at_rank"] = r.residual_by_heads[r.rank];
+  j["tolerance"] = r.tolerance;
+  j["tolerance_rule"] = "k = #{l : sigma_l > tolerance * sigma_1}";
+  return j;
+}
+
+int run_ssm(const SsmOptions& o) {
+  o.common.apply();
+  if (o.n_text.empty()) throw UsageError("--n is required (the sequence length)");
+  const auto n = parse_count(o.n_text, "--n");
+  if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default 1e-8)");
+  const auto seed = parse_seed(o.seed_text);
+  SsmMatrices m;
+  std::string source;
+  if (!o.example.empty()) {
+    if (o.example != "rotation") throw UsageError("--example must be 'rotation'");
+    if (!o.matrices.empty()) throw UsageError("give either --example or --matrices, not both");
+    m = rotation_ssm();
+    source = "rotation example: Abar = [[0,-1],[1,0]], Bbar = C = I";
+  } else if (!o.matrices.empty()) {
+    const auto a = o.matrices.find(','), b = o.matrices.find(',', a == std::string::npos ? a : a + 1);
+    if (a == std::string::npos || b == std::string::npos || o.matrices.find(',', b + 1) != std::string::npos)
+      throw UsageError("--matrices needs three files: A.mtx,B.mtx,C.mtx");
+    m = read_ssm_matrices(o.matrices.substr(0, a), o.matrices.substr(a + 1, b - a - 1),
+                          o.matrices.substr(b + 1));
+    source = "files " + o.matrices;
+  } else {
+    if (o.state_text.empty() || o.p_text.empty() || o.d_text.empty())
+      throw UsageError(
+          "--state, --p and --d are required for a random SSM (or give --matrices or --example rotation)");
+    const auto N = parse_count(o.state_text, "--state"), P = parse_count(o.p_text, "--p"),
+               D = parse_count(o.d_text, "--d");
+    if (N > 4096 || P * D > 65536) throw UsageError("--state must be <= 4096 and p*d <= 65536");
+    m = random_stable_ssm(static_cast<std::uint32_t>(N), static_cast<std::uint32_t>(P),
+                          static_cast<std::uint32_t>(D), seed);
+    source = "random stable: Abar = 0.95 G / ||G||_2, G uniform in [-1,1); Bbar, C uniform in [-1,1)/sqrt(N)";
+  }
+  auto check_dim = [](const std::string& text, Eigen::Index v, const char* what) {
+    if (!text.empty() && parse_count(text, what) != static_cast<std::uint64_t>(v))
+      throw UsageError(std::string(what) + " = " + text + " does not match the matrices (" +
+                       std::to_string(v) + ")");
+  };
+  if (!o.example.empty() || !o.matrices.empty()) {
+    check_dim(o.state_text, m.A.rows(), "--state");
+    check_dim(o.p_text, m.C.rows(), "--p");
+    check_dim(o.d_text, m.B.cols(), "--d");
+  }
+  const auto pdim = static_cast<std::uint64_t>(m.C.rows() * m.B.cols());
+  check_memory(8ull * n * pdim * 3, o.common.mem_limit_bytes(), "lag stack n x pd");
+  const auto r = ssm_interaction_rank(m, n, o.tol);
+  const std::uint64_t bound = std::min<std::uint64_t>({static_cast<std::uint64_t>(m.A.rows()), pdim, n});
+  nlohmann::json pj = {{"n", n},          {"state", m.A.rows()}, {"p", m.C.rows()},
+                       {"d", m.B.cols()}, {"seed", seed},        {"format", o.common.format}};
+  if (!o.matrices.empty()) pj["matrices"] = o.matrices;
+  if (!o.example.empty()) pj["example"] = o.example;
+  if (o.tol > 0) pj["tol"] = o.tol;
+  if (o.common.fmt() == Format::Json) {
+    auto j = json_header("rank.ssm", 1, pj);
+    j["command"] = "rank ssm";
+    j["source"] = source;
+    j["stack"] =
+        "rows tau = 0..n-1: sqrt(n - tau) vec(C Abar^tau Bbar) (each lag weighted by its n - tau pairs)";
+    j.update(interaction_json(r));
+    j["rank_bound"] = bound;
+    if (o.example == "rotation")
+      j["single_head_error"] = r.residual_by_heads.size() > 1 ? r.residual_by_heads[1] : 0.0;
+    print_json(std::cout, j);
+    return 0;
+  }
+  if (o.common.fmt() == Format::Csv) {
+    Table t({"H", "residual", "sigma_H"});
+    for (std::size_t h = 0; h < r.residual_by_heads.size(); ++h)
+      t.add({std::to_string(h), fmt_double(r.residual_by_heads[h], 10),
+             h >= 1 ? fmt_double(r.singular_values[h - 1], 10) : ""});
+    t.print_csv(std::cout);
+    return 0;
+  }
+  print_kv(std::cout,
+           {{"SSM", source},
+            {"n, N, p, d", std::to_string(n) + ", " + std::to_string(m.A.rows()) + ", " +
+                               std::to_string(m.C.rows()) + ", " + std::to_string(m.B.cols())},
+            {"stack", "sqrt(n - tau) vec(C Abar^tau Bbar), tau < n"},
+            {"interaction rank k", std::to_string(r.rank) + " (sigma_l > " + fmt_double(r.tolerance, 3) +
+                                       " sigma_1; bound min(N, pd, n) = " + std::to_string(bound) + ")"},
+            {"best (k-1)-head residual", r.rank >= 1 ? fmt_double(r.residual_by_heads[r.rank - 1], 6) : "-"},
+            {"best k-head residual", fmt_double(r.residual_by_heads[r.rank], 6) + " (rounding level)"}});
+  std::cout << "\n";
+  print_interaction(r, std::cout);
+  if (o.example == "rotation")
+    std::cout << "\nrank-gap example: k = " << r.rank << "; best single-head Frobenius error "
+              << fmt_double(r.residual_by_heads.size() > 1 ? r.residual_by_heads[1] : 0.0, 6)
+              << " (>= 1 for n >= 2)\n";
+  return 0;
+}
+
+int run_heads(const HeadsOptions& o) {
+  o.common.apply();
+  if (o.patterns.empty()) throw UsageError("give one --pattern per head");
+  if (o.n_text.empty() || o.p_text.empty() || o.d_text.empty())
+    throw UsageError("--n, --p and --d are required");
+  const auto n = parse_count(o.n_text, "--n"), P = parse_count(o.p_text, "--p"),
+             D = parse_count(o.d_text, "--d");
+  if (n > 1024) throw UsageError("rank heads builds every pair: --n must be <= 1024");
+  if (P * D > 4096) throw UsageError("p*d must be <= 4096");
+  const auto seed = parse_seed(o.seed_text);
+  check_memory(8ull * (n * (n + 1) / 2) * P * D * 2 + 8ull * n * n * 2, o.common.mem_limit_bytes(),
+               "pair stack");
+  std::vector<WeightedPattern> heads;
+  std::vector<Eigen::MatrixXd> vals;
+  for (std::size_t h = 0; h < o.patterns.size(); ++h) {
+    heads.push_back(induced_weights(make_pattern(o.patterns[h], n), seed + h).w);
+    if (heads.back().a.n != heads[0].a.n) throw UsageError("every head's pattern must have the same n");
+    vals.push_back(random_value_matrix(static_cast<std::uint32_t>(P), static_cast<std::uint32_t>(D), seed,
+                                       static_cast<std::uint32_t>(h)));
+  }
+  const auto r = heads_interaction_rank(heads, vals, o.tol);
+  nlohmann::json pj = {{"patterns", o.patterns},   {"n", n}, {"p", P}, {"d", D}, {"seed", seed},
+                       {"format", o.common.format}};
+  if (o.common.fmt() == Format::Json) {
+    auto j = json_header("rank.heads", 1, pj);
+    j["command"] = "rank heads";
+    j["heads"] = o.patterns.size();
+    j["stack"] = "rows: vec(W_ij) for every pair j <= i, W_ij = sum_h [(I-B_h)^{-1}A_h]_ij V_h";
+    j.update(interaction_json(r));
+    print_json(std::cout, j);
+    return 0;
+  }
+  print_kv(std::cout, {{"heads", std::to_string(o.patterns.size())},
+                       {"mixer", "W_ij = sum_h [(I-B_h)^{-1}A_h]_ij V_h, V_h random p x d"},
+                       {"interaction rank",
+                        std::to_string(r.rank) + " (<= H = " + std::to_string(o.patterns.size()) + ")"}});
+  std::cout << "\n";
+  print_interaction(r, std::cout);
+  return 0;
+}
+
+Registrar reg(
+    "rank",
+    "Cut ranks of M = (I-B)^{-1} A (numeric and Menger flow), log-linear attention, SSM interaction rank", 40,
+    [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<RankOptions>();
+      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help());
+      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^16, 1e6. Not needed for mtx:");
+      app.add_option("--seed", o->seed_text, "Seed of the random weights and sketches")->default_val("1");
+      app.add_option("--method", o->method,
+                     "both (numeric: dense up to n = 1024, sketch above; and flow), dense, sketch or flow")
+          ->default_val("both");
+      app.add_option(
+          "--cuts", o->cuts_text,
+          "COUNT evenly spaced cuts, a LIST 1,128,255 (a single cut: '128,'), or 'all'. Default: all "
+          "up to n = 1024, 64 above");
+      app.add_option("--tol", o->tol, "Relative rank tolerance (0 = default 1e-13)")->default_val(0.0);
+      app.add_flag("--dyadic", o->dyadic,
+                   "Also the rank of every dyadic off-diagonal block of M (n <= 4096)");
+      add_common_options(app, o->common);
+      app.require_subcommand(0, 1);
+
+      auto ll = std::make_shared<LogLinearOptions>();
+      auto* sl =
+          app.add_subcommand("loglinear", "Log-linear attention mask: buckets, max_levels, HODLR check");
+      sl->add_option("--T", ll->t_text, "Number of queries (0-indexed t = 0..T-1)")->required();
+      sl->add_option("--seed", ll->seed_text, "Seed of the lambda weights")->default_val("1");
+      sl->add_option("--numeric-limit", ll->numeric_limit, "Numeric dyadic ranks of M^H up to this T")
+          ->default_val(1024);
+      sl->add_option("--pattern,-p", ll->pattern, "Also the dyadic block ranks of this pattern's M at n = T");
+      add_common_options(*sl, ll->common);
+
+      auto ss = std::make_shared<SsmOptions>();
+      auto* sv = app.add_subcommand("ssm", "Ghodsi interaction rank of an LTI SSM and best H-head residuals");
+      sv->add_option("--n,-n", ss->n_text, "Sequence length")->required();
+      sv->add_option("--state", ss->state_text, "State size N (random SSM)");
+      sv->add_option("--p", ss->p_text, "Output dimension p");
+      sv->add_option("--d", ss->d_text, "Input dimension d");
+      sv->add_option("--tol", ss->tol, "Relative tolerance on sigma_l / sigma_1 (0 = 1e-8)")
+          ->default_val(0.0);
+      sv->add_option("--seed", ss->seed_text, "Seed of the random SSM")->default_val("1");
+      sv->add_option("--matrices", ss->matrices, "Abar, Bbar, C as Matrix Market files: A.mtx,B.mtx,C.mtx");
+      sv->add_option("--example", ss->example, "rotation: the rank-gap example (k = 2)");
+      add_common_options(*sv, ss->common);
+
+      auto hd = std::make_shared<HeadsOptions>();
+      auto* sh = app.add_subcommand("heads", "Interaction rank of sum_h [(I-B_h)^{-1}A_h]_ij V_h");
+      sh->add_option("--pattern,-p", hd->patterns, "One pattern per head (repeat the option)")->required();
+      sh->add_option("--n,-n", hd->n_text, "Sequence length (<= 1024)")->required();
+      sh->add_option("--p", hd->p_text, "Output dimension p")->required();
+      sh->add_option("--d", hd->d_text, "Input dimension d")->required();
+      sh->add_option("--tol", hd->tol, "Relative tolerance (0 = 1e-8)")->default_val(0.0);
+      sh->add_option("--seed", hd->seed_text, "Seed")->default_val("1");
+      add_common_options(*sh, hd->common);
+
+      return [o, ll, ss, hd, sl, sv, sh] {
+        if (sl->parsed()) return run_loglinear(*ll);
+        if (sv->parsed()) return run_ssm(*ss);
+        if (sh->parsed()) return run_heads(*hd);
+        return run_rank(*o);
+      };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli
