@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include "mixgraph/pattern.hpp"
@@ -27,6 +28,14 @@ using Clock = std::chrono::steady_clock;
 
 static double secs(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
+}
+static std::clock_t cpu_mark = 0;
+/// Process CPU seconds (all threads) since the previous call: shows contention on a shared machine.
+static double cpu_since() {
+  const std::clock_t now = std::clock();
+  const double d = static_cast<double>(now - cpu_mark) / CLOCKS_PER_SEC;
+  cpu_mark = now;
+  return d;
 }
 
 int main(int argc, char** argv) {
@@ -54,31 +63,36 @@ int main(int argc, char** argv) {
   std::printf("  pattern+weights  %9.3f s\n", secs(t0, t1));
   bool ok = true;
   t0 = Clock::now();
+  cpu_since();
   const auto sk = cut_ranks_sketch(iw.w, cuts);
   t1 = Clock::now();
   std::uint64_t cols = 0;
   std::uint32_t mx = 0;
   for (auto c : sk.columns) cols += c;
   for (auto r : sk.rank) mx = std::max(mx, r);
-  std::printf("  sketch           %9.3f s  (max rank %u, %llu random columns in all)\n", secs(t0, t1), mx,
-              static_cast<unsigned long long>(cols));
+  std::printf("  sketch           %9.3f s  cpu %8.3f s  (max rank %u, %llu random columns in all)\n",
+              secs(t0, t1), cpu_since(), mx, static_cast<unsigned long long>(cols));
   const double t_sketch = secs(t0, t1);
   t0 = Clock::now();
+  cpu_since();
   const auto fl = cut_ranks_flow(iw.w, cuts);
   t1 = Clock::now();
   const double t_flow = secs(t0, t1);
-  std::printf("  flow incremental %9.3f s  (%llu augmentations, %llu phases, %llu cancelled)\n", t_flow,
-              static_cast<unsigned long long>(fl.augmentations), static_cast<unsigned long long>(fl.phases),
-              static_cast<unsigned long long>(fl.cancelled));
+  std::printf("  flow incremental %9.3f s  cpu %8.3f s  (%llu augmentations, %llu phases, %llu cancelled)\n",
+              t_flow, cpu_since(), static_cast<unsigned long long>(fl.augmentations),
+              static_cast<unsigned long long>(fl.phases), static_cast<unsigned long long>(fl.cancelled));
   if (fl.rank != sk.rank) {
     std::printf("  MISMATCH sketch vs flow\n");
     ok = false;
   }
   if (peers.find("dense") != std::string::npos) {
     t0 = Clock::now();
+    cpu_since();
+    cpu_since();
     const auto de = cut_ranks_dense(iw.w, cuts);
     t1 = Clock::now();
-    std::printf("  peer dense       %9.3f s  (%.2fx sketch)\n", secs(t0, t1), secs(t0, t1) / t_sketch);
+    std::printf("  peer dense       %9.3f s  cpu %8.3f s  (%.2fx sketch)\n", secs(t0, t1), cpu_since(),
+                secs(t0, t1) / t_sketch);
     if (de.rank != sk.rank) {
       std::printf("  MISMATCH dense vs sketch\n");
       ok = false;
@@ -86,10 +100,13 @@ int main(int argc, char** argv) {
   }
   if (peers.find("scratch") != std::string::npos) {
     t0 = Clock::now();
+    cpu_since();
+    cpu_since();
     std::vector<std::uint32_t> r;
     for (pos_t k : cuts) r.push_back(cut_ranks_flow(iw.w, {k}).rank[0]);
     t1 = Clock::now();
-    std::printf("  peer dinic/cut   %9.3f s  (%.2fx incremental)\n", secs(t0, t1), secs(t0, t1) / t_flow);
+    std::printf("  peer dinic/cut   %9.3f s  cpu %8.3f s  (%.2fx incremental)\n", secs(t0, t1), cpu_since(),
+                secs(t0, t1) / t_flow);
     if (r != fl.rank) {
       std::printf("  MISMATCH dinic from scratch vs incremental\n");
       ok = false;
@@ -97,9 +114,12 @@ int main(int argc, char** argv) {
   }
   if (peers.find("boost") != std::string::npos) {
     t0 = Clock::now();
+    cpu_since();
+    cpu_since();
     const auto bk = cut_ranks_flow_boost(iw.w, cuts);
     t1 = Clock::now();
-    std::printf("  peer boost BK    %9.3f s  (%.2fx incremental)\n", secs(t0, t1), secs(t0, t1) / t_flow);
+    std::printf("  peer boost BK    %9.3f s  cpu %8.3f s  (%.2fx incremental)\n", secs(t0, t1), cpu_since(),
+                secs(t0, t1) / t_flow);
     if (bk != fl.rank) {
       std::printf("  MISMATCH boost vs incremental\n");
       ok = false;

@@ -11,6 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/interaction.hpp"
@@ -454,4 +457,21 @@ TEST(Cli, RankUsageErrors) {
   EXPECT_EQ(run_cli("ssm --n 10").code, 2);
   EXPECT_EQ(run_cli("ssm --n 10 --example spin").code, 2);
   EXPECT_EQ(run_cli("--pattern pow2 --n 2^20 --method dense --mem-limit 1G").code, 1);
+}
+
+TEST(CutRank, SameResultsForAnyThreadCount) {
+  const auto iw = induced_weights(make_pattern("sq1+cache", 600), 4);
+  const auto cuts = spaced_cuts(600, 12);
+#ifdef _OPENMP
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = cut_ranks_sketch(iw.w, cuts);
+  omp_set_num_threads(3);
+  const auto three = cut_ranks_sketch(iw.w, cuts);
+  omp_set_num_threads(before);
+  EXPECT_EQ(one.rank, three.rank);
+  EXPECT_EQ(one.columns, three.columns);
+#else
+  GTEST_SKIP() << "built without OpenMP";
+#endif
 }

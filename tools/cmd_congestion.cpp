@@ -180,7 +180,7 @@ void write_paths(const std::string& file, const CongestionResult& r, const std::
   for (std::size_t i = 0; i < r.routings.size(); ++i)
     if (r.routings[i].name == which) k = i;
   if (k == r.routings.size() && r.copy_possible)
-    throw RuntimeFailure("--paths: no routing '" + which + "' was computed");
+    throw UsageError("--paths: no routing '" + which + "' was computed");
   write_file_atomic(file, [&](std::ostream& os) {
     if (k == r.routings.size()) return;  // copy impossible: no paths
     const Routing& ro = r.paths[k];

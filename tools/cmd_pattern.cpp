@@ -297,6 +297,13 @@ Registrar reg(
                    "Per-position decode cost and cache size (JSON: 'decode_cost', 'cache_size')");
       app.add_flag("--summary", o->summary, "JSON: leave out every list (offsets, per-position lists)");
       add_common_options(app, o->common);
+      app.footer(
+          "\nDecode cost: distinct j < i a token reads (A or B). Cache |C_i|: positions j <= i a later token still "
+          "reads.\nExamples:\n"
+          "  mixgraph pattern -p pow2 -n 4096\n"
+          "  mixgraph pattern -p pow2+cache -n 64 --rows 20,64\n"
+          "  mixgraph pattern -p 'expr:k^3+1' --sweep 1024..1048576\n"
+          "  mixgraph pattern -p sq1+cache -n 65536 --profile --format csv > profile.csv");
       return [o] { return run_pattern(*o); };
     });
 

@@ -70,8 +70,9 @@ std::vector<pos_t> parse_cuts(const std::string& text, pos_t n) {
   return c;
 }
 
-std::string opt_u(const std::vector<std::uint32_t>& v, std::size_t i) {
-  return i < v.size() ? std::to_string(v[i]) : "-";
+/// The value, or `none` when that method was not run ("-" in tables, empty in CSV).
+std::string opt_u(const std::vector<std::uint32_t>& v, std::size_t i, const char* none = "-") {
+  return i < v.size() ? std::to_string(v[i]) : none;
 }
 
 nlohmann::json dyadic_json(const DyadicRanks& d) {
@@ -225,7 +226,7 @@ int run_rank(const RankOptions& o) {
     Table t({"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"});
     for (std::size_t c = 0; c < r.cuts.size(); ++c) {
       const bool ag = !(r.numeric_done && r.flow_done) || r.numeric[c] == r.flow[c];
-      t.add({std::to_string(r.cuts[c]), opt_u(r.numeric, c), opt_u(r.flow, c),
+      t.add({std::to_string(r.cuts[c]), opt_u(r.numeric, c, ""), opt_u(r.flow, c, ""),
              std::to_string(r.cache_at_cut[c]), std::to_string(bound_factor * r.cache_at_cut[c]),
              ag ? "true" : "false"});
     }

@@ -243,9 +243,9 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
     }
     // No deficit: the new columns extend the basis.
     Eigen::MatrixXd qn = hqr.householderQ() * Eigen::MatrixXd::Identity(m, s);
-    if (r > 0) {
+    if (r > 0 && small < 1e-2 * scale) {
       // A weak column of the block (small R_ll) amplifies the block's rounding-level overlap with the basis
-      // by 1 / R_ll: orthogonalise the new vectors against the basis once more and re-orthonormalise them.
+      // by scale / R_ll: orthogonalise the new vectors against the basis once more and re-orthonormalise.
       qn -= q.leftCols(r) * (q.leftCols(r).transpose() * qn);
       Eigen::HouseholderQR<Eigen::MatrixXd> again(qn);
       qn = again.householderQ() * Eigen::MatrixXd::Identity(m, s);

@@ -124,7 +124,8 @@ CopyGraph make_copy_graph(Pattern p, pos_t N) {
   return g;
 }
 
-// TODO(merge): use distances.hpp
+// A BFS over the copy task's own layered graph (first hop A or B, then B) that stops as soon as `stop`
+// is settled: single_source_distances (lib/distances) would search the whole suffix.
 std::vector<std::uint32_t> layered_bfs(const CopyGraph& g, pos_t s, pos_t stop) {
   std::vector<std::uint32_t> dist(g.n - s, INF);
   std::vector<pos_t> q;
@@ -152,22 +153,9 @@ std::vector<std::uint32_t> layered_bfs(const CopyGraph& g, pos_t s, pos_t stop) 
   return dist;
 }
 
-// TODO(merge): use distances.hpp
 std::vector<std::uint32_t> offset_distances(const std::vector<pos_t>& offsets, pos_t M) {
-  std::vector<std::uint32_t> d(static_cast<std::size_t>(M) + 1, INF);
-  d[0] = 0;
-  if (offsets.empty()) return d;
-  // Layered bitset BFS while layers are few (cost |F| * M / 64 per layer), then a plain DP.
-  for (pos_t m = 1; m <= M; ++m) {
-    std::uint32_t best = INF;
-    for (pos_t o : offsets) {
-      if (o > m) break;
-      const std::uint32_t x = d[m - o];
-      if (x < best) best = x;
-    }
-    if (best != INF) d[m] = best + 1;
-  }
-  return d;
+  // The distance profile of lib/distances (bitset BFS or coin-change DP), read as a plain vector.
+  return offset_distance_profile(offsets, M + 1).to_vector();
 }
 
 std::vector<std::uint32_t> copy_distances(const CopyGraph& g) {

@@ -119,73 +119,128 @@ void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, co
 // The hot path: implicit offsets, one head, a compile-time tile of W columns (accumulators stay in
 // registers). Compiled twice, for AVX2 and for the baseline, and picked at run time; no FMA contraction
 // (ISO C++ mode), so both give the same bits.
-// Rows in blocks of kBlock: reads at offsets >= kBlock only touch finished rows, so for each such offset the
-// block's sources are one contiguous run of rows (a sequential stream, no cache-set conflicts between the
-// power-of-two offsets); the offsets < kBlock then finish each row in order.
+// Rows in blocks of kBlock. Reads at offsets >= 2 kBlock ("far") only touch rows finished two blocks back, so
+// a block's far part (plus part of A X) can be gathered while the previous block is still being finished: for
+// each far offset the block's sources are one contiguous run of rows (a sequential stream). The near offsets
+// (< 2 kBlock) and the rest of A X then finish each row in order. AVX2 and baseline builds are picked at run
+// time; no FMA contraction (ISO C++ mode), so both give the same bits.
 constexpr pos_t kBlock = 64;
 
+struct BlockPlan {
+  std::size_t Ka, Kb, kn, ka0;  // B offsets [0, kn) are near; A offsets [0, ka0) are summed by the finisher
+};
+
+inline BlockPlan block_plan(const SolveStructure& s) {
+  BlockPlan p{s.a_offsets.size(), s.b_offsets.size(), 0, 0};
+  while (p.kn < p.Kb && s.b_offsets[p.kn] < 2 * kBlock) ++p.kn;
+  // balance: the finisher's reads cost about twice the gatherer's (they sit on the sequential path)
+  const std::ptrdiff_t want = (std::ptrdiff_t(p.Ka + p.Kb) - 3 * std::ptrdiff_t(p.kn)) / 2;
+  p.ka0 = std::size_t(std::clamp<std::ptrdiff_t>(want, 0, std::ptrdiff_t(p.Ka)));
+  return p;
+}
+
+// acc = sum over A offsets [ka0, Ka) and far B offsets, for the rows of block b
 template <class T, int W>
-inline void rows_implicit_fixed(const T* ac, const T* bc, const SolveStructure& s, const T* x, T* y,
-                                std::size_t d, std::size_t c0) {
-  const std::size_t Ka = s.a_offsets.size(), Kb = s.b_offsets.size();
+inline void gather_block(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x,
+                         const T* y, std::size_t d, std::size_t c0, pos_t b, T (*acc)[W]) {
+  const pos_t r0 = b * kBlock, rows = std::min<pos_t>(kBlock, s.n - r0);
   const pos_t* ao = s.a_offsets.data();
   const pos_t* bo = s.b_offsets.data();
-  std::size_t kn = 0;  // offsets [0, kn) are near (< kBlock)
-  while (kn < Kb && bo[kn] < kBlock) ++kn;
-  alignas(64) T acc[kBlock][W];
-  for (pos_t r0 = 0; r0 < s.n; r0 += kBlock) {
-    const pos_t rows = std::min<pos_t>(kBlock, s.n - r0);
-    for (pos_t r = 0; r < rows; ++r)
-      for (int c = 0; c < W; ++c) acc[r][c] = T(0);
-    for (std::size_t k = 0; k < Ka; ++k) {
-      const pos_t o = ao[k];
-      for (pos_t r = (o > r0 ? o - r0 : 0); r < rows; ++r) {
-        const pos_t i = r0 + r;
-        const T cf = ac[std::size_t(i) * Ka + k];
-        const T* xr = x + std::size_t(i - o) * d + c0;
-        for (int c = 0; c < W; ++c) acc[r][c] += cf * xr[c];
-      }
-    }
-    for (std::size_t k = kn; k < Kb; ++k) {
-      const pos_t o = bo[k];
-      if (o >= r0 + rows) break;
-      for (pos_t r = (o > r0 ? o - r0 : 0); r < rows; ++r) {
-        const pos_t i = r0 + r;
-        const T cf = bc[std::size_t(i) * Kb + k];
-        const T* yr = y + std::size_t(i - o) * d + c0;
-        for (int c = 0; c < W; ++c) acc[r][c] += cf * yr[c];
-      }
-    }
-    for (pos_t r = 0; r < rows; ++r) {
+  for (pos_t r = 0; r < rows; ++r)
+    for (int c = 0; c < W; ++c) acc[r][c] = T(0);
+  for (std::size_t k = bp.ka0; k < bp.Ka; ++k) {
+    const pos_t o = ao[k];
+    for (pos_t r = (o > r0 ? o - r0 : 0); r < rows; ++r) {
       const pos_t i = r0 + r;
-      T a[W];
-      for (int c = 0; c < W; ++c) a[c] = acc[r][c];
-      const T* brow = bc + std::size_t(i) * Kb;
-      for (std::size_t k = 0; k < kn && bo[k] <= i; ++k) {
-        const T cf = brow[k];
-        const T* yr = y + std::size_t(i - bo[k]) * d + c0;
-        for (int c = 0; c < W; ++c) a[c] += cf * yr[c];
-      }
-      T* yo = y + std::size_t(i) * d + c0;
-      for (int c = 0; c < W; ++c) yo[c] = a[c];
+      const T cf = ac[std::size_t(i) * bp.Ka + k];
+      const T* xr = x + std::size_t(i - o) * d + c0;
+      for (int c = 0; c < W; ++c) acc[r][c] += cf * xr[c];
+    }
+  }
+  for (std::size_t k = bp.kn; k < bp.Kb; ++k) {
+    const pos_t o = bo[k];
+    if (o >= r0 + rows) break;
+    for (pos_t r = (o > r0 ? o - r0 : 0); r < rows; ++r) {
+      const pos_t i = r0 + r;
+      const T cf = bc[std::size_t(i) * bp.Kb + k];
+      const T* yr = y + std::size_t(i - o) * d + c0;
+      for (int c = 0; c < W; ++c) acc[r][c] += cf * yr[c];
     }
   }
 }
 
+// finishes block b in row order: acc + A offsets [0, ka0) + near B offsets
 template <class T, int W>
-__attribute__((target("avx2"))) void rows_implicit_avx2(const T* ac, const T* bc, const SolveStructure& s,
-                                                        const T* x, T* y, std::size_t d, std::size_t c0) {
-  rows_implicit_fixed<T, W>(ac, bc, s, x, y, d, c0);
+inline void finish_block(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x,
+                         T* y, std::size_t d, std::size_t c0, pos_t b, const T (*acc)[W]) {
+  const pos_t r0 = b * kBlock, rows = std::min<pos_t>(kBlock, s.n - r0);
+  const pos_t* ao = s.a_offsets.data();
+  const pos_t* bo = s.b_offsets.data();
+  for (pos_t r = 0; r < rows; ++r) {
+    const pos_t i = r0 + r;
+    T a[W];
+    for (int c = 0; c < W; ++c) a[c] = acc[r][c];
+    const T* arow = ac + std::size_t(i) * bp.Ka;
+    for (std::size_t k = 0; k < bp.ka0 && ao[k] <= i; ++k) {
+      const T cf = arow[k];
+      const T* xr = x + std::size_t(i - ao[k]) * d + c0;
+      for (int c = 0; c < W; ++c) a[c] += cf * xr[c];
+    }
+    const T* brow = bc + std::size_t(i) * bp.Kb;
+    for (std::size_t k = 0; k < bp.kn && bo[k] <= i; ++k) {
+      const T cf = brow[k];
+      const T* yr = y + std::size_t(i - bo[k]) * d + c0;
+      for (int c = 0; c < W; ++c) a[c] += cf * yr[c];
+    }
+    T* yo = y + std::size_t(i) * d + c0;
+    for (int c = 0; c < W; ++c) yo[c] = a[c];
+  }
+}
+
+template <class T, int W>
+__attribute__((target("avx2"))) void gather_avx2(const T* ac, const T* bc, const SolveStructure& s,
+                                                 const BlockPlan& bp, const T* x, const T* y, std::size_t d,
+                                                 std::size_t c0, pos_t b, T (*acc)[W]) {
+  gather_block<T, W>(ac, bc, s, bp, x, y, d, c0, b, acc);
 }
 template <class T, int W>
-void rows_implicit_base(const T* ac, const T* bc, const SolveStructure& s, const T* x, T* y, std::size_t d,
-                        std::size_t c0) {
-  rows_implicit_fixed<T, W>(ac, bc, s, x, y, d, c0);
+void gather_base(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x,
+                 const T* y, std::size_t d, std::size_t c0, pos_t b, T (*acc)[W]) {
+  gather_block<T, W>(ac, bc, s, bp, x, y, d, c0, b, acc);
+}
+template <class T, int W>
+__attribute__((target("avx2"))) void finish_avx2(const T* ac, const T* bc, const SolveStructure& s,
+                                                 const BlockPlan& bp, const T* x, T* y, std::size_t d,
+                                                 std::size_t c0, pos_t b, const T (*acc)[W]) {
+  finish_block<T, W>(ac, bc, s, bp, x, y, d, c0, b, acc);
+}
+template <class T, int W>
+void finish_base(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x, T* y,
+                 std::size_t d, std::size_t c0, pos_t b, const T (*acc)[W]) {
+  finish_block<T, W>(ac, bc, s, bp, x, y, d, c0, b, acc);
 }
 
 bool have_avx2() {
   static const bool v = __builtin_cpu_supports("avx2");
   return v;
+}
+
+// One tile of W columns through all blocks. (Running the gather of block b + 1 on a second thread while
+// block b is finished was tried: one barrier per block made it 10x slower on the shared 2-core machine.)
+template <class T, int W>
+void rows_implicit_blocked(const T* ac, const T* bc, const SolveStructure& s, const T* x, T* y, std::size_t d,
+                           std::size_t c0) {
+  const BlockPlan bp = block_plan(s);
+  const bool v = have_avx2();
+  auto gather = v ? gather_avx2<T, W> : gather_base<T, W>;
+  auto finish = v ? finish_avx2<T, W> : finish_base<T, W>;
+  const pos_t nb = (s.n + kBlock - 1) / kBlock;
+  std::vector<T> buf(2 * std::size_t(kBlock) * W);
+  auto acc = [&](pos_t b) { return reinterpret_cast<T(*)[W]>(buf.data() + std::size_t(b & 1) * kBlock * W); };
+  for (pos_t b = 0; b < nb; ++b) {
+    gather(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+    finish(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+  }
 }
 
 // returns false when no fixed-width kernel fits the tile
@@ -194,19 +249,18 @@ bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const
   if (!W.s.implicit) return false;
   const T* ac = W.a.data() + std::size_t(t.h) * W.a_stride();
   const T* bc = W.b.data() + std::size_t(t.h) * W.b_stride();
-  const bool v = have_avx2();
   switch (t.w) {
     case 64:
-      (v ? rows_implicit_avx2<T, 64> : rows_implicit_base<T, 64>)(ac, bc, W.s, x, y, d, t.c0);
+      rows_implicit_blocked<T, 64>(ac, bc, W.s, x, y, d, t.c0);
       return true;
     case 32:
-      (v ? rows_implicit_avx2<T, 32> : rows_implicit_base<T, 32>)(ac, bc, W.s, x, y, d, t.c0);
+      rows_implicit_blocked<T, 32>(ac, bc, W.s, x, y, d, t.c0);
       return true;
     case 16:
-      (v ? rows_implicit_avx2<T, 16> : rows_implicit_base<T, 16>)(ac, bc, W.s, x, y, d, t.c0);
+      rows_implicit_blocked<T, 16>(ac, bc, W.s, x, y, d, t.c0);
       return true;
     case 8:
-      (v ? rows_implicit_avx2<T, 8> : rows_implicit_base<T, 8>)(ac, bc, W.s, x, y, d, t.c0);
+      rows_implicit_blocked<T, 8>(ac, bc, W.s, x, y, d, t.c0);
       return true;
     default:
       return false;

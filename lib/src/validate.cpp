@@ -3,11 +3,10 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <boost/graph/breadth_first_search.hpp>
 #include <cmath>
 #include <sstream>
 
-#include "mixgraph/boost_adapter.hpp"
+#include "mixgraph/distances.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/weights.hpp"
 
@@ -70,67 +69,6 @@ std::vector<double> dense_reference(const std::vector<WeightedPattern>& heads, p
   return y;
 }
 
-// Reference distances d(i, s) of MATH.md §3 on the layered DAG.
-// TODO(distances): switch to lib's distances once it lands; until then a Boost.Graph BFS over CommGraph.
-// Shared/diagonal A (A inside B's pattern plus the diagonal): d(i, s) = BFS distance s -> i in G.
-// Explicit A: entry through an A edge x_s -> y_v (cost 0 when v = s, else 1), then B edges (cost 1 each).
-struct BfsReference {
-  const Pattern& p;
-  const CommGraph& g;
-  Csr a;          // A's reads (explicit mode only)
-  Csr a_readers;  // transpose: row s lists v whose A reads s
-  explicit BfsReference(const Pattern& pp, const CommGraph& gg) : p(pp), g(gg) {
-    if (p.a_mode == AMode::Explicit) {
-      a = a_csr(p);
-      a_readers = transpose(a);
-    }
-  }
-  std::vector<std::uint32_t> from(pos_t s) const {
-    std::vector<std::uint32_t> dist(g.n, kUnreachable);
-    if (p.a_mode != AMode::Explicit) {
-      std::vector<boost::default_color_type> color(g.n, boost::white_color);
-      dist[s] = 0;
-      boost::breadth_first_search(
-          g, s,
-          boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge())))
-              .color_map(boost::make_iterator_property_map(color.begin(),
-                                                           boost::typed_identity_property_map<pos_t>())));
-      return dist;
-    }
-    // level-synchronous BFS with the A entries as the first hop
-    std::vector<pos_t> cur, next;
-    bool diag = false;
-    for (pos_t v : a_readers.row(s))
-      if (v == s) diag = true;
-    if (diag) {
-      dist[s] = 0;
-      cur.push_back(s);
-    }
-    std::uint32_t level = 0;
-    std::vector<pos_t> ones;
-    for (pos_t v : a_readers.row(s))
-      if (v != s) ones.push_back(v);
-    while (!cur.empty() || !ones.empty()) {
-      next.clear();
-      for (pos_t u : cur)
-        for (pos_t v : g.out.row(u))
-          if (dist[v] == kUnreachable) {
-            dist[v] = level + 1;
-            next.push_back(v);
-          }
-      if (level == 0)
-        for (pos_t v : ones)
-          if (dist[v] == kUnreachable) {
-            dist[v] = 1;
-            next.push_back(v);
-          }
-      ones.clear();
-      cur.swap(next);
-      ++level;
-    }
-    return dist;
-  }
-};
 
 std::vector<pos_t> pick_sources(pos_t n, const ValidateOptions& o, bool& all) {
   std::vector<pos_t> s;
@@ -216,7 +154,6 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
   // ---- semirings vs the graph code ----
   const SolveStructure s = solve_structure(p);
   const CommGraph g = build_comm_graph(p);
-  const BfsReference bfs(p, g);
   bool all = false;
   const std::vector<pos_t> src = pick_sources(n, o, all);
   r.sources = src.size();
@@ -229,7 +166,8 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
   std::string dist_bad, reach_bad, count_bad;
   std::vector<std::uint64_t> cnt(n);
   for (std::size_t c = 0; c < src.size(); ++c) {
-    const auto ref = bfs.from(src[c]);
+    // the graph code's BFS (lib/distances: MATH.md §3, A only as the first hop, the diagonal free)
+    const auto ref = single_source_distances(p, src[c]);
     // shortest-path counts in G from the BFS distances (diagonal entry only, as solve_path_counts)
     std::fill(cnt.begin(), cnt.end(), 0);
     const bool has_diag = p.a_mode != AMode::Explicit || ref[src[c]] == 0;

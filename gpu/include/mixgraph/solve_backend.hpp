@@ -38,8 +38,8 @@ inline BackendChoice choose_backend(Backend b) {
       break;
     case Backend::Gpu:
       if (!info.usable())
-        throw GpuRequired("--backend gpu: no usable GPU (" + info.note +
-                          "); use --backend cpu or auto, or run on a machine with a CUDA GPU");
+        throw GpuRequired("--backend gpu: " + info.note +
+                          "; use --backend cpu or auto, or run on a machine with a CUDA GPU");
       c.gpu = true;
       c.reason = "requested: " + info.name;
       break;

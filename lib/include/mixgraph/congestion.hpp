@@ -55,11 +55,11 @@ struct CongestionOptions {
   bool routings_forced = false;                     ///< the user named the routing: run it whatever the size
   bool lp = false;                                  ///< also the LP bound (and the IP optimum when tiny)
   std::uint64_t seed = 1;
-  std::uint64_t mem_limit = 0;                    ///< 0: physical memory
-  std::uint64_t work_budget = 3'000'000'000ULL;   ///< default-run limit for one pass (edge visits)
-  std::uint64_t cut_max_edges = 30'000'000ULL;    ///< skip the cut bound beyond this many flow edges
-  std::uint64_t lp_max_variables = 3'000'000ULL;  ///< refuse the LP beyond this
-  std::uint64_t ip_max_variables = 2500;          ///< try the exact integer program up to this
+  std::uint64_t mem_limit = 0;                   ///< 0: physical memory
+  std::uint64_t work_budget = 3'000'000'000ULL;  ///< default-run limit for one pass (edge visits)
+  std::uint64_t cut_max_edges = 30'000'000ULL;   ///< skip the cut bound beyond this many flow edges
+  std::uint64_t lp_max_variables = 200'000ULL;   ///< skip the LP beyond this (about a minute of GLPK)
+  std::uint64_t ip_max_variables = 2500;         ///< try the exact integer program up to this
   double ip_time_limit_s = 20;
   double lp_time_limit_s = 0;
   bool keep_paths = false;  ///< keep the routings' paths (for --paths)

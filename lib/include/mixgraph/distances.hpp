@@ -24,6 +24,8 @@ namespace mixgraph {
 
 /// The distance of a pair with no path (also every i < j: paths only go forward).
 inline constexpr std::uint32_t UNREACHABLE = std::numeric_limits<std::uint32_t>::max();
+/// The same value under the name the solver and routing code use.
+inline constexpr std::uint32_t kUnreachable = UNREACHABLE;
 
 // ---------------------------------------------------------------------------------------------------------
 // Distance profiles (translation-invariant patterns)

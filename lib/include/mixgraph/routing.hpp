@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/distances.hpp"  // UNREACHABLE / kUnreachable
 #include "mixgraph/pattern.hpp"
 
 namespace mixgraph {
 
-constexpr std::uint32_t kUnreachable = std::numeric_limits<std::uint32_t>::max();
 
 /// The copy task's view of a pattern on 2N positions: implicit offsets for translation-invariant
 /// patterns (nothing materialised), CSR adjacency otherwise.
@@ -161,7 +161,7 @@ Routing random_routing(const CopyGraph& g, std::uint64_t seed, const std::vector
 struct MinmaxOptions {
   std::uint64_t seed = 1;
   int max_rounds = 40;  ///< total rip-up-and-reroute rounds
-  int patience = 10;    ///< rounds without reaching the current target before giving up
+  int patience = 10;    ///< failed rounds at step 1 before giving up (patience/2 halve a larger step)
   int slack = -1;       ///< TI: allowed extra hops over d in the candidate DAG; -1: largest of 0..2 in budget
   std::uint64_t round_budget = 400'000'000;    ///< TI: max N * (candidate DAG edges) for the slack choice
   std::uint32_t lower_bound = 1;               ///< stop when this congestion is reached
@@ -176,7 +176,8 @@ struct MinmaxOptions {
 /// positions still above target gain history. Paths may be longer than shortest.
 /// Candidate paths: TI patterns use the relative DAG of offsets m with delta(m) + delta(N-m) <= d + slack;
 /// other patterns the whole window [i, i+N]. Deterministic for a fixed seed. Returns the best routing
-/// found (never worse than `start`).
+/// found (never worse than `start`). Time O(rounds * rerouted paths * candidate edges), capped by
+/// max_work edge visits; memory O(N * path length + candidate edges). `start` must be a checked routing.
 Routing minmax_routing(const CopyGraph& g, const Routing& start, const MinmaxOptions& opt,
                        const std::vector<std::uint32_t>& delta = {});
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/distances.hpp"  // UNREACHABLE / kUnreachable
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/weights.hpp"
 
@@ -80,7 +81,6 @@ void solve_recurrence(const std::vector<WeightedPattern>& heads, pos_t n, const 
 
 // ---- semirings on the structure (weights fixed by the semiring, MATH.md §3) ----
 
-constexpr std::uint32_t kUnreachable = std::numeric_limits<std::uint32_t>::max();
 
 /// (min, +) with weight 0 on A's diagonal and 1 on every other entry of A and B, impulse inputs
 /// (x_s = 0 in column s, +inf elsewhere): dist[i * S + c] = d(i, sources[c]) of MATH.md §3 (hops from
@@ -98,11 +98,8 @@ std::vector<std::uint8_t> solve_reachability(const SolveStructure& s, const std:
 /// (saturating at UINT64_MAX, flagged). A enters through its diagonal only (weight (0, 1)), so dist is the
 /// BFS distance s -> i in G and count the number of shortest paths s -> i in G (0 and kUnreachable when none;
 /// pow2 has popcount(i - s)! of them).
-struct PathCounts {
-  std::vector<std::uint32_t> dist;   ///< as solve_distances
-  std::vector<std::uint64_t> count;  ///< saturating
-  bool overflow = false;             ///< some count saturated
-};
+/// Returns distances.hpp's PathCounts: `dist` laid out as solve_distances, `count` beside it (saturating),
+/// `overflow` when some count saturated.
 PathCounts solve_path_counts(const SolveStructure& s, const std::vector<pos_t>& sources, int threads = 0);
 
 }  // namespace mixgraph
