@@ -74,7 +74,7 @@ void run_congestion(ReportContext& ctx) {
   std::vector<LoadPlot> load_plots;
   std::vector<LineSeries> s_upper;
   std::size_t lp_runs = 0, minmax_skipped = 0;
-  std::string load_note;
+  std::string key;  // one line per pattern: its hardest copy length
   for (const auto& r : ctx.runs) {
     const bool is_mtx = r.spec.rfind("mtx:", 0) == 0;
     std::vector<std::uint64_t> Ns = is_mtx ? std::vector<std::uint64_t>{0} : copy_lengths(r.pattern.n);
@@ -167,6 +167,14 @@ void run_congestion(ReportContext& ctx) {
         else
           cell = Cell::text(nstr(c.lower_bound) + ".." + nstr(*c.upper_bound));
         cell.s += " at N = " + nstr(c.N);
+        key += "- `" + r.spec + "`: hardest copy length N = " + nstr(c.N) + " (copy distance " +
+               nstr(c.copy_distance) + "): congestion " +
+               (c.upper_bound && *c.upper_bound == c.lower_bound
+                    ? nstr(c.lower_bound) + ", optimal"
+                    : "between " + nstr(c.lower_bound) + " (" + c.lower_bound_name + ") and " +
+                          (c.upper_bound ? nstr(*c.upper_bound) : std::string("?")) + " (" + c.best_routing +
+                          ")") +
+               "\n";
         // Node load of the best checked routing.
         if (const auto* st = find_routing(c, c.best_routing))
           load_plots.push_back({&r, c.N, st->name, st->congestion, c.lower_bound, st->loads});
@@ -190,6 +198,7 @@ void run_congestion(ReportContext& ctx) {
       "meet, open otherwise. Table 1's congestion is the hardest copy length (the largest best upper "
       "bound) among N <= min(n/2, --routing-cap), with its certified lower bound; above the routing cap only "
       "shortest-path routings run and their upper bounds are weak.");
+  if (!key.empty()) ctx.out.markdown("**Key numbers** (Table 1's congestion):\n\n" + key);
   ctx.out.table(t, 200);
   if (minmax_skipped)
     ctx.out.note("capped", "congestion-minimising routing only for copy lengths N <= --routing-cap " +

@@ -169,7 +169,32 @@ void run_distances(ReportContext& ctx) {
       "`. `copy_distance_n_half` is the copy task's max_j d(j + n/2, j) on these n tokens. A-only patterns "
       "(local:w, attention) have no multi-hop path: Table 1 shows 1 for full attention and \"inf (no "
       "multi-hop)\" for a window.");
-  ctx.out.table(hist, 64);
+  // The long form is for programs; the report shows it pivoted (one column per pattern), short distances
+  // first.
+  ctx.out.table_file(hist);
+  {
+    DataTable piv{"distance_histogram_by_pattern",
+                  "Pairs j < i at each distance d, one column per pattern (from distance_histogram.csv)",
+                  {"distance"},
+                  {}};
+    std::size_t dmax = 0;
+    std::vector<const PatternDistances*> with;
+    for (const auto& pd : all)
+      if (pd.have_summary) {
+        piv.columns.push_back(pd.run->spec);
+        with.push_back(&pd);
+        dmax = std::max(dmax, pd.summary.histogram.size());
+      }
+    for (std::size_t d = 1; d < dmax; ++d) {
+      std::vector<Cell> row = {u64(d)};
+      for (const auto* pd : with) {
+        const auto& h = pd->summary.histogram;
+        row.push_back(d < h.size() ? u64(h[d]) : u64(0));
+      }
+      piv.add(std::move(row));
+    }
+    if (!with.empty()) ctx.out.table(piv, 16);
+  }
 
   // delta(m) for selected offsets, one column per translation-invariant pattern; full profiles as CSV.
   std::vector<const PatternDistances*> ti;
