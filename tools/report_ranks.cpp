@@ -119,8 +119,11 @@ void run_ranks(ReportContext& ctx) {
                            {"bound_violations", prof.bound_violations.size()},
                            {"generic_weights", prof.generic_weights}};
     s_rank.push_back(std::move(lr));
-    LineSeries lc{r.spec + (diag ? " (A diagonal)" : ""), {}, {}, by_cache.size() <= 40};
+    // Points only (a NaN between points breaks the line): cache sizes are not an ordered axis of the
+    // pattern, and lines between a few spaced cuts would suggest a curve that is not there.
+    LineSeries lc{r.spec + (diag ? " (A diagonal)" : ""), {}, {}, true};
     for (auto [c, rk] : by_cache) {
+      if (!lc.x.empty()) lc.x.push_back(std::nan("")), lc.y.push_back(std::nan(""));
       lc.x.push_back(c), lc.y.push_back(rk);
       (diag ? diag_cache_hi : cache_hi) = std::max(diag ? diag_cache_hi : cache_hi, c);
     }
