@@ -81,11 +81,12 @@ void run_congestion(ReportContext& ctx) {
     LineSeries up{r.spec, {}, {}, true};
     // Table 1 reports the hardest copy length: the row with the largest best upper bound among the rows
     // with the congestion-minimising routing (N <= --routing-cap) (ties: larger N;
-    // an impossible copy is hardest of all). At N = n/2 = 2^k pow2 needs one hop, so N = n/2 alone would
-    // hide its log2 n.
+    // an impossible copy is hardest of all, the shortest such). At N = n/2 = 2^k pow2 needs one hop, so N =
+    // n/2 alone would hide its log2 n.
     std::optional<CongestionResult> worst;
     bool worst_searched = false;
     auto harder = [](const CongestionResult& a, const CongestionResult& b) {  // a at least as hard as b
+      if (!a.copy_possible && !b.copy_possible) return a.N < b.N;             // the first impossible length
       if (!a.copy_possible || !b.copy_possible) return !a.copy_possible;
       const auto ua = a.upper_bound.value_or(a.lower_bound), ub = b.upper_bound.value_or(b.lower_bound);
       return ua != ub ? ua > ub : a.lower_bound >= b.lower_bound;
