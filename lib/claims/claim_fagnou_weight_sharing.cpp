@@ -75,6 +75,8 @@ ClaimOutcome check(const ClaimContext& ctx) {
     if (e > worst || worst_at.empty()) worst = e, worst_at = where;
     if (!(e <= kTol)) cex.add(where + ": relative Frobenius difference " + fmt_g(e));
   }
+  if (done.empty())
+    throw std::runtime_error("no pattern with A = B's pattern plus the diagonal among " + join(pats));
   ClaimOutcome o;
   o.passed = !cex.any();
   o.checked = join(done) + "; d = " + std::to_string(d) + ", fp64, mixgraph's solver on both sides";

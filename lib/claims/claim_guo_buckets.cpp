@@ -49,8 +49,25 @@ ClaimOutcome check(const ClaimContext& ctx) {
       cex.add("T=" + std::to_string(T) + ": " + std::to_string(got) + " queries with " + std::to_string(b) +
               " buckets, expected " + std::to_string(hist[b]));
   }
+  if (s.argmax_query != ref_arg)
+    cex.add("T=" + std::to_string(T) + ": first query reaching the maximum " +
+            std::to_string(s.argmax_query) + ", expected " + std::to_string(ref_arg));
   // The formula in circulation, evaluated at t = T - 1 and at T.
   const auto circ = [](double t) { return static_cast<long>(std::ceil(std::log2(t) + 1)) + 1; };
+  // The headline figure (T = 131072) is checked whatever n-max is (O(T), a few milliseconds).
+  std::string headline;
+  if (T != 131072) {
+    const std::uint64_t H = 131072;
+    std::uint32_t ref = 0;
+    for (std::uint64_t t = 0; t < H; ++t)
+      ref = std::max(ref, 1u + static_cast<std::uint32_t>(std::popcount(t)));
+    const auto h = loglinear_summary(H, 1, 0);
+    if (h.max_levels != ref)
+      cex.add("T=131072: max non-empty buckets " + std::to_string(h.max_levels) +
+              " != max_{t<T} (1 + popcount(t)) = " + std::to_string(ref));
+    headline = "; at T = 131072: " + std::to_string(h.max_levels) + " non-empty buckets, the formula gives " +
+               std::to_string(circ(131071.0));
+  }
   ClaimOutcome o;
   o.passed = !cex.any();
   o.checked = "every query t < T = " + std::to_string(T) + " (distinct levels by brute force for t < " +
@@ -63,7 +80,8 @@ ClaimOutcome check(const ClaimContext& ctx) {
              " at t = T - 1 = " + std::to_string(T - 1) + " and " +
              std::to_string(circ(static_cast<double>(T))) + " at t = T = " + std::to_string(T) + ", vs " +
              std::to_string(measured) + " non-empty buckets measured; level indices used: 0.." +
-             std::to_string(s.level_indices - 1) + " (" + std::to_string(s.level_indices) + " indices)";
+             std::to_string(s.level_indices - 1) + " (" + std::to_string(s.level_indices) + " indices)" +
+             headline;
   return o;
 }
 
