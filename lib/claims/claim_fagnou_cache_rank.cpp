@@ -27,7 +27,7 @@ std::string contrast() {
 ClaimOutcome check(const ClaimContext& ctx) {
   const auto pats = patterns_or(
       ctx, {"pow2+cache", "sq1+cache", "fib+cache", "pow:3+cache", "window:3+cache", "ssm", "window:4"});
-  const std::uint64_t nmax = n_max_or(ctx, 4096);
+  const std::uint64_t nmax = n_max_or(ctx, 3000);
   const std::uint64_t n_numeric = std::min<std::uint64_t>(nmax, 256);
   Counterexamples cex;
   double worst_ratio = 0;
@@ -81,7 +81,7 @@ ClaimRegistrar reg(
     {"fagnou.cache-rank-bound", "MATH.md §5 (Fagnou et al.)", "cache bound on the cut rank",
      "Every cut rank is bounded by the decode cache: r(K) <= 2|C_K|, and r(K) <= |C_K| when A is "
      "diagonal (so O(log n) for pow2+cache, while pow2 itself reaches r(n/2) = n/2)",
-     "patterns with a decode cache; every cut, numeric at n <= 256, flow up to n-max (default 4096)", check});
+     "patterns with a decode cache; every cut, numeric at n <= 256, flow up to n-max (default 3000)", check});
 
 }  // namespace
 }  // namespace mixgraph::claims

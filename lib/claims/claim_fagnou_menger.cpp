@@ -11,8 +11,8 @@ namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
   const auto pats = patterns_or(ctx, {"pow2", "sq1", "window:3", "ssm", "dense", "pow2+cache", "sq1+cache"});
-  // Dense numerics over every cut cost O(n^4 / 20) for the dense pattern: n is capped at 512.
-  constexpr std::uint64_t kCap = 512;
+  // Dense numerics over every cut cost O(n^4 / 20) for the dense pattern: n is capped at 384.
+  constexpr std::uint64_t kCap = 384;
   const std::uint64_t nmax = std::min<std::uint64_t>(n_max_or(ctx, kCap), kCap);
   std::vector<std::uint64_t> ns;
   for (std::uint64_t n : {2ull, 17ull, 64ull, 100ull})
@@ -55,7 +55,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   ClaimOutcome o;
   o.passed = !cex.any();
   o.checked = join(pats) + "; every cut K, n = " + nstr + " (" + std::to_string(cuts) + " cuts)" +
-              (n_max_or(ctx, kCap) > kCap ? "; n capped at 512 (dense numerics over every cut)" : "");
+              (n_max_or(ctx, kCap) > kCap ? "; n capped at 384 (dense numerics over every cut)" : "");
   o.worst = "largest cut rank " + std::to_string(worst) + " (" + worst_at + ")";
   if (cex.any()) o.counterexample = cex.text();
   o.detail = "numeric: column-pivoted QR of M[K+1..n, 1..K], relative tolerance " +
@@ -68,7 +68,7 @@ ClaimRegistrar reg(
     {"fagnou.menger", "MATH.md §5 (Fagnou et al.)", "cut rank = Menger",
      "For generic (random) weights the cut rank r(K) = rank M[K+1..n, 1..K] of M = (I-B)^{-1} A "
      "equals the maximum number of vertex-disjoint paths from x_{<=K} to y_{>K} (Menger / max-flow)",
-     "any pattern with generic weights; every cut, n up to n-max (default and at most 512)", check});
+     "any pattern with generic weights; every cut, n up to n-max (default and at most 384)", check});
 
 }  // namespace
 }  // namespace mixgraph::claims
