@@ -1,6 +1,7 @@
 // ghodsi.rank-gap — the rotation example: Abar = [[0,-1],[1,0]], Bbar = C = I has interaction rank k = 2,
 // and one head leaves a Frobenius error >= 1 for every n >= 2.
 #include <cmath>
+#include <stdexcept>
 
 #include "claim_util.hpp"
 #include "mixgraph/interaction.hpp"
@@ -10,6 +11,8 @@ namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
   const std::uint64_t nmax = n_max_or(ctx, 1 << 16);
+  if (nmax < 2)
+    throw std::runtime_error("the rank-gap statement needs n >= 2 (got n-max " + std::to_string(nmax) + ")");
   std::vector<std::uint64_t> ns;
   for (std::uint64_t n = 2; n <= nmax; n = n < 16 ? n + 1 : n * 2) ns.push_back(n);
   if (ns.empty() || ns.back() != nmax) ns.push_back(nmax);
