@@ -2,6 +2,7 @@
 // perturb hook corrupts one measured value and the check must report FAILED, not PASSED).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
@@ -19,7 +20,9 @@ TEST(Verify, RegistryHasTheFoundationClaims) {
     EXPECT_TRUE(static_cast<bool>(c.check)) << c.id;
   }
   for (const char* id : {"fagnou.prop4.2", "fagnou.prop4.12", "fagnou.cache-chain", "fagnou.prop4.4",
-                         "fagnou.cor4.5", "fagnou.cor4.5.log2-bound"})
+                         "fagnou.cor4.5", "fagnou.cor4.5.log2-bound", "guo.loglinear.buckets",
+                         "guo.loglinear.hodlr", "ghodsi.rank-gap", "ghodsi.heads", "fagnou.menger",
+                         "fagnou.cache-rank-bound", "fagnou.eq1-eq2", "fagnou.weight-sharing"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
 }
 
@@ -102,4 +105,49 @@ TEST(Verify, DistanceClaims) {
   EXPECT_NE(o.counterexample->find("i-j = 7: d = 3"), std::string::npos);
   EXPECT_NE(o.counterexample->find("(12 in all)"), std::string::npos) << *o.counterexample;
   EXPECT_NE(o.detail.find("floor(log2(i-j)) + 1: holds"), std::string::npos) << o.detail;
+}
+
+TEST(Verify, LogLinearBucketsEighteenNotNineteen) {
+  ClaimContext ctx;
+  ctx.n_max = 131072;
+  const auto o = run_claims({"guo.loglinear.buckets"}, ctx).at(0).outcome;
+  ASSERT_TRUE(o.passed.has_value()) << o.error.value_or("");
+  EXPECT_TRUE(*o.passed) << o.counterexample.value_or("");
+  EXPECT_EQ(o.worst, "max non-empty buckets 18 at query t = 131071 (T = 131072)");
+  EXPECT_NE(o.detail.find("ceil(log2 t + 1) + 1 gives 19"), std::string::npos) << o.detail;
+  // Reference: the largest 1 + popcount(t) over t < 131072, counted here.
+  unsigned best = 0;
+  for (unsigned t = 0; t < 131072; ++t)
+    best = std::max(best, 1u + static_cast<unsigned>(__builtin_popcount(t)));
+  EXPECT_EQ(best, 18u);
+}
+
+TEST(Verify, LogLinearHodlrAndRotationExample) {
+  ClaimContext ctx;
+  ctx.n_max = 1024;
+  for (const char* id : {"guo.loglinear.hodlr", "ghodsi.rank-gap", "ghodsi.heads"}) {
+    const auto o = run_claims({id}, ctx).at(0).outcome;
+    ASSERT_TRUE(o.passed.has_value()) << id << ": " << o.error.value_or("");
+    EXPECT_TRUE(*o.passed) << id << ": " << o.counterexample.value_or("");
+  }
+  // The rotation example: k = 2, the smallest single-head error is sqrt(2) at n = 2 (rows sqrt(n - tau)
+  // vec(R^tau): one head keeps the larger of the two orthogonal parts, here the tau = 0 row).
+  const auto o = run_claims({"ghodsi.rank-gap"}, ctx).at(0).outcome;
+  EXPECT_NE(o.detail.find("k = 2 at every n"), std::string::npos) << o.detail;
+  EXPECT_EQ(o.worst, "smallest single-head Frobenius error 1.414 (n = 2)");
+}
+
+TEST(Verify, MengerAndCacheBoundContrast) {
+  ClaimContext ctx;
+  ctx.n_max = 128;
+  for (const char* id :
+       {"fagnou.menger", "fagnou.cache-rank-bound", "fagnou.eq1-eq2", "fagnou.weight-sharing"}) {
+    const auto o = run_claims({id}, ctx).at(0).outcome;
+    ASSERT_TRUE(o.passed.has_value()) << id << ": " << o.error.value_or("");
+    EXPECT_TRUE(*o.passed) << id << ": " << o.counterexample.value_or("");
+  }
+  const auto d = run_claims({"fagnou.cache-rank-bound"}, ctx).at(0).outcome.detail;
+  EXPECT_NE(d.find("pow2 r(128) = 128"), std::string::npos) << d;
+  EXPECT_NE(d.find("pow2+cache max r = 14"), std::string::npos) << d;
+  EXPECT_NE(d.find("max cache 8"), std::string::npos) << d;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by the claim files (formatting and the default ranges).
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,13 @@ inline std::string join(const std::vector<std::string>& v, const std::string& se
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
+}
+
+/// A double in %.4g (e.g. "1.414", "3.2e-15").
+inline std::string fmt_g(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
 }
 
 /// Collects up to `keep` counterexamples and counts all of them.
