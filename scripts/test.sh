@@ -14,6 +14,11 @@ echo "== Release build: all tests =="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMIXGRAPH_WERROR=ON
 cmake --build build -j "$jobs"
 (cd build && ctest --output-on-failure -j "$jobs" --timeout 900)
+# ctest lists skipped tests without their reason: show why the GPU tests skipped (no GPU here).
+for t in build/tests/test_*; do
+  [ -x "$t" ] && "$t" --gtest_filter='Gpu*.*' 2>/dev/null | grep -A1 ': Skipped$' | grep -vE '^(--|.*: Skipped)$' \
+    | sed "s|^|  GPU test skipped ($(basename "$t")): |" | sort -u || true
+done
 
 if [ "${MIXGRAPH_SKIP_SANITIZE:-0}" != "1" ]; then
   echo "== Sanitizer build (ASan + UBSan, -O1, CUDA off): unit tests, slow ones left out =="

@@ -362,7 +362,7 @@ void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, boo
 #define REQUIRE_GPU()                                                     \
   do {                                                                    \
     const auto info_ = gpu::device_info();                                \
-    if (!info_.usable()) GTEST_SKIP() << "no usable GPU: " << info_.note; \
+    if (!info_.usable()) GTEST_SKIP() << info_.note; \
   } while (0)
 
 TEST(Gpu, ImplicitPatternsMatchEq1) {
