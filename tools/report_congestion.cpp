@@ -73,7 +73,7 @@ void run_congestion(ReportContext& ctx) {
   };
   std::vector<LoadPlot> load_plots;
   std::vector<LineSeries> s_upper;
-  std::size_t lp_runs = 0, minmax_skipped = 0;
+  std::size_t lp_skipped = 0, minmax_skipped = 0;
   std::string key;  // one line per pattern: its hardest copy length
   for (const auto& r : ctx.runs) {
     const bool is_mtx = r.spec.rfind("mtx:", 0) == 0;
@@ -105,7 +105,7 @@ void run_congestion(ReportContext& ctx) {
       co.minmax_options.max_rounds = 30;
       co.work_budget = 1'000'000'000ULL;
       if (!co.minmax) ++minmax_skipped;
-      lp_runs += co.lp;
+      lp_skipped += !co.lp;
       const auto t0 = std::chrono::steady_clock::now();
       CongestionResult c;
       try {
@@ -204,8 +204,11 @@ void run_congestion(ReportContext& ctx) {
   if (minmax_skipped)
     ctx.out.note("capped", "congestion-minimising routing only for copy lengths N <= --routing-cap " +
                                nstr(P.routing_cap) + " (" + nstr(minmax_skipped) + " rows without it)");
-  ctx.out.note("capped", "LP congestion lower bounds only for copy lengths N <= --lp-cap " + nstr(P.lp_cap) +
-                             (lp_built_in() ? "" : " (GLPK not built in: no LP bounds at all)"));
+  if (lp_skipped)
+    ctx.out.note("capped", "LP congestion lower bounds only for copy lengths N <= --lp-cap " +
+                               nstr(P.lp_cap) + " (" + nstr(lp_skipped) + " rows without them)");
+  if (!lp_built_in())
+    ctx.out.note("not built in", "LP congestion lower bounds: GLPK was not found at build time");
   if (!s_upper.empty()) {
     ctx.out.line_plot("congestion_over_n", s_upper,
                       {"Copy-task congestion (best checked routing) over the copy length N",
