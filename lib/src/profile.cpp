@@ -32,6 +32,21 @@ void cache_from_last_reader(const std::vector<pos_t>& last, PatternProfile& out,
   }
 }
 
+/// nnz(A) from nnz(B): shared A adds the diagonal to B's reads, diagonal A is the diagonal alone, and an
+/// explicit A counts its own reads (`explicit_nnz`, evaluated only then).
+template <class F>
+nnz_t nnz_a_of(const Pattern& p, nnz_t nnz_b, F&& explicit_nnz) {
+  switch (p.a_mode) {
+    case AMode::Shared:
+      return nnz_b + p.n;
+    case AMode::Diagonal:
+      return p.n;
+    case AMode::Explicit:
+      return explicit_nnz();
+  }
+  return 0;
+}
+
 PatternProfile profile_translation_invariant(const Pattern& p, const ProfileOptions& opt) {
   PatternProfile out;
   const pos_t n = p.n;
@@ -43,17 +58,11 @@ PatternProfile profile_translation_invariant(const Pattern& p, const ProfileOpti
   std::sort(u.begin(), u.end());
   u.erase(std::unique(u.begin(), u.end()), u.end());
   for (pos_t o : p.b_offsets) out.nnz_b += n - o;
-  switch (p.a_mode) {
-    case AMode::Shared:
-      out.nnz_a = out.nnz_b + n;
-      break;
-    case AMode::Diagonal:
-      out.nnz_a = n;
-      break;
-    case AMode::Explicit:
-      for (pos_t o : p.a_offsets) out.nnz_a += n - o;
-      break;
-  }
+  out.nnz_a = nnz_a_of(p, out.nnz_b, [&] {
+    nnz_t s = 0;
+    for (pos_t o : p.a_offsets) s += n - o;
+    return s;
+  });
   for (pos_t o : u) out.total_decode_cost += n - o;
   out.max_decode_cost = static_cast<std::uint32_t>(u.size());
   if (opt.per_position) {
@@ -80,17 +89,7 @@ PatternProfile profile_explicit(const Pattern& p, const ProfileOptions& opt) {
   const pos_t n = p.n;
   out.n = n;
   out.nnz_b = p.b.nnz();
-  switch (p.a_mode) {
-    case AMode::Shared:
-      out.nnz_a = out.nnz_b + n;
-      break;
-    case AMode::Diagonal:
-      out.nnz_a = n;
-      break;
-    case AMode::Explicit:
-      out.nnz_a = p.a.nnz();
-      break;
-  }
+  out.nnz_a = nnz_a_of(p, out.nnz_b, [&] { return p.a.nnz(); });
   std::vector<pos_t> last(n);
   for (pos_t j = 0; j < n; ++j) last[j] = j;
   if (opt.per_position) out.decode_cost.resize(n);
