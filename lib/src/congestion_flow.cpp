@@ -3,6 +3,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
+#include "flow_util.hpp"
 #include "mixgraph/congestion.hpp"
 
 namespace mixgraph {
@@ -41,14 +42,7 @@ pos_t copy_cut_kappa(const CopyGraph& g) {
   FlowGraph fg(2ULL * n + 2);
   auto cap = boost::get(boost::edge_capacity, fg);
   auto rev = boost::get(boost::edge_reverse, fg);
-  auto add = [&](std::size_t u, std::size_t v) {
-    auto e = boost::add_edge(u, v, fg).first;
-    auto r = boost::add_edge(v, u, fg).first;
-    cap[e] = 1;
-    cap[r] = 0;
-    rev[e] = r;
-    rev[r] = e;
-  };
+  auto add = [&](std::size_t u, std::size_t v) { detail::add_unit_edge(fg, cap, rev, u, v); };
   // in(v) = v, out(v) = n + v
   for (pos_t v = 0; v < n; ++v) add(v, static_cast<std::size_t>(n) + v);
   for (pos_t i = 0; i < N; ++i) add(S, i);

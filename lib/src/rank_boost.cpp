@@ -5,6 +5,7 @@
 #include <boost/graph/boykov_kolmogorov_max_flow.hpp>
 #include <vector>
 
+#include "flow_util.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/rank.hpp"
 
@@ -28,14 +29,7 @@ std::uint32_t one_cut(const WeightedPattern& w, pos_t k) {
   Graph g(nv);
   auto cap = boost::get(boost::edge_capacity, g);
   auto rev = boost::get(boost::edge_reverse, g);
-  auto add = [&](std::size_t u, std::size_t v) {
-    auto e = boost::add_edge(u, v, g).first;
-    auto r = boost::add_edge(v, u, g).first;
-    cap[e] = 1;
-    cap[r] = 0;
-    rev[e] = r;
-    rev[r] = e;
-  };
+  auto add = [&](std::size_t u, std::size_t v) { detail::add_unit_edge(g, cap, rev, u, v); };
   auto x = [&](pos_t j) { return 2 + static_cast<std::size_t>(j); };
   auto yi = [&](pos_t i) { return 2 + static_cast<std::size_t>(k) + i; };
   auto yo = [&](pos_t i) { return 2 + static_cast<std::size_t>(k) + n + i; };
