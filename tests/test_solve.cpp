@@ -349,19 +349,23 @@ void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, boo
     const auto w = mixer_weights_from<double>(p, hs);
     std::vector<double> y(x.size());
     const auto info = solve_on(be, w, x.data(), y.data(), d);
+    std::printf("  %s n=%u H=%d d_h=%zu fp64: %s\n", spec.c_str(), unsigned(p.n), heads, dh,
+                info.kernel.c_str());
     EXPECT_NE(info.kernel.find("gpu"), std::string::npos);
     EXPECT_LE(relative_frobenius(y.data(), ref.data(), y.size()), 1e-12) << spec << " " << info.kernel;
   } else {
     const auto w = mixer_weights_from<float>(p, hs);
     std::vector<float> xf(x.begin(), x.end()), y(x.size());
     const auto info = solve_on(be, w, xf.data(), y.data(), d);
+    std::printf("  %s n=%u H=%d d_h=%zu fp32: %s\n", spec.c_str(), unsigned(p.n), heads, dh,
+                info.kernel.c_str());
     EXPECT_LE(relative_frobenius(y.data(), ref.data(), y.size()), 1e-5) << spec << " " << info.kernel;
   }
 }
 
-#define REQUIRE_GPU()                                                     \
-  do {                                                                    \
-    const auto info_ = gpu::device_info();                                \
+#define REQUIRE_GPU()                                \
+  do {                                               \
+    const auto info_ = gpu::device_info();           \
     if (!info_.usable()) GTEST_SKIP() << info_.note; \
   } while (0)
 
@@ -382,6 +386,25 @@ TEST(Gpu, CsrPatternsMatchEq1) {
     gpu_vs_cpu("pow2+cache", 2000, 2, 8, f64);
     gpu_vs_cpu("sq1+cache", 1500, 1, 64, f64);
   }
+}
+
+// Every path of the pipeline kernel: several tiles, far reads gathered by other CTAs (n > 1024), vector
+// and scalar gathers (d % 4), partial tiles, heads of 32 columns (staged) and narrower (direct), CSR staged
+// and CSR direct (many short reads), the first-order scan and the pipeline forced on first-order patterns.
+TEST(Gpu, PipelineCoversEveryPath) {
+  REQUIRE_GPU();
+  gpu_vs_cpu("pow2", 20000, 1, 64, false);
+  gpu_vs_cpu("pow2", 20000, 1, 64, true);
+  gpu_vs_cpu("sq1", 9000, 2, 32, false);
+  gpu_vs_cpu("sq1", 5000, 1, 7, true);
+  gpu_vs_cpu("sq1", 5000, 1, 6, false);
+  gpu_vs_cpu("pow2+cache", 9000, 1, 40, false);
+  gpu_vs_cpu("local:200", 3000, 1, 32, false);
+  gpu_vs_cpu("ssm", 4000, 4, 3, false);
+  ::setenv("MIXGRAPH_GPU_KERNEL", "pipeline", 1);
+  gpu_vs_cpu("ssm", 4000, 4, 1, false);
+  gpu_vs_cpu("ssm", 3000, 1, 32, true);
+  ::unsetenv("MIXGRAPH_GPU_KERNEL");
 }
 
 TEST(Gpu, PerChannelHeadsMatchEq1) {

@@ -585,7 +585,9 @@ Registrar reg(
 
       auto hd = std::make_shared<HeadsOptions>();
       auto* sh = app.add_subcommand("heads", "Interaction rank of sum_h [(I-B_h)^{-1}A_h]_ij V_h");
-      sh->add_option("--pattern,-p", hd->patterns, "One pattern per head (repeat the option)")->required();
+      // no -p here: newer CLI11 (2.4) refuses -p beside --p (the output dimension) and the CLI would not
+      // start
+      sh->add_option("--pattern", hd->patterns, "One pattern per head (repeat the option)")->required();
       sh->add_option("--n,-n", hd->n_text, "Sequence length (<= 1024)")->required();
       sh->add_option("--p", hd->p_text, "Output dimension p")->required();
       sh->add_option("--d", hd->d_text, "Input dimension d")->required();

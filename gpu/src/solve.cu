@@ -1,9 +1,32 @@
 // GPU sparse mixer solve (gpu_solve.hpp). C++17, plain pointers, no lib/ headers.
+//
+// Two kernels (every run names the one it used):
+//
+// * gpu-pipeline: chunked block forward substitution spread over the whole GPU. Columns are cut into tiles
+//   of 32 (a warp, one column per lane) and rows into chunks of 64. One persistent, cooperative grid:
+//   - one *solver* CTA per tile marches over the chunks in order. Its warp 0 solves the chunk row by row:
+//     reads at offsets < 8 from registers (a dense band with zero coefficients where the pattern has no
+//     read), reads at offsets 8..127 from a shared-memory ring of the last F rows. Its helper warps stage
+//     the next chunk meanwhile: the far sums (below), plus the reads at offsets 128..F-1 from the ring, plus
+//     the chunk's coefficients.
+//   - every other CTA is a *gather* CTA: it computes V = A X + (reads at offsets >= F) for (tile, chunk,
+//     row group) items in chunk order, as soon as the rows F back are final, and writes them into a small
+//     ring in global memory (slots start as a sentinel NaN, the helpers spin until none is left).
+//   So the sequential part (the solver warp) only does the short reads, and the long-range traffic, the
+//   bulk of the bytes for patterns like sq1, is spread over all multiprocessors.
+//   Progress flows one way: the solver CTA publishes "chunks done" (release at GPU scope, from a spare warp
+//   so the fence is off the critical path); gather CTAs acquire it before reading Y.
+// * gpu-scan1: first-order recurrences (B reads only i - 1: ssm-style gates, any heads) as a three-pass
+//   chunked scan: per-segment affine maps (y_out = P y_in + Q), a sequential pass over segment maps per
+//   column, and a pass that replays each segment from its true carry.
+//
+// fp32 uses FMA in fp32 (no TF32), fp64 in fp64.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -14,14 +37,34 @@
 namespace mixgraph::gpu {
 namespace {
 
-constexpr int kGatherWarps = 24;  // warps that gather the next chunk while one warp solves
-constexpr int kThreads = 32 * (1 + kGatherWarps);
+constexpr int TW = 32;         // columns per tile (one per lane of the solver warp)
+constexpr int TC = 64;         // rows per chunk
+constexpr int NEAR = 2 * TC;   // offsets < NEAR are solved by the solver warp (they may read the chunk)
+constexpr int KB = 8;          // offsets < KB go through the register band
+constexpr int NMMAX = 32;      // staged reads per row at offsets in [KB, NEAR)
+constexpr int MIDMAX = 32;     // staged reads per row at offsets in [NEAR, F)
+constexpr int kThreads = 512;  // every CTA
+// Solver CTA roles: warp 0 solves; warps 4, 8 and 12 (the solver's scheduler, warp % 4 == 0) stay idle so
+// the sequential warp issues alone; warp 15 publishes progress; the other 11 warps are helpers.
+constexpr int kHelperWarps = 11;
+constexpr int kSyncThreads = 32 * (1 + kHelperWarps);  // named barrier 1: solver + helpers
+constexpr int kPublisherWarp = 15;
+__host__ __device__ constexpr int helper_index(int warp) {  // -1: not a helper
+  return (warp == 0 || warp % 4 == 0 || warp == kPublisherWarp) ? -1 : warp - 1 - warp / 4;
+}
+static_assert(helper_index(14) == kHelperWarps - 1, "helper warps are 1-3, 5-7, 9-11, 13-14");
+constexpr std::uint64_t kStallNs = 20ull * 1000 * 1000 * 1000;  // a pipeline wait longer than this is a bug
+
+template <class T>
+constexpr int ring_rows() {
+  return int(131072 / (TW * sizeof(T)));  // 128 KB of shared memory: F = 1024 (fp32), 512 (fp64)
+}
 
 template <class T>
 struct DevMatrix {
   int implicit;
   const std::uint32_t* off;
-  std::uint32_t k, k_short;  // implicit: offsets[0, k_short) are < S (solved in order), the rest gathered
+  std::uint32_t k;
   const std::uint64_t* ptr;
   const std::uint32_t* idx;
   const T* val;
@@ -32,11 +75,84 @@ template <class T>
 struct DevProblem {
   std::uint32_t n, d, dh;
   DevMatrix<T> a, b;
-  std::uint32_t ks_max;  // staged short reads per row
-  int mode;  // diagnostics only (MIXGRAPH_GPU_MODE): 1 = skip the solver's rows, 2 = skip the gather
   const T* x;
   T* y;
+  // pipeline
+  unsigned char* vring;         // [tiles of this launch][L slots] packages (pkg_layout)
+  std::uint32_t* progress;      // [tiles of this launch] chunks whose Y rows are final and visible
+  std::uint32_t* err;           // 1: a wait timed out (the host reports it)
+  std::uint32_t tile0, ntiles;  // tiles of this launch
+  std::uint32_t nchunks;
+  std::uint32_t k_band, k_near,
+      k_mid;                  // implicit B: offsets [0,k_band) < KB <= [k_band,k_near) < NEAR <= .. < F
+  int band_idx[KB];           // implicit B: index of offset k (< KB) in the list, -1 if absent
+  std::uint32_t band_mask;    // bit k: some row reads offset k (< KB)
+  std::uint32_t nm;           // staged reads per row in [KB, NEAR) (<= NMMAX when staged)
+  std::uint32_t mm;           // staged reads per row in [NEAR, F) (<= MIDMAX when staged)
+  std::uint32_t pkg_bytes;    // bytes of one package
+  int staged;                 // coefficients shared by the tile and staged in shared memory
+  std::uint32_t vw, ng, tpo;  // gather: vector width, row groups per chunk, threads per output
+  unsigned long long* prof;   // diagnostics (MIXGRAPH_GPU_PROFILE): cycle counters, or null
+  int diag;                   // diagnostics (MIXGRAPH_GPU_DIAG, wrong results): 1 helpers skip the
+                              // mid sums, 2 solver skips reads [KB, NEAR), 4 solver skips Y stores
 };
+// prof layout: solver CTA t: [t * 8 + k], k: 0 solve, 1 solver barrier wait, 2 consume, 3 prefetch, 4 helper
+// barrier wait; gather CTA g: [(kMaxTiles + g) * 8 + k], k: 0 progress wait, 1 compute, 2 items.
+constexpr int kMaxTiles = 128;
+__device__ __forceinline__ void prof_add(unsigned long long* prof, std::uint32_t slot, long long& t) {
+  if (prof) {
+    const long long now = clock64();
+    prof[slot] += static_cast<unsigned long long>(now - t);
+    t = now;
+  }
+}
+
+// One (tile, chunk) package in the global ring, written by gather CTAs, read by the tile's helpers:
+// V [TC][TW] (A X + reads at offsets >= F), then when staged the chunk's coefficients: band [TC][KB] (offset
+// k < KB, 0 where absent), nmc/nmo [TC][nm] (reads at offsets [KB, NEAR)), midc/mido [TC][mm] (reads at
+// offsets [NEAR, F)); offsets as uint16. Every entry starts as the sentinel (all bits set).
+struct PkgLayout {
+  std::uint32_t band, nmc, midc, nmo, mido, bytes;
+};
+__host__ __device__ inline PkgLayout pkg_layout(std::uint32_t tsize, std::uint32_t nm, std::uint32_t mm,
+                                                bool staged) {
+  PkgLayout o{};
+  std::uint32_t b = TC * TW * tsize;
+  o.band = o.nmc = o.midc = o.nmo = o.mido = b;
+  if (staged) {
+    o.band = b;
+    b += TC * KB * tsize;
+    o.nmc = b;
+    b += TC * nm * tsize;
+    o.midc = b;
+    b += TC * mm * tsize;
+    o.nmo = b;
+    b += TC * nm * 2;
+    o.mido = b;
+    b += TC * mm * 2;
+  }
+  o.bytes = (b + 15) & ~15u;
+  return o;
+}
+template <class T>
+struct Pkg {
+  T *v, *band, *nmc, *midc;
+  std::uint16_t *nmo, *mido;
+};
+template <class T>
+__device__ __forceinline__ Pkg<T> pkg_at(const DevProblem<T>& P, std::uint32_t tl, std::uint32_t c) {
+  constexpr std::uint32_t L = ring_rows<T>() / TC;
+  const PkgLayout lo = pkg_layout(sizeof(T), P.nm, P.mm, P.staged != 0);
+  unsigned char* b = P.vring + (std::uint64_t(tl) * L + c % L) * P.pkg_bytes;
+  Pkg<T> k;
+  k.v = reinterpret_cast<T*>(b);
+  k.band = reinterpret_cast<T*>(b + lo.band);
+  k.nmc = reinterpret_cast<T*>(b + lo.nmc);
+  k.midc = reinterpret_cast<T*>(b + lo.midc);
+  k.nmo = reinterpret_cast<std::uint16_t*>(b + lo.nmo);
+  k.mido = reinterpret_cast<std::uint16_t*>(b + lo.mido);
+  return k;
+}
 
 template <class T>
 __device__ __forceinline__ T coef_imp(const DevMatrix<T>& m, std::uint32_t h, std::uint32_t i,
@@ -48,245 +164,902 @@ __device__ __forceinline__ T coef_csr(const DevMatrix<T>& m, std::uint32_t h, st
   return __ldg(m.val + (h * m.hs + e * m.is));
 }
 
-// Gather for chunk c (rows c*TR ..): acc = (A X)_i + sum of the long-range B reads (offset >= S = 2 TR, rows
-// at least one chunk back, finished), and stage the short reads' coefficients (and, for CSR, their offsets).
-// Every load of a thread's row is independent of the others, so the loops are unrolled to keep many loads in
-// flight (the gather is latency-bound otherwise).
-constexpr std::uint32_t kOffCap = 1024;  // offsets kept in shared memory (more are read through the L1)
+// ---- memory-model helpers ----
+__device__ __forceinline__ std::uint32_t ld_acquire_gpu(const std::uint32_t* p) {
+  std::uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release_gpu(std::uint32_t* p, std::uint32_t v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ std::uint32_t ld_acquire_cta_shared(const std::uint32_t* p) {
+  std::uint32_t v;
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("ld.acquire.cta.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release_cta_shared(std::uint32_t* p, std::uint32_t v) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("st.release.cta.shared.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+}
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// Named barrier over `threads` threads that also ORs a predicate across them (uniform result).
+__device__ __forceinline__ int named_sync_or(int id, int threads, int pred) {
+  int r;
+  asm volatile(
+      "{ .reg .pred p, q; setp.ne.s32 p, %1, 0; bar.red.or.pred q, %2, %3, p; selp.s32 %0, 1, 0, q; }"
+      : "=r"(r)
+      : "r"(pred), "r"(id), "r"(threads)
+      : "memory");
+  return r;
+}
 
-struct OffsetTable {
-  const std::uint32_t* s;  // shared copy of the first min(k, kOffCap) offsets
-  const std::uint32_t* g;  // all offsets (global)
-  __device__ __forceinline__ std::uint32_t operator[](std::uint32_t k) const {
-    return k < kOffCap ? s[k] : __ldg(g + k);
-  }
+// The sentinel of an unwritten V slot: all bits set (a NaN that no arithmetic produces; a computed value
+// with these bits is replaced by the canonical NaN before it is stored).
+template <class T>
+struct Bits;
+template <>
+struct Bits<float> {
+  using U = std::uint32_t;
 };
+template <>
+struct Bits<double> {
+  using U = unsigned long long;
+};
+template <class T>
+__device__ __forceinline__ bool is_sentinel(T v) {
+  typename Bits<T>::U u;
+  memcpy(&u, &v, sizeof u);
+  return u == ~typename Bits<T>::U(0);
+}
+template <class T>
+__device__ __forceinline__ T sentinel() {
+  const typename Bits<T>::U u = ~typename Bits<T>::U(0);
+  T v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+template <class T>
+__device__ __forceinline__ T unsentinel(T v) {
+  return is_sentinel(v) ? T(NAN) : v;
+}
 
-__device__ __forceinline__ std::uint32_t count_le_t(const OffsetTable& off, std::uint32_t lo, std::uint32_t k,
-                                                    std::uint32_t i) {
-  std::uint32_t a = lo, b = k;
+// Number of offsets in off[lo, hi) that are <= i (offsets ascending).
+__device__ __forceinline__ std::uint32_t count_le(const std::uint32_t* off, std::uint32_t lo,
+                                                  std::uint32_t hi, std::uint32_t i) {
+  std::uint32_t a = lo, b = hi;
   while (a < b) {
     const std::uint32_t m = (a + b) >> 1;
-    if (off[m] <= i)
+    if (__ldg(off + m) <= i)
       a = m + 1;
     else
       b = m;
   }
   return a;
 }
-
-template <class T, int W, int TR, int KSMAX, bool IMP>
-__device__ void gather_chunk(const DevProblem<T>& P, std::uint32_t c, int g, T* acc, T* scoef,
-                             std::uint8_t* sidx, int* scnt, std::uint32_t col0, const OffsetTable& aoff,
-                             const OffsetTable& boff) {
-  constexpr int G = 32 * kGatherWarps;
-  constexpr std::uint32_t S = 2 * TR;
-  const std::uint32_t row0 = c * TR;
-  const std::uint32_t KS = P.ks_max;
-  const DevMatrix<T>& A = P.a;
-  const DevMatrix<T>& B = P.b;
-  constexpr int PPT = (TR * W + G - 1) / G;  // pairs per thread
-#pragma unroll
-  for (int q = 0; q < PPT; ++q) {
-    const int p = g + q * G;
-    if (p >= TR * W) break;
-    const int r = p / W, w = p % W;
-    const std::uint32_t i = row0 + r, col = col0 + w;
-    const bool ok = i < P.n && col < P.d;
-    const std::uint32_t h = (col < P.d ? col : P.d - 1) / P.dh;
-    // the short reads' coefficients first (implicit patterns), so their loads overlap the gather's
-    constexpr int KR = (IMP && KSMAX > 0) ? KSMAX : 1;
-    T cfs[KR];
-    if (IMP && KSMAX > 0) {
-#pragma unroll
-      for (int ks = 0; ks < KR; ++ks) {
-        const bool valid = ok && std::uint32_t(ks) < B.k_short && boff[ks] <= i;
-        cfs[ks] = valid ? coef_imp(B, h, i, ks) : T(0);
-      }
-    }
-    T v0 = T(0), v1 = T(0);
-    if (ok) {
-      if (IMP) {
-        const std::uint32_t ka = count_le_t(aoff, 0, A.k, i);
-#pragma unroll 4
-        for (std::uint32_t k = 0; k < ka; ++k)
-          v0 = fma(coef_imp(A, h, i, k), __ldg(P.x + std::uint64_t(i - aoff[k]) * P.d + col), v0);
-        const std::uint32_t kb = count_le_t(boff, B.k_short, B.k, i);
-        std::uint32_t k = B.k_short;
-#pragma unroll 4
-        for (; k + 1 < kb; k += 2) {
-          const std::uint32_t o0 = boff[k], o1 = boff[k + 1];
-          v0 = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - o0) * P.d + col], v0);
-          v1 = fma(coef_imp(B, h, i, k + 1), P.y[std::uint64_t(i - o1) * P.d + col], v1);
-        }
-        if (k < kb) v0 = fma(coef_imp(B, h, i, k), P.y[std::uint64_t(i - boff[k]) * P.d + col], v0);
-      } else {
-        const std::uint64_t alo = A.ptr[i], ahi = A.ptr[i + 1];
-#pragma unroll 4
-        for (std::uint64_t e = alo; e < ahi; ++e)
-          v0 = fma(coef_csr(A, h, e), __ldg(P.x + std::uint64_t(A.idx[e]) * P.d + col), v0);
-        const std::uint64_t lo = B.ptr[i];
-        std::uint64_t e_end = B.ptr[i + 1];
-        while (e_end > lo && i - B.idx[e_end - 1] < S) --e_end;
-        std::uint64_t e = lo;
-#pragma unroll 4
-        for (; e + 1 < e_end; e += 2) {
-          v0 = fma(coef_csr(B, h, e), P.y[std::uint64_t(B.idx[e]) * P.d + col], v0);
-          v1 = fma(coef_csr(B, h, e + 1), P.y[std::uint64_t(B.idx[e + 1]) * P.d + col], v1);
-        }
-        if (e < e_end) v0 = fma(coef_csr(B, h, e), P.y[std::uint64_t(B.idx[e]) * P.d + col], v0);
-      }
-    }
-    acc[r * W + w] = v0 + v1;
-    if (IMP) {  // the short offsets are the same for every row: coefficient 0 where the offset exceeds i
-      if (KSMAX > 0) {
-#pragma unroll
-        for (int ks = 0; ks < KR; ++ks)
-          if (std::uint32_t(ks) < KS) scoef[(r * KS + ks) * W + w] = cfs[ks];
-      } else {
-        for (std::uint32_t ks = 0; ks < KS; ++ks) {
-          const bool valid = ok && ks < B.k_short && boff[ks] <= i;
-          scoef[(r * KS + ks) * W + w] = valid ? coef_imp(B, h, i, ks) : T(0);
-        }
-      }
-    }
+// First entry e in [lo, hi) of a CSR row (columns ascending) with idx[e] > j (hi if none).
+__device__ __forceinline__ std::uint64_t first_gt(const std::uint32_t* idx, std::uint64_t lo,
+                                                  std::uint64_t hi, std::uint32_t j) {
+  while (lo < hi) {
+    const std::uint64_t m = (lo + hi) >> 1;
+    if (__ldg(idx + m) <= j)
+      lo = m + 1;
+    else
+      hi = m;
   }
-  if (!IMP) {
-    // short reads of CSR rows, nearest first: ks = 0 is the largest j
-    for (std::uint32_t p = g; p < TR * KS * W; p += G) {
-      const std::uint32_t r = p / (KS * W), rem = p % (KS * W), ks = rem / W, w = rem % W;
-      const std::uint32_t i = row0 + r, col = col0 + w;
-      const std::uint32_t h = (col < P.d ? col : P.d - 1) / P.dh;
-      T cf = T(0);
-      std::uint32_t o = 0;
-      bool valid = false;
-      if (i < P.n) {
-        const std::uint64_t lo = B.ptr[i], hi = B.ptr[i + 1];
-        if (hi - lo > ks) {
-          const std::uint64_t e = hi - 1 - ks;
-          o = i - B.idx[e];
-          if (o < S) {
-            valid = true;
-            cf = coef_csr(B, h, e);
-          }
-        }
+  return lo;
+}
+
+// Wait helper: spins on cond() with a timeout; returns false (and raises err) when the pipeline stalled.
+template <class F>
+__device__ bool spin_until(std::uint32_t* err, F cond) {
+  std::uint64_t t0 = 0;
+  for (std::uint32_t it = 0;; ++it) {
+    if (cond()) return true;
+    if ((it & 63) == 63) {
+      if (*reinterpret_cast<volatile std::uint32_t*>(err)) return false;
+      const std::uint64_t t = global_ns();
+      if (t0 == 0)
+        t0 = t;
+      else if (t - t0 > kStallNs) {
+        atomicExch(err, 1u);
+        return false;
       }
-      scoef[(r * KS + ks) * W + w] = valid ? cf : T(0);
-      if (w == 0) sidx[r * KS + ks] = static_cast<std::uint8_t>(valid ? o : 0);
-    }
-    for (int r = g; r < TR; r += G) {
-      const std::uint32_t i = row0 + r;
-      int cnt = 0;
-      if (i < P.n) {
-        const std::uint64_t lo = B.ptr[i], hi = B.ptr[i + 1];
-        while (std::uint32_t(cnt) < KS && hi - lo > std::uint64_t(cnt) && i - B.idx[hi - 1 - cnt] < S) ++cnt;
-      }
-      scnt[r] = cnt;
+      __nanosleep(64);
     }
   }
 }
 
-// One CTA per tile of W columns marches over chunks of TR rows: warp 0 solves chunk c in order (reads at
-// offsets < 2 TR from a shared-memory ring of the last 2 TR rows, offset 1 from a register) while the other
-// warps gather chunk c + 1; one barrier per chunk. KSMAX > 0: the short reads are unrolled (at most KSMAX).
-template <class T, int W, int TR, int KSMAX, bool IMP>
-__global__ void __launch_bounds__(kThreads, 1) chunked_solve(DevProblem<T> P) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  constexpr int kRing = 2 * TR;
-  const std::uint32_t KS = P.ks_max;
-  T* ring = reinterpret_cast<T*>(smem_raw);  // kRing * 32: one column per lane, never shared between lanes
-  T* acc = ring + kRing * 32;                // 2 * TR * W
-  T* scoef = acc + 2 * TR * W;               // 2 * TR * KS * W
-  int* scnt = reinterpret_cast<int*>(scoef + 2 * TR * KS * W);               // 2 * TR
-  std::uint32_t* soff = reinterpret_cast<std::uint32_t*>(scnt + 2 * TR);     // 2 * kOffCap (B, then A)
-  std::uint8_t* sidx = reinterpret_cast<std::uint8_t*>(soff + 2 * kOffCap);  // 2 * TR * KS
+template <class T, int VW>
+struct Vec {
+  T v[VW];
+};
 
-  const int tid = threadIdx.x;
-  const std::uint32_t col0 = blockIdx.x * W;
-  for (int q = tid; q < kRing * 32; q += kThreads) ring[q] = T(0);
-  if (IMP) {
-    for (std::uint32_t q = tid; q < kOffCap; q += kThreads) {
-      soff[q] = q < P.b.k ? P.b.off[q] : 0xffffffffu;
-      soff[kOffCap + q] = q < P.a.k ? P.a.off[q] : 0xffffffffu;
-    }
+template <class T, int VW>
+__device__ __forceinline__ Vec<T, VW> load_vec(const T* p, bool coherent) {
+  Vec<T, VW> r;
+  if constexpr (VW == 4 && sizeof(T) == 4) {
+    const float4 q =
+        coherent ? __ldcg(reinterpret_cast<const float4*>(p)) : __ldg(reinterpret_cast<const float4*>(p));
+    r.v[0] = q.x;
+    r.v[1] = q.y;
+    r.v[2] = q.z;
+    r.v[3] = q.w;
+  } else if constexpr (VW == 2 && sizeof(T) == 8) {
+    const double2 q =
+        coherent ? __ldcg(reinterpret_cast<const double2*>(p)) : __ldg(reinterpret_cast<const double2*>(p));
+    r.v[0] = q.x;
+    r.v[1] = q.y;
+  } else {
+#pragma unroll
+    for (int u = 0; u < VW; ++u) r.v[u] = coherent ? __ldcg(p + u) : __ldg(p + u);
   }
-  const OffsetTable boff{soff, P.b.off}, aoff{soff + kOffCap, P.a.off};
+  return r;
+}
+
+// ---- gather CTAs: V = A X + reads at offsets >= F (and, staged, the chunk's coefficients) ----
+//
+// Item layout: RG = TC / ng rows, TW / VW vectors per row, tpo threads per output splitting the terms.
+// Thread tid: vector v = tid % VPR, then q = tid / VPR -> row rl = q % RG, term split tp = q / RG, so the
+// VPR lanes of one (row, tp) load one contiguous 128-byte row segment.
+struct RowBounds {  // CSR entries of a row: [lo, efar) offsets >= F, [efar, emid) >= NEAR, [emid, eband) >=
+                    // KB
+  std::uint64_t lo, efar, emid, eband, hi;
+};
+
+template <class T, bool IMP, int VW>
+__device__ void gather_items(const DevProblem<T>& P, unsigned char* smem, std::uint32_t g, std::uint32_t G) {
+  constexpr int F = ring_rows<T>();
+  constexpr int VPR = TW / VW;
+  const std::uint32_t ng = P.ng, tpo = P.tpo, RG = TC / ng;
+  const int tid = threadIdx.x;
+  const std::uint32_t v = tid % VPR, q = tid / VPR, rl = q % RG, tp = q / RG;
+  Vec<T, VW>* part = reinterpret_cast<Vec<T, VW>*>(smem);                              // [kThreads]
+  RowBounds* rb = reinterpret_cast<RowBounds*>(smem + kThreads * sizeof(Vec<T, VW>));  // [RG] (CSR)
+  __shared__ std::uint32_t seen[128];  // last progress read per tile (<= 128 tiles per launch)
+  __shared__ int abort_flag;
+  for (std::uint32_t t = tid; t < 128; t += kThreads) seen[t] = 0;
+  if (tid == 0) abort_flag = 0;
   __syncthreads();
-  const std::uint32_t nchunks = (P.n + TR - 1) / TR;
-  if (tid >= 32) gather_chunk<T, W, TR, KSMAX, IMP>(P, 0, tid - 32, acc, scoef, sidx, scnt, col0, aoff, boff);
-  __syncthreads();
-  std::uint32_t offr[KSMAX > 0 ? KSMAX : 1];
-#pragma unroll
-  for (int ks = 0; ks < (KSMAX > 0 ? KSMAX : 1); ++ks)
-    offr[ks] = (IMP && std::uint32_t(ks) < KS && std::uint32_t(ks) < P.b.k) ? __ldg(P.b.off + ks) : 0u;
-  T prev = T(0);
-  for (std::uint32_t c = 0; c < nchunks; ++c) {
-    const int buf = c & 1;
-    if (tid < 32) {
-      if (!(P.mode & 1)) {
-        // every lane runs the same straight-line code (no divergent branches on the sequential path): lanes
-        // past W shadow column W - 1 and do not store
-        const int w = tid < W ? tid : W - 1;
-        const bool writer = tid < W;
-        const T* a_b = acc + buf * TR * W;
-        const T* c_b = scoef + std::size_t(buf) * TR * KS * W;
-        const std::uint8_t* i_b = sidx + buf * TR * KS;
-        const int* n_b = scnt + buf * TR;
-        const std::uint32_t col = col0 + w;
-        const std::uint32_t row0 = c * TR;
-        const int rows = min(TR, int(P.n - row0));
-        for (int r = 0; r < rows; ++r) {
-          const std::uint32_t i = row0 + r;
-          T v = a_b[r * W + w];
-          T v2 = T(0);
-          const int cnt = IMP ? int(KS) : n_b[r];
-          std::uint32_t o0;
-          if (KSMAX > 0) {
-#pragma unroll
-            for (int ks = (KSMAX > 0 ? KSMAX : 1) - 1; ks >= 1; --ks) {
-              const int kc =
-                  ks < int(KS) ? ks : int(KS) - 1;  // a staged slot (its coefficient is 0 if unused)
-              const std::uint32_t o = IMP ? offr[ks] : i_b[r * KS + kc];
-              const T yv = ring[((i - o) & (kRing - 1)) * 32 + tid];
-              const T cf = c_b[(r * KS + kc) * W + w];
-              const T cfm = ks < cnt ? cf : T(0);
-              if (ks & 1)
-                v2 = fma(cfm, yv, v2);
-              else
-                v = fma(cfm, yv, v);
-            }
-            o0 = IMP ? offr[0] : i_b[r * KS];
-          } else {
-            int ks = cnt - 1;
-            for (; ks >= 2; ks -= 2) {
-              const std::uint32_t o1 = IMP ? __ldg(P.b.off + ks) : i_b[r * KS + ks];
-              const std::uint32_t o2 = IMP ? __ldg(P.b.off + ks - 1) : i_b[r * KS + ks - 1];
-              v = fma(c_b[(r * KS + ks) * W + w], ring[((i - o1) & (kRing - 1)) * 32 + tid], v);
-              v2 = fma(c_b[(r * KS + ks - 1) * W + w], ring[((i - o2) & (kRing - 1)) * 32 + tid], v2);
-            }
-            if (ks >= 1) {
-              const std::uint32_t o1 = IMP ? __ldg(P.b.off + 1) : i_b[r * KS + 1];
-              v = fma(c_b[(r * KS + 1) * W + w], ring[((i - o1) & (kRing - 1)) * 32 + tid], v);
-            }
-            o0 = IMP ? (P.b.k > 0 ? __ldg(P.b.off) : 0u) : i_b[r * KS];
-          }
-          v += v2;
-          const T yr0 = ring[((i - o0) & (kRing - 1)) * 32 + tid];
-          const T y0 = (o0 == 1) ? prev : yr0;
-          const T c0 = c_b[(r * KS) * W + w];
-          v = fma(cnt > 0 ? c0 : T(0), y0, v);
-          ring[(i & (kRing - 1)) * 32 + tid] = v;
-          prev = v;
-          if (writer && col < P.d) P.y[std::uint64_t(i) * P.d + col] = v;
-        }
+  const DevMatrix<T>& A = P.a;
+  const DevMatrix<T>& B = P.b;
+  const std::uint64_t items = std::uint64_t(P.nchunks) * P.ntiles * ng;
+  unsigned long long* prof = (P.prof && tid == 0) ? P.prof + (kMaxTiles + g) * 8 : nullptr;
+  long long t = clock64();
+  for (std::uint64_t it = g; it < items; it += G) {
+    if (prof) prof[2] += 1;
+    const std::uint32_t grp = std::uint32_t(it % ng);
+    const std::uint32_t tl = std::uint32_t((it / ng) % P.ntiles);
+    const std::uint32_t c = std::uint32_t(it / (std::uint64_t(ng) * P.ntiles));
+    const std::uint32_t L = F / TC;
+    // rows up to chunk c - L must be final (and the slot's previous chunk c - L consumed)
+    const std::uint32_t need = c >= L ? c - L + 1 : 0;
+    if (tid == 0 && seen[tl] < need) {
+      prof_add(prof, 1, t);
+      std::uint32_t got = 0;
+      const bool ok = spin_until(P.err, [&] {
+        got = ld_acquire_gpu(P.progress + tl);
+        if (got >= need) return true;
+        __nanosleep(200);
+        return false;
+      });
+      seen[tl] = got;
+      if (!ok) abort_flag = 1;
+      prof_add(prof, 0, t);
+    }
+    if (!IMP && std::uint32_t(tid) < RG) {  // CSR: the row's entry ranges, once per row
+      const std::uint32_t i = c * TC + grp * RG + tid;
+      RowBounds b{0, 0, 0, 0, 0};
+      if (i < P.n) {
+        b.lo = __ldg(B.ptr + i);
+        b.hi = __ldg(B.ptr + i + 1);
+        b.efar = i >= std::uint32_t(F) ? first_gt(B.idx, b.lo, b.hi, i - F) : b.lo;
+        b.emid = i >= std::uint32_t(NEAR) ? first_gt(B.idx, b.efar, b.hi, i - NEAR) : b.efar;
+        b.eband = i >= std::uint32_t(KB) ? first_gt(B.idx, b.emid, b.hi, i - KB) : b.emid;
       }
-    } else if (c + 1 < nchunks && !(P.mode & 2)) {
-      const int nb = (c + 1) & 1;
-      gather_chunk<T, W, TR, KSMAX, IMP>(P, c + 1, tid - 32, acc + nb * TR * W,
-                                         scoef + std::size_t(nb) * TR * KS * W, sidx + nb * TR * KS,
-                                         scnt + nb * TR, col0, aoff, boff);
+      rb[tid] = b;
     }
     __syncthreads();
+    if (abort_flag) return;
+    const std::uint32_t r = grp * RG + rl, i = c * TC + r;
+    const std::uint32_t col0 = (P.tile0 + tl) * TW, col = col0 + v * VW;
+    Vec<T, VW> acc0, acc1;
+#pragma unroll
+    for (int u = 0; u < VW; ++u) acc0.v[u] = acc1.v[u] = T(0);
+    if (i < P.n && col < P.d) {
+      const std::uint32_t h0 = col / P.dh, h1 = (col + VW - 1) / P.dh;
+      const bool one_head = h0 == h1;
+      auto coef_vec = [&](auto&& cf) {  // cf(h) -> coefficient of head h
+        Vec<T, VW> cv;
+        if (one_head) {
+          const T s = cf(h0);
+#pragma unroll
+          for (int u = 0; u < VW; ++u) cv.v[u] = s;
+        } else {
+#pragma unroll
+          for (int u = 0; u < VW; ++u) cv.v[u] = cf((col + u) / P.dh);
+        }
+        return cv;
+      };
+      auto fma_vec = [](Vec<T, VW>& a, const Vec<T, VW>& cv, const Vec<T, VW>& y) {
+#pragma unroll
+        for (int u = 0; u < VW; ++u) a.v[u] = fma(cv.v[u], y.v[u], a.v[u]);
+      };
+      if (IMP) {
+        const std::uint32_t ka = count_le(A.off, 0, A.k, i);
+        for (std::uint32_t k = tp; k < ka; k += tpo) {
+          const std::uint32_t o = __ldg(A.off + k);
+          const Vec<T, VW> xv = load_vec<T, VW>(P.x + std::uint64_t(i - o) * P.d + col, false);
+          const Vec<T, VW> cv = coef_vec([&](std::uint32_t h) { return coef_imp(A, h, i, k); });
+          fma_vec(acc0, cv, xv);
+        }
+        const std::uint32_t kb = count_le(B.off, P.k_mid, B.k, i);
+        std::uint32_t k = P.k_mid + tp;
+        for (; k + 3 * tpo < kb; k += 4 * tpo) {
+          Vec<T, VW> yv[4], cv[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            const std::uint32_t kk = k + u * tpo;
+            yv[u] = load_vec<T, VW>(P.y + std::uint64_t(i - __ldg(B.off + kk)) * P.d + col, true);
+            cv[u] = coef_vec([&](std::uint32_t h) { return coef_imp(B, h, i, kk); });
+          }
+          fma_vec(acc0, cv[0], yv[0]);
+          fma_vec(acc1, cv[1], yv[1]);
+          fma_vec(acc0, cv[2], yv[2]);
+          fma_vec(acc1, cv[3], yv[3]);
+        }
+        for (; k < kb; k += tpo) {
+          const Vec<T, VW> yv = load_vec<T, VW>(P.y + std::uint64_t(i - __ldg(B.off + k)) * P.d + col, true);
+          const Vec<T, VW> cv = coef_vec([&](std::uint32_t h) { return coef_imp(B, h, i, k); });
+          fma_vec(acc0, cv, yv);
+        }
+      } else {
+        const std::uint64_t alo = __ldg(A.ptr + i), ahi = __ldg(A.ptr + i + 1);
+        for (std::uint64_t e = alo + tp; e < ahi; e += tpo) {
+          const Vec<T, VW> xv = load_vec<T, VW>(P.x + std::uint64_t(__ldg(A.idx + e)) * P.d + col, false);
+          const Vec<T, VW> cv = coef_vec([&](std::uint32_t h) { return coef_csr(A, h, e); });
+          fma_vec(acc0, cv, xv);
+        }
+        const std::uint64_t efar = rb[rl].efar;
+        std::uint64_t e = rb[rl].lo + tp;
+        for (; e + 3 * tpo < efar; e += 4 * tpo) {
+          Vec<T, VW> yv[4], cv[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            const std::uint64_t ee = e + u * tpo;
+            yv[u] = load_vec<T, VW>(P.y + std::uint64_t(__ldg(B.idx + ee)) * P.d + col, true);
+            cv[u] = coef_vec([&](std::uint32_t h) { return coef_csr(B, h, ee); });
+          }
+          fma_vec(acc0, cv[0], yv[0]);
+          fma_vec(acc1, cv[1], yv[1]);
+          fma_vec(acc0, cv[2], yv[2]);
+          fma_vec(acc1, cv[3], yv[3]);
+        }
+        for (; e < efar; e += tpo) {
+          const Vec<T, VW> yv = load_vec<T, VW>(P.y + std::uint64_t(__ldg(B.idx + e)) * P.d + col, true);
+          const Vec<T, VW> cv = coef_vec([&](std::uint32_t h) { return coef_csr(B, h, e); });
+          fma_vec(acc0, cv, yv);
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < VW; ++u) acc0.v[u] += acc1.v[u];
+    if (tpo > 1) {
+      part[tid] = acc0;
+      __syncthreads();
+      if (tp == 0) {
+        for (std::uint32_t s = 1; s < tpo; ++s) {
+          const Vec<T, VW> o = part[tid + s * RG * VPR];
+#pragma unroll
+          for (int u = 0; u < VW; ++u) acc0.v[u] += o.v[u];
+        }
+      }
+    }
+    const Pkg<T> K = pkg_at(P, tl, c);
+    if (tp == 0) {
+      T* dst = K.v + r * TW + v * VW;
+#pragma unroll
+      for (int u = 0; u < VW; ++u) dst[u] = unsentinel(acc0.v[u]);
+    }
+    if (P.staged) {
+      // the chunk's short-read coefficients for the tile's head, row group rows only
+      const std::uint32_t h = col0 / P.dh;
+      const std::uint32_t per = KB + P.nm + P.mm;
+      if (IMP) {
+        for (std::uint32_t qq = tid; qq < RG * per; qq += kThreads) {
+          const std::uint32_t rr = grp * RG + qq / per, sl = qq % per, ii = c * TC + rr;
+          std::uint32_t k;
+          if (sl < std::uint32_t(KB)) {
+            const int ki = P.band_idx[sl];
+            K.band[rr * KB + sl] =
+                (ki >= 0 && sl <= ii && ii < P.n) ? unsentinel(coef_imp(B, h, ii, std::uint32_t(ki))) : T(0);
+            continue;
+          }
+          if (sl < KB + P.nm) {
+            const std::uint32_t m = sl - KB;
+            k = P.k_band + m;
+            const std::uint32_t o = __ldg(B.off + k);
+            K.nmc[rr * P.nm + m] = (o <= ii && ii < P.n) ? unsentinel(coef_imp(B, h, ii, k)) : T(0);
+            K.nmo[rr * P.nm + m] = static_cast<std::uint16_t>(o);
+          } else {
+            const std::uint32_t m = sl - KB - P.nm;
+            k = P.k_near + m;
+            const std::uint32_t o = __ldg(B.off + k);
+            K.midc[rr * P.mm + m] = (o <= ii && ii < P.n) ? unsentinel(coef_imp(B, h, ii, k)) : T(0);
+            K.mido[rr * P.mm + m] = static_cast<std::uint16_t>(o);
+          }
+        }
+      } else {
+        for (std::uint32_t qq = tid; qq < RG * per; qq += kThreads) {
+          const std::uint32_t rl2 = qq / per, rr = grp * RG + rl2, sl = qq % per, ii = c * TC + rr;
+          const RowBounds& b = rb[rl2];
+          if (sl < std::uint32_t(KB)) {  // band: the entry at offset sl, if any (entries at offsets < KB)
+            T cf = T(0);
+            for (std::uint64_t e = b.eband; e < b.hi; ++e)
+              if (ii - __ldg(B.idx + e) == sl) cf = unsentinel(coef_csr(B, h, e));
+            K.band[rr * KB + sl] = cf;
+          } else if (sl < KB + P.nm) {
+            const std::uint32_t m = sl - KB;
+            const std::uint64_t e = b.emid + m;
+            const bool ok = e < b.eband;
+            K.nmc[rr * P.nm + m] = ok ? unsentinel(coef_csr(B, h, e)) : T(0);
+            K.nmo[rr * P.nm + m] = static_cast<std::uint16_t>(ok ? ii - __ldg(B.idx + e) : KB);
+          } else {
+            const std::uint32_t m = sl - KB - P.nm;
+            const std::uint64_t e = b.efar + m;
+            const bool ok = e < b.emid;
+            K.midc[rr * P.mm + m] = ok ? unsentinel(coef_csr(B, h, e)) : T(0);
+            K.mido[rr * P.mm + m] = static_cast<std::uint16_t>(ok ? ii - __ldg(B.idx + e) : NEAR);
+          }
+        }
+      }
+    }
+    __syncthreads();  // part[] and rb[] are reused by the next item
+    prof_add(prof, 1, t);
+  }
+}
+
+// ---- solver CTA ----
+template <class T>
+struct SolverSmem {
+  T* ring;              // [F + KB][TW]: row i in slot i % F; slots F.. mirror slots 0..KB-1
+  T* sbuf;              // [2][TC][TW]   V + reads at offsets [NEAR, F)
+  T* band;              // [2][TC][KB]   staged: coefficient of offset k (0 if none)
+  T* nmc;               // [2][NMMAX][TC] staged: coefficients of reads at offsets [KB, NEAR)
+  std::uint16_t* nmo;   // [2][NMMAX][TC] ... and their offsets
+  std::uint32_t* soff;  // [F] implicit B offsets < F
+  std::uint32_t* done;  // chunks finished (for the publisher warp)
+};
+
+template <class T>
+__host__ __device__ constexpr std::size_t solver_smem_bytes() {
+  return sizeof(T) * (std::size_t(ring_rows<T>() + KB) * TW + 2 * TC * TW + 2 * TC * KB + 2 * TC * NMMAX) +
+         sizeof(std::uint16_t) * 2 * TC * NMMAX + sizeof(std::uint32_t) * (ring_rows<T>() + 4) + 16;
+}
+
+template <class T>
+__device__ SolverSmem<T> carve(unsigned char* smem) {
+  constexpr int F = ring_rows<T>();
+  SolverSmem<T> s;
+  s.ring = reinterpret_cast<T*>(smem);
+  s.sbuf = s.ring + (F + KB) * TW;
+  s.band = s.sbuf + 2 * TC * TW;
+  s.nmc = s.band + 2 * TC * KB;
+  s.nmo = reinterpret_cast<std::uint16_t*>(s.nmc + 2 * TC * NMMAX);
+  s.soff = reinterpret_cast<std::uint32_t*>(s.nmo + 2 * TC * NMMAX);
+  s.done = s.soff + F;
+  return s;
+}
+
+// Helpers (warps 1..14), coefficients not staged: V + reads at offsets [NEAR, F) of chunk c into buffer
+// c & 1, coefficients per lane straight from global memory.
+template <class T, bool IMP>
+__device__ bool stage_direct(const DevProblem<T>& P, const SolverSmem<T>& S, std::uint32_t tl,
+                             std::uint32_t c) {
+  constexpr int F = ring_rows<T>();
+  const int hw = helper_index(threadIdx.x / 32), lane = threadIdx.x % 32;
+  const int buf = c & 1;
+  const std::uint32_t col0 = (P.tile0 + tl) * TW, col = col0 + lane;
+  const std::uint32_t hcol = (col < P.d ? col : P.d - 1) / P.dh;
+  const DevMatrix<T>& B = P.b;
+  T* vslot = pkg_at(P, tl, c).v;
+  // V + reads at offsets [NEAR, F): warp hw takes rows hw, hw + 14, ...; lane = column
+  for (int r = hw; r < TC; r += kHelperWarps) {
+    const std::uint32_t i = c * TC + r;
+    volatile T* vp = vslot + r * TW + lane;
+    T s = *vp;
+    if (is_sentinel(s)) {
+      const bool ok = spin_until(P.err, [&] {
+        s = *vp;
+        return !is_sentinel(s);
+      });
+      if (!ok) return false;
+    }
+    vslot[r * TW + lane] = sentinel<T>();  // consumed: the slot is free for chunk c + L
+    if (i < P.n) {
+      if (IMP) {
+        const std::uint32_t kend = min(P.k_mid, count_le(B.off, P.k_near, P.k_mid, i));
+        T s1 = T(0);
+        std::uint32_t k = P.k_near;
+        for (; k + 1 < kend; k += 2) {
+          s = fma(coef_imp(B, hcol, i, k), S.ring[((i - S.soff[k]) & (F - 1)) * TW + lane], s);
+          s1 = fma(coef_imp(B, hcol, i, k + 1), S.ring[((i - S.soff[k + 1]) & (F - 1)) * TW + lane], s1);
+        }
+        if (k < kend) s = fma(coef_imp(B, hcol, i, k), S.ring[((i - S.soff[k]) & (F - 1)) * TW + lane], s);
+        s += s1;
+      } else {
+        const std::uint64_t lo = __ldg(B.ptr + i), hi = __ldg(B.ptr + i + 1);
+        const std::uint64_t e0 = i >= std::uint32_t(F) ? first_gt(B.idx, lo, hi, i - F) : lo;
+        const std::uint64_t e1 = i >= std::uint32_t(NEAR) ? first_gt(B.idx, e0, hi, i - NEAR) : e0;
+        for (std::uint64_t e = e0; e < e1; ++e)
+          s = fma(coef_csr(B, hcol, e), S.ring[(__ldg(B.idx + e) & (F - 1)) * TW + lane], s);
+      }
+    }
+    S.sbuf[(buf * TC + r) * TW + lane] = s;
+  }
+  return true;
+}
+
+// Helpers, staged coefficients: each thread carries its share of the next package in registers, loaded one
+// chunk ahead (prefetch), so the per-chunk work (consume) waits on no memory latency in the usual case.
+constexpr int kHelperThreads = kHelperWarps * 32;
+constexpr int RPW = (TC + kHelperWarps - 1) / kHelperWarps;                     // rows per helper warp
+constexpr int SPT = (TC * (KB + NMMAX) + kHelperThreads - 1) / kHelperThreads;  // band + nm values
+constexpr int OPT = (TC * NMMAX / 2 + kHelperThreads - 1) / kHelperThreads;     // nm offset pairs
+
+template <class T>
+struct Prefetched {
+  T v[RPW], mc[RPW];
+  std::uint32_t mo[RPW];
+  T sc[SPT];
+  std::uint32_t so[OPT];
+};
+
+template <class T>
+__device__ void prefetch(const DevProblem<T>& P, std::uint32_t tl, std::uint32_t c, Prefetched<T>& R) {
+  const int hw = helper_index(threadIdx.x / 32), lane = threadIdx.x % 32, ht = hw * 32 + lane;
+  const Pkg<T> K = pkg_at(P, tl, c);
+  const std::uint32_t mm = P.mm, nm = P.nm;
+#pragma unroll
+  for (int j = 0; j < RPW; ++j) {
+    const int r = hw + j * kHelperWarps;
+    if (r < TC) {
+      R.v[j] = __ldcg(K.v + r * TW + lane);
+      R.mc[j] = std::uint32_t(lane) < mm ? __ldcg(K.midc + r * mm + lane) : T(0);
+      R.mo[j] = std::uint32_t(lane) < mm ? __ldcg(K.mido + r * mm + lane) : 0u;
+    }
+  }
+  const std::uint32_t ns = TC * (KB + nm);
+#pragma unroll
+  for (int s = 0; s < SPT; ++s) {
+    const std::uint32_t q = ht + s * kHelperThreads;
+    if (q < ns) R.sc[s] = __ldcg(q < std::uint32_t(TC * KB) ? K.band + q : K.nmc + (q - TC * KB));
+  }
+  const std::uint32_t nw = TC * nm / 2;
+  const unsigned int* nmo32 = reinterpret_cast<const unsigned int*>(K.nmo);
+#pragma unroll
+  for (int s = 0; s < OPT; ++s) {
+    const std::uint32_t w = ht + s * kHelperThreads;
+    if (w < nw) R.so[s] = __ldcg(nmo32 + w);
+  }
+}
+
+// Re-reads a prefetched value until it is no longer the sentinel (the gather had not written it yet).
+template <class U, class S>
+__device__ __forceinline__ bool settle(std::uint32_t* err, U& val, const U* addr, S sent) {
+  if (!sent(val)) return true;
+  const volatile U* va = addr;
+  return spin_until(err, [&] {
+    val = *va;
+    return !sent(val);
+  });
+}
+
+template <class T>
+__device__ bool consume(const DevProblem<T>& P, const SolverSmem<T>& S, std::uint32_t tl, std::uint32_t c,
+                        Prefetched<T>& R) {
+  constexpr int F = ring_rows<T>();
+  const int hw = helper_index(threadIdx.x / 32), lane = threadIdx.x % 32, ht = hw * 32 + lane;
+  const int buf = c & 1;
+  const Pkg<T> K = pkg_at(P, tl, c);
+  const std::uint32_t mm = P.mm, nm = P.nm;
+  auto sentT = [](T x) { return is_sentinel(x); };
+  auto sent16 = [](std::uint32_t x) { return (x & 0xffffu) == 0xffffu; };
+  auto sent32 = [](unsigned int x) { return (x & 0xffffu) == 0xffffu || (x >> 16) == 0xffffu; };
+  bool ok = true;
+  const std::uint32_t ns = TC * (KB + nm);
+#pragma unroll
+  for (int s = 0; s < SPT; ++s) {
+    const std::uint32_t q = ht + s * kHelperThreads;
+    if (q < ns) {
+      T* src = q < std::uint32_t(TC * KB) ? K.band + q : K.nmc + (q - TC * KB);
+      ok &= settle(P.err, R.sc[s], src, sentT);
+      *src = sentinel<T>();
+      if (q < std::uint32_t(TC * KB)) {
+        S.band[buf * TC * KB + q] = R.sc[s];
+      } else {
+        const std::uint32_t qq = q - TC * KB, r = qq / nm, m = qq % nm;
+        S.nmc[(buf * NMMAX + m) * TC + r] = R.sc[s];
+      }
+    }
+  }
+  const std::uint32_t nw = TC * nm / 2;
+  unsigned int* nmo32 = reinterpret_cast<unsigned int*>(K.nmo);
+#pragma unroll
+  for (int s = 0; s < OPT; ++s) {
+    const std::uint32_t w = ht + s * kHelperThreads;
+    if (w < nw) {
+      ok &= settle(P.err, R.so[s], nmo32 + w, sent32);
+      nmo32[w] = 0xffffffffu;
+      for (int half = 0; half < 2; ++half) {
+        const std::uint32_t qq = 2 * w + half, r = qq / nm, m = qq % nm;
+        S.nmo[(buf * NMMAX + m) * TC + r] =
+            static_cast<std::uint16_t>(half ? R.so[s] >> 16 : R.so[s] & 0xffffu);
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < RPW; ++j) {
+    const int r = hw + j * kHelperWarps;
+    if (r >= TC) continue;  // uniform per warp
+    ok &= settle(P.err, R.v[j], K.v + r * TW + lane, sentT);
+    K.v[r * TW + lane] = sentinel<T>();
+    if (std::uint32_t(lane) < mm) {
+      ok &= settle(P.err, R.mc[j], K.midc + r * mm + lane, sentT);
+      std::uint16_t o16 = static_cast<std::uint16_t>(R.mo[j]);
+      if (sent16(R.mo[j])) {
+        ok &= spin_until(P.err, [&] {
+          o16 = *reinterpret_cast<volatile std::uint16_t*>(K.mido + r * mm + lane);
+          return o16 != 0xffffu;
+        });
+        R.mo[j] = o16;
+      }
+      K.midc[r * mm + lane] = sentinel<T>();
+      K.mido[r * mm + lane] = 0xffffu;
+    }
+    const std::uint32_t i = c * TC + r;
+    T sum = R.v[j], sum1 = T(0);
+    std::uint32_t m = (P.diag & 1) ? mm : 0;
+    for (; m + 1 < mm; m += 2) {
+      const T c0 = __shfl_sync(0xffffffffu, R.mc[j], m), c1 = __shfl_sync(0xffffffffu, R.mc[j], m + 1);
+      const std::uint32_t o0 = __shfl_sync(0xffffffffu, R.mo[j], m),
+                          o1 = __shfl_sync(0xffffffffu, R.mo[j], m + 1);
+      sum = fma(c0, S.ring[((i - o0) & (F - 1)) * TW + lane], sum);
+      sum1 = fma(c1, S.ring[((i - o1) & (F - 1)) * TW + lane], sum1);
+    }
+    if (m < mm) {
+      const T c0 = __shfl_sync(0xffffffffu, R.mc[j], m);
+      const std::uint32_t o0 = __shfl_sync(0xffffffffu, R.mo[j], m);
+      sum = fma(c0, S.ring[((i - o0) & (F - 1)) * TW + lane], sum);
+    }
+    S.sbuf[(buf * TC + r) * TW + lane] = sum + sum1;
+  }
+  return ok;
+}
+
+// Eight consecutive values of T from shared memory (32-byte aligned), as 16-byte loads.
+template <class T>
+__device__ __forceinline__ void lds8(const T* p, T (&o)[KB]) {
+  static_assert(KB == 8, "lds8 loads eight values");
+  if constexpr (sizeof(T) == 4) {
+    const float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
+    o[0] = a.x, o[1] = a.y, o[2] = a.z, o[3] = a.w, o[4] = b.x, o[5] = b.y, o[6] = b.z, o[7] = b.w;
+  } else {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const double2 a = reinterpret_cast<const double2*>(p)[u];
+      o[2 * u] = a.x, o[2 * u + 1] = a.y;
+    }
+  }
+}
+
+// Solver warp, staged coefficients: rows in blocks of KB; reads at offsets < KB from registers (a dense
+// band), reads at offsets [KB, NEAR) from the ring: for implicit patterns one offset per term for the
+// whole block (the mirrored ring tail keeps the block's KB rows contiguous), for CSR one per row.
+template <class T, bool IMP>
+__device__ void solve_chunk_staged(const DevProblem<T>& P, const SolverSmem<T>& S, std::uint32_t tl,
+                                   std::uint32_t c, T (&yp)[KB]) {
+  constexpr int F = ring_rows<T>();
+  constexpr int NMU = 12;  // implicit: up to 12 reads at offsets [KB, NEAR) with offsets held in registers
+  const int lane = threadIdx.x;
+  const int buf = c & 1;
+  const std::uint32_t col = (P.tile0 + tl) * TW + lane;
+  const bool writer = col < P.d;
+  const std::uint32_t nm = (P.diag & 2) ? 0 : P.nm;
+  const std::uint32_t bmask = P.band_mask;
+  const T* ring = S.ring + lane;
+  std::uint32_t om[NMU];
+#pragma unroll
+  for (int m = 0; m < NMU; ++m) om[m] = (IMP && std::uint32_t(m) < nm) ? S.soff[P.k_band + m] : 0u;
+  const bool regs = IMP && nm <= std::uint32_t(NMU);
+  T* yrow = P.y + std::uint64_t(c * TC) * P.d + col;
+  const bool full_rows = (c + 1) * TC <= P.n && writer && !(P.diag & 4);
+  for (int rb = 0; rb < TC; rb += KB) {
+    const std::uint32_t i0 = c * TC + rb;
+    T p[KB];
+#pragma unroll
+    for (int r = 0; r < KB; ++r) p[r] = S.sbuf[(buf * TC + rb + r) * TW + lane];
+    if (regs) {
+      // groups of GS terms: every load of a group is issued before its multiply-adds
+      constexpr int GS = int(16 / sizeof(T));
+#pragma unroll
+      for (int g = 0; g < NMU; g += GS) {
+        if (std::uint32_t(g) < nm) {
+          T cf[GS][KB], ry[GS][KB];
+#pragma unroll
+          for (int u = 0; u < GS; ++u) {
+            if (std::uint32_t(g + u) < nm) {
+              lds8(S.nmc + (buf * NMMAX + g + u) * TC + rb, cf[u]);
+              const T* rr = ring + ((i0 - om[g + u]) & (F - 1)) * TW;
+#pragma unroll
+              for (int r = 0; r < KB; ++r) ry[u][r] = rr[r * TW];
+            }
+          }
+#pragma unroll
+          for (int u = 0; u < GS; ++u)
+            if (std::uint32_t(g + u) < nm) {
+#pragma unroll
+              for (int r = 0; r < KB; ++r) p[r] = fma(cf[u][r], ry[u][r], p[r]);
+            }
+        }
+      }
+    } else {
+      for (std::uint32_t m = 0; m < nm; ++m) {
+        T cf[KB];
+        lds8(S.nmc + (buf * NMMAX + m) * TC + rb, cf);
+        if (IMP) {
+          const T* rr = ring + ((i0 - S.soff[P.k_band + m]) & (F - 1)) * TW;
+#pragma unroll
+          for (int r = 0; r < KB; ++r) p[r] = fma(cf[r], rr[r * TW], p[r]);
+        } else {
+          const uint4 ov = *reinterpret_cast<const uint4*>(S.nmo + (buf * NMMAX + m) * TC + rb);
+          const std::uint32_t ow[4] = {ov.x, ov.y, ov.z, ov.w};
+#pragma unroll
+          for (int r = 0; r < KB; ++r) {
+            const std::uint32_t o = (r & 1) ? (ow[r >> 1] >> 16) : (ow[r >> 1] & 0xffffu);
+            p[r] = fma(cf[r], ring[((i0 + r - o) & (F - 1)) * TW], p[r]);
+          }
+        }
+      }
+    }
+    T yc[KB], bc[KB];
+    lds8(S.band + (buf * TC + rb) * KB, bc);
+#pragma unroll
+    for (int r = 0; r < KB; ++r) {
+      T bn[KB];  // the next row's band, loaded while this row is summed
+      if (r + 1 < KB) lds8(S.band + (buf * TC + rb + r + 1) * KB, bn);
+      T acc = p[r];
+#pragma unroll
+      for (int k = KB - 1; k >= 1; --k)
+        if (bmask & (1u << k)) acc = fma(bc[k], r >= k ? yc[r - k] : yp[KB + r - k], acc);
+      yc[r] = acc;
+      if (r + 1 < KB) {
+#pragma unroll
+        for (int k = 0; k < KB; ++k) bc[k] = bn[k];
+      }
+    }
+    const std::uint32_t slot = i0 & (F - 1);
+    T* w = S.ring + slot * TW + lane;
+#pragma unroll
+    for (int r = 0; r < KB; ++r) {
+      w[r * TW] = yc[r];
+      yp[r] = yc[r];
+    }
+    if (slot == 0) {  // the mirror of slots 0..KB-1
+#pragma unroll
+      for (int r = 0; r < KB; ++r) S.ring[(F + r) * TW + lane] = yc[r];
+    }
+    if (full_rows) {
+#pragma unroll
+      for (int r = 0; r < KB; ++r) yrow[std::uint64_t(rb + r) * P.d] = yc[r];
+    } else if (writer && !(P.diag & 4)) {
+#pragma unroll
+      for (int r = 0; r < KB; ++r)
+        if (i0 + r < P.n) yrow[std::uint64_t(rb + r) * P.d] = yc[r];
+    }
+  }
+}
+
+// Solver warp, coefficients per column (heads narrower than a tile) or too many short CSR reads: row by row,
+// coefficients straight from global memory.
+template <class T, bool IMP>
+__device__ void solve_chunk_direct(const DevProblem<T>& P, const SolverSmem<T>& S, std::uint32_t tl,
+                                   std::uint32_t c, T& prev) {
+  constexpr int F = ring_rows<T>();
+  const int lane = threadIdx.x;
+  const int buf = c & 1;
+  const std::uint32_t col = (P.tile0 + tl) * TW + lane;
+  const bool writer = col < P.d;
+  const std::uint32_t h = (col < P.d ? col : P.d - 1) / P.dh;
+  const DevMatrix<T>& B = P.b;
+  for (int r = 0; r < TC; ++r) {
+    const std::uint32_t i = c * TC + r;
+    T v = S.sbuf[(buf * TC + r) * TW + lane];
+    if (i < P.n) {
+      if (IMP) {
+        const std::uint32_t kend = min(P.k_near, count_le(B.off, 0, P.k_near, i));
+        for (std::uint32_t k = 0; k < kend; ++k) {
+          const std::uint32_t o = S.soff[k];
+          const T yv = o == 1 ? prev : S.ring[((i - o) & (F - 1)) * TW + lane];
+          v = fma(coef_imp(B, h, i, k), yv, v);
+        }
+      } else {
+        const std::uint64_t lo = __ldg(B.ptr + i), hi = __ldg(B.ptr + i + 1);
+        for (std::uint64_t e = hi; e > lo; --e) {
+          const std::uint32_t j = __ldg(B.idx + e - 1), o = i - j;
+          if (o >= std::uint32_t(NEAR)) break;
+          const T yv = o == 1 ? prev : S.ring[(j & (F - 1)) * TW + lane];
+          v = fma(coef_csr(B, h, e - 1), yv, v);
+        }
+      }
+    }
+    S.ring[(i & (F - 1)) * TW + lane] = v;
+    if ((i & (F - 1)) < std::uint32_t(KB)) S.ring[(F + (i & (F - 1))) * TW + lane] = v;
+    prev = v;
+    if (writer && i < P.n) P.y[std::uint64_t(i) * P.d + col] = v;
+  }
+}
+
+template <class T, bool IMP>
+__device__ void solver_cta(const DevProblem<T>& P, unsigned char* smem, std::uint32_t tl) {
+  constexpr int F = ring_rows<T>();
+  const SolverSmem<T> S = carve<T>(smem);
+  const int tid = threadIdx.x, warp = tid / 32;
+  for (int q = tid; q < (F + KB) * TW; q += kThreads) S.ring[q] = T(0);
+  if (IMP)
+    for (std::uint32_t q = tid; q < std::uint32_t(F); q += kThreads)
+      S.soff[q] = q < P.k_mid ? P.b.off[q] : 0u;
+  if (tid == 0) *S.done = 0;
+  __syncthreads();
+  if (warp != 0 && warp != kPublisherWarp && helper_index(warp) < 0) return;  // idle: the solver's scheduler
+  if (warp == kPublisherWarp) {
+    // publishes the chunks finished, at GPU scope, so the gather CTAs may read those rows of Y
+    if (tid % 32 == 0) {
+      std::uint32_t pub = 0;
+      while (pub < P.nchunks) {
+        std::uint32_t now = pub;
+        const bool ok = spin_until(P.err, [&] {
+          now = ld_acquire_cta_shared(S.done);
+          if (now > pub) return true;
+          __nanosleep(100);  // keep the spin off the shared-memory pipe the solver warp lives on
+          return false;
+        });
+        if (!ok) break;
+        st_release_gpu(P.progress + tl, now);
+        pub = now;
+      }
+    }
+    return;
+  }
+  // warps 0..14 meet once per chunk; a failed wait (pipeline stall) anywhere ends all of them together
+  int failed = 0;
+  Prefetched<T> R;
+  const bool staged = P.staged != 0;
+  if (warp > 0) {
+    if (staged) {
+      prefetch<T>(P, tl, 0, R);
+      failed = !consume<T>(P, S, tl, 0, R);
+      if (P.nchunks > 1) prefetch<T>(P, tl, 1, R);
+    } else {
+      failed = !stage_direct<T, IMP>(P, S, tl, 0);
+    }
+  }
+  if (named_sync_or(1, kSyncThreads, failed)) return;
+  T yp[KB];
+#pragma unroll
+  for (int r = 0; r < KB; ++r) yp[r] = T(0);
+  T prev = T(0);
+  unsigned long long* prof = (P.prof && (tid == 0 || tid == 32)) ? P.prof + tl * 8 : nullptr;
+  long long t = clock64();
+  for (std::uint32_t c = 0; c < P.nchunks; ++c) {
+    if (warp == 0) {
+      if (staged)
+        solve_chunk_staged<T, IMP>(P, S, tl, c, yp);
+      else
+        solve_chunk_direct<T, IMP>(P, S, tl, c, prev);
+      prof_add(prof, 0, t);
+    } else if (c + 1 < P.nchunks) {
+      if (staged) {
+        failed = !consume<T>(P, S, tl, c + 1, R);
+        prof_add(prof, 2, t);
+        if (c + 2 < P.nchunks) prefetch<T>(P, tl, c + 2, R);
+        prof_add(prof, 3, t);
+      } else {
+        failed = !stage_direct<T, IMP>(P, S, tl, c + 1);
+        prof_add(prof, 2, t);
+      }
+    }
+    if (named_sync_or(1, kSyncThreads, failed)) return;
+    prof_add(prof, warp == 0 ? 1 : 4, t);
+    if (tid == 32) st_release_cta_shared(S.done, c + 1);
+  }
+}
+
+template <class T, bool IMP>
+__global__ void __launch_bounds__(kThreads, 1) pipeline_solve(DevProblem<T> P) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  if (blockIdx.x < P.ntiles) {
+    solver_cta<T, IMP>(P, smem_raw, blockIdx.x);
+  } else {
+    const std::uint32_t g = blockIdx.x - P.ntiles, G = gridDim.x - P.ntiles;
+    constexpr int VWMAX = int(16 / sizeof(T));
+    if (P.vw == std::uint32_t(VWMAX))
+      gather_items<T, IMP, VWMAX>(P, smem_raw, g, G);
+    else
+      gather_items<T, IMP, 1>(P, smem_raw, g, G);
+  }
+}
+
+// ---- first-order scan (B reads i - 1 only) ----
+template <class T>
+__device__ __forceinline__ T a_term(const DevProblem<T>& P, std::uint32_t h, std::uint32_t i,
+                                    std::uint32_t col) {
+  const DevMatrix<T>& A = P.a;
+  T v = T(0);
+  for (std::uint32_t k = 0; k < A.k; ++k) {
+    const std::uint32_t o = __ldg(A.off + k);
+    if (o > i) break;
+    v = fma(coef_imp(A, h, i, k), __ldg(P.x + std::uint64_t(i - o) * P.d + col), v);
+  }
+  return v;
+}
+template <class T>
+__device__ __forceinline__ T b1(const DevProblem<T>& P, std::uint32_t h, std::uint32_t i) {
+  return i >= 1 ? coef_imp(P.b, h, i, 0) : T(0);
+}
+
+constexpr std::uint32_t kSeg = 128;  // rows per scan segment
+
+// pass 1: the affine map of each segment, y_out = pm * y_in + qm
+template <class T>
+__global__ void scan_maps(DevProblem<T> P, T* pm, T* qm) {
+  const std::uint64_t t = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  const std::uint32_t nseg = (P.n + kSeg - 1) / kSeg;
+  if (t >= std::uint64_t(nseg) * P.d) return;
+  const std::uint32_t col = std::uint32_t(t % P.d), s = std::uint32_t(t / P.d), h = col / P.dh;
+  const std::uint32_t i0 = s * kSeg, i1 = min(P.n, i0 + kSeg);
+  T p = T(1), q = T(0);
+#pragma unroll 8
+  for (std::uint32_t i = i0; i < i1; ++i) {
+    const T b = b1(P, h, i);
+    q = fma(b, q, a_term(P, h, i, col));
+    p *= b;
+  }
+  pm[t] = p;
+  qm[t] = q;
+}
+// pass 2: per column, the true y entering each segment
+template <class T>
+__global__ void scan_carry(DevProblem<T> P, const T* pm, const T* qm, T* carry) {
+  const std::uint32_t col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col >= P.d) return;
+  const std::uint32_t nseg = (P.n + kSeg - 1) / kSeg;
+  T y = T(0);
+#pragma unroll 16
+  for (std::uint32_t s = 0; s < nseg; ++s) {
+    const std::uint64_t q = std::uint64_t(s) * P.d + col;
+    carry[q] = y;
+    y = fma(pm[q], y, qm[q]);
+  }
+}
+// pass 3: replay each segment from its carry
+template <class T>
+__global__ void scan_apply(DevProblem<T> P, const T* carry) {
+  const std::uint64_t t = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  const std::uint32_t nseg = (P.n + kSeg - 1) / kSeg;
+  if (t >= std::uint64_t(nseg) * P.d) return;
+  const std::uint32_t col = std::uint32_t(t % P.d), s = std::uint32_t(t / P.d), h = col / P.dh;
+  const std::uint32_t i0 = s * kSeg, i1 = min(P.n, i0 + kSeg);
+  T y = carry[t];
+#pragma unroll 8
+  for (std::uint32_t i = i0; i < i1; ++i) {
+    y = fma(b1(P, h, i), y, a_term(P, h, i, col));
+    P.y[std::uint64_t(i) * P.d + col] = y;
   }
 }
 
@@ -374,6 +1147,14 @@ struct DevBuf {
   }
   DevBuf(const DevBuf&) = delete;
   DevBuf& operator=(const DevBuf&) = delete;
+  DevBuf& operator=(DevBuf&& o) noexcept {
+    if (this != &o) {
+      if (p) cudaFree(p);
+      p = o.p;
+      o.p = nullptr;
+    }
+    return *this;
+  }
   ~DevBuf() {
     if (p) cudaFree(p);
   }
@@ -385,14 +1166,8 @@ struct DevBuf {
 
 template <class U>
 void upload(DevBuf& b, const U* h, std::size_t count) {
-  b.~DevBuf();
-  new (&b) DevBuf(count * sizeof(U));
+  b = DevBuf(count * sizeof(U));
   if (count) MG_CUDA(cudaMemcpy(b.p, h, count * sizeof(U), cudaMemcpyHostToDevice), "upload");
-}
-
-std::size_t smem_bytes(std::size_t tsize, int W, int TR, std::uint32_t KS) {
-  return tsize * (2 * TR * 32 + 2 * TR * W + 2 * std::size_t(TR) * KS * W) + sizeof(int) * 2 * TR +
-         sizeof(std::uint32_t) * 2 * kOffCap + 2 * TR * KS + 16;
 }
 
 int num_sms() {
@@ -400,71 +1175,6 @@ int num_sms() {
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   return sms;
-}
-
-// The launch configuration: rows per chunk TR (64 when at most 16 offsets are < 128, else 32), unrolled short
-// reads when they fit, and W columns per block.
-struct Config {
-  int TR = 32;
-  int KSMAX = 0;
-  int W = 8;
-};
-
-template <class T, int W, int TR, int KSMAX, bool IMP>
-std::string launch_k(const DevProblem<T>& P, cudaStream_t st) {
-  const std::size_t sm = smem_bytes(sizeof(T), W, TR, P.ks_max);
-  MG_CUDA(cudaFuncSetAttribute(chunked_solve<T, W, TR, KSMAX, IMP>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)),
-          "cudaFuncSetAttribute");
-  const unsigned blocks = (P.d + W - 1) / W;
-  chunked_solve<T, W, TR, KSMAX, IMP><<<blocks, kThreads, sm, st>>>(P);
-  MG_CUDA(cudaGetLastError(), "chunked_solve launch");
-  return std::string("gpu-chunked-") + (IMP ? "implicit" : "csr") + "<" + (sizeof(T) == 8 ? "fp64" : "fp32") +
-         ",W=" + std::to_string(W) + ",T=" + std::to_string(TR) +
-         (KSMAX > 0 ? ",unrolled" + std::to_string(KSMAX) : "") + ">";
-}
-
-template <class T, int W>
-std::string launch_w(const DevProblem<T>& P, cudaStream_t st, const Config& c) {
-  const bool imp = P.b.implicit != 0;
-  if (c.TR == 64) {
-    if (c.KSMAX == 2) return imp ? launch_k<T, W, 64, 2, true>(P, st) : launch_k<T, W, 64, 2, false>(P, st);
-    if (c.KSMAX == 8) return imp ? launch_k<T, W, 64, 8, true>(P, st) : launch_k<T, W, 64, 8, false>(P, st);
-    return imp ? launch_k<T, W, 64, 16, true>(P, st) : launch_k<T, W, 64, 16, false>(P, st);
-  }
-  if (c.KSMAX > 0) return imp ? launch_k<T, W, 32, 16, true>(P, st) : launch_k<T, W, 32, 16, false>(P, st);
-  return imp ? launch_k<T, W, 32, 0, true>(P, st) : launch_k<T, W, 32, 0, false>(P, st);
-}
-
-template <class T>
-std::string launch(const DevProblem<T>& P, cudaStream_t st, const Config& c) {
-  switch (c.W) {
-    case 32:
-      return launch_w<T, 32>(P, st, c);
-    case 16:
-      return launch_w<T, 16>(P, st, c);
-    case 8:
-      return launch_w<T, 8>(P, st, c);
-    default:
-      return launch_w<T, 4>(P, st, c);
-  }
-}
-
-std::uint32_t short_count_csr(const std::uint64_t* ptr, const std::uint32_t* idx, std::uint32_t n,
-                              std::uint32_t S) {
-  std::uint32_t m = 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    std::uint32_t c = 0;
-    for (std::uint64_t e = ptr[i + 1]; e > ptr[i] && i - idx[e - 1] < S; --e) ++c;
-    m = std::max(m, c);
-  }
-  return m;
-}
-
-std::uint32_t short_count_implicit(const std::uint32_t* off, std::uint32_t k, std::uint32_t S) {
-  std::uint32_t c = 0;
-  while (c < k && off[c] < S) ++c;
-  return c;
 }
 
 // Device copies of one matrix's structure (values separately).
@@ -504,37 +1214,186 @@ std::uint64_t value_count(const SolveMatrix& m, std::uint32_t n, std::uint32_t h
   return std::uint64_t(heads - 1) * m.hs + (nnz - 1) * m.is + 1;
 }
 
-// Chooses TR, KSMAX and W, and sets the short-read counts of P for that TR.
+// Which kernel runs and its workspace. Built once per problem (host structure in hand), launched many times.
 template <class T>
-Config configure(DevProblem<T>& P, const SolveMatrix& b) {
-  Config c;
-  auto shorts = [&](std::uint32_t S) {
-    return b.implicit ? short_count_implicit(b.offsets, b.k, S) : short_count_csr(b.ptr, b.idx, P.n, S);
-  };
-  const std::uint32_t s128 = shorts(128);
-  if (s128 <= 16) {
-    c.TR = 64;
-    c.KSMAX = s128 <= 2 ? 2 : s128 <= 8 ? 8 : 16;
-    P.ks_max = s128;
+struct Plan {
+  bool scan = false;
+  std::string name;
+  // pipeline
+  unsigned grid = 0;            // CTAs per launch (solver CTAs + gather CTAs), all co-resident
+  std::uint32_t tiles_per = 0;  // solver CTAs (tiles) per launch
+  std::uint32_t ntiles = 0;
+  std::size_t smem = 0;
+  DevBuf vring, flags;  // flags: progress[tiles_per] then err
+  DevBuf prof;          // MIXGRAPH_GPU_PROFILE
+  // scan
+  DevBuf pm, qm, carry;
+};
+
+bool first_order(const SolveMatrix& a, const SolveMatrix& b) {
+  return a.implicit && b.implicit && b.k == 1 && b.offsets[0] == 1;
+}
+
+template <class T>
+void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMatrix& b,
+               std::uint32_t heads) {
+  constexpr std::uint32_t F = ring_rows<T>();
+  const char* force = std::getenv("MIXGRAPH_GPU_KERNEL");  // diagnostics: "pipeline" or "scan"
+  const bool want_pipeline = force && std::string(force) == "pipeline";
+  const std::string prec = sizeof(T) == 8 ? "fp64" : "fp32";
+  P.nchunks = (P.n + TC - 1) / TC;
+  if (first_order(a, b) && !want_pipeline) {
+    pl.scan = true;
+    const std::uint64_t segs = (std::uint64_t(P.n) + kSeg - 1) / kSeg * P.d;
+    pl.pm = DevBuf(segs * sizeof(T));
+    pl.qm = DevBuf(segs * sizeof(T));
+    pl.carry = DevBuf(segs * sizeof(T));
+    pl.name = "gpu-scan1<" + prec + ",segment=" + std::to_string(kSeg) + ">";
+    return;
+  }
+  // offset classes of B
+  std::uint32_t far_terms = 0;  // per row, on average: A's reads + B's reads at offsets >= F
+  if (b.implicit) {
+    auto count_lt = [&](std::uint32_t lim) {
+      std::uint32_t c = 0;
+      while (c < b.k && b.offsets[c] < lim) ++c;
+      return c;
+    };
+    P.k_band = count_lt(KB);
+    P.k_near = count_lt(NEAR);
+    P.k_mid = count_lt(F);
+    for (int k = 0; k < KB; ++k) P.band_idx[k] = -1;
+    for (std::uint32_t k = 0; k < P.k_band; ++k) P.band_idx[b.offsets[k]] = int(k);
+    P.band_mask = 0;
+    for (std::uint32_t k = 0; k < P.k_band; ++k) P.band_mask |= 1u << b.offsets[k];
+    P.nm = P.k_near - P.k_band;
+    P.mm = P.k_mid - P.k_near;
+    far_terms = (b.k - P.k_mid) + a.k;
   } else {
-    c.TR = 32;
-    P.ks_max = shorts(64);
-    c.KSMAX = P.ks_max <= 16 ? 16 : 0;
+    std::uint32_t nm = 0, mm = 0;
+    std::uint64_t far = 0;
+    P.band_mask = 0;
+    for (std::uint32_t i = 0; i < P.n; ++i) {
+      std::uint32_t m = 0, m2 = 0;
+      for (std::uint64_t e = b.ptr[i]; e < b.ptr[i + 1]; ++e) {
+        const std::uint32_t o = i - b.idx[e];
+        if (o >= F)
+          ++far;
+        else if (o >= std::uint32_t(NEAR))
+          ++m2;
+        else if (o >= std::uint32_t(KB))
+          ++m;
+        else
+          P.band_mask |= 1u << o;
+      }
+      nm = std::max(nm, m);
+      mm = std::max(mm, m2);
+    }
+    P.nm = nm;
+    P.mm = mm;
+    far_terms = std::uint32_t((far + a.ptr[P.n]) / std::max<std::uint32_t>(1, P.n));
   }
-  P.b.k_short = b.implicit ? P.ks_max : 0;
-  if (P.ks_max == 0) P.ks_max = 1;
-  // W: the fewest columns per block (whole 32-byte sectors) that still fit the grid in one wave
-  const int wmin = int(32 / sizeof(T));
-  const int sms = num_sms();
-  c.W = wmin;
-  while (c.W < 32 && int((P.d + c.W - 1) / c.W) > sms) c.W *= 2;
-  if (const char* e = std::getenv("MIXGRAPH_GPU_W")) {
-    const int w = std::atoi(e);
-    if (w == 4 || w == 8 || w == 16 || w == 32) c.W = w;
+  const std::uint32_t dh = P.d / heads;
+  P.staged = (heads == 1 || dh % TW == 0) && P.nm <= std::uint32_t(NMMAX) && P.mm <= std::uint32_t(MIDMAX);
+  P.pkg_bytes = pkg_layout(sizeof(T), P.nm, P.mm, P.staged != 0).bytes;
+  constexpr std::uint32_t VWMAX = 16 / sizeof(T);
+  P.vw = P.d % VWMAX == 0 ? VWMAX : 1;
+  P.tpo = 1;
+  while (P.tpo < 16 && P.tpo * 6 < far_terms) P.tpo *= 2;
+  const std::uint32_t vpr = TW / P.vw;
+  P.ng = std::max<std::uint32_t>(1, TC * vpr * P.tpo / kThreads);
+  P.tpo = P.ng * kThreads / (TC * vpr);  // exact split of the 512 threads
+  pl.ntiles = (P.d + TW - 1) / TW;
+  pl.smem = solver_smem_bytes<T>();
+  const bool imp = b.implicit;
+  const void* fn = imp ? reinterpret_cast<const void*>(pipeline_solve<T, true>)
+                       : reinterpret_cast<const void*>(pipeline_solve<T, false>);
+  MG_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.smem)),
+          "cudaFuncSetAttribute");
+  int occ = 0;
+  MG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, kThreads, pl.smem), "occupancy");
+  const unsigned resident = unsigned(std::max(occ, 1) * num_sms());
+  if (resident < 2) throw std::string("the pipeline kernel needs two co-resident blocks");
+  pl.tiles_per = std::min<std::uint32_t>(pl.ntiles, std::max(1u, resident / 2));
+  if (pl.tiles_per > 128) pl.tiles_per = 128;  // gather CTAs cache progress for at most 128 tiles
+  pl.grid = resident;
+  pl.vring = DevBuf(std::size_t(pl.tiles_per) * (F / TC) * P.pkg_bytes);
+  pl.flags = DevBuf((pl.tiles_per + 1) * sizeof(std::uint32_t));
+  P.vring = pl.vring.template as<unsigned char>();
+  P.prof = nullptr;
+  P.diag = std::getenv("MIXGRAPH_GPU_DIAG") ? std::atoi(std::getenv("MIXGRAPH_GPU_DIAG")) : 0;
+  if (std::getenv("MIXGRAPH_GPU_PROFILE")) {
+    pl.prof = DevBuf(std::size_t(kMaxTiles + pl.grid) * 8 * sizeof(unsigned long long));
+    P.prof = pl.prof.template as<unsigned long long>();
   }
-  while (c.W > 4 && smem_bytes(sizeof(T), c.W, c.TR, P.ks_max) > 200 * 1024) c.W /= 2;
-  if (const char* e = std::getenv("MIXGRAPH_GPU_MODE")) P.mode = std::atoi(e);
-  return c;
+  P.progress = pl.flags.template as<std::uint32_t>();
+  P.err = P.progress + pl.tiles_per;
+  pl.name = std::string("gpu-pipeline-") + (imp ? "implicit" : "csr") + "<" + prec +
+            (P.staged ? ",staged" : ",direct") + ",tile=32,chunk=64,far>=" + std::to_string(F) +
+            ",gather-ctas=" + std::to_string(pl.grid - pl.tiles_per) + ",tpo=" + std::to_string(P.tpo) + ">";
+  if (std::getenv("MIXGRAPH_GPU_VERBOSE"))
+    std::fprintf(stderr,
+                 "plan: nm=%u mm=%u k_band=%u k_near=%u k_mid=%u pkg=%u B ng=%u vw=%u tiles/launch=%u\n",
+                 P.nm, P.mm, P.k_band, P.k_near, P.k_mid, P.pkg_bytes, P.ng, P.vw, pl.tiles_per);
+}
+
+// One solve, X to Y (stream-ordered). Throws on a launch error or a pipeline stall.
+template <class T>
+void run_plan(Plan<T>& pl, DevProblem<T> P, cudaStream_t st) {
+  if (pl.scan) {
+    const std::uint64_t segs = (std::uint64_t(P.n) + kSeg - 1) / kSeg * P.d;
+    const unsigned bl = unsigned((segs + 255) / 256);
+    scan_maps<T><<<bl, 256, 0, st>>>(P, pl.pm.template as<T>(), pl.qm.template as<T>());
+    scan_carry<T><<<(P.d + 127) / 128, 128, 0, st>>>(P, pl.pm.template as<T>(), pl.qm.template as<T>(),
+                                                     pl.carry.template as<T>());
+    scan_apply<T><<<bl, 256, 0, st>>>(P, pl.carry.template as<T>());
+    MG_CUDA(cudaGetLastError(), "scan launch");
+    return;
+  }
+  const void* fn = P.b.implicit ? reinterpret_cast<const void*>(pipeline_solve<T, true>)
+                                : reinterpret_cast<const void*>(pipeline_solve<T, false>);
+  for (std::uint32_t t0 = 0; t0 < pl.ntiles; t0 += pl.tiles_per) {
+    P.tile0 = t0;
+    P.ntiles = std::min(pl.tiles_per, pl.ntiles - t0);
+    MG_CUDA(
+        cudaMemsetAsync(pl.vring.p, 0xff, std::size_t(P.ntiles) * (ring_rows<T>() / TC) * P.pkg_bytes, st),
+        "memset");
+    MG_CUDA(cudaMemsetAsync(pl.flags.p, 0, (pl.tiles_per + 1) * sizeof(std::uint32_t), st), "memset");
+    if (P.prof)
+      MG_CUDA(
+          cudaMemsetAsync(P.prof, 0, std::size_t(kMaxTiles + pl.grid) * 8 * sizeof(unsigned long long), st),
+          "memset");
+    void* args[] = {&P};
+    MG_CUDA(cudaLaunchCooperativeKernel(fn, dim3(pl.grid), dim3(kThreads), args, pl.smem, st),
+            "pipeline launch");
+  }
+}
+
+template <class T>
+void check_plan(Plan<T>& pl) {
+  if (pl.scan) return;
+  if (pl.prof.p) {  // the last launch's counters, averaged (cycles)
+    std::vector<unsigned long long> h(std::size_t(kMaxTiles + pl.grid) * 8);
+    MG_CUDA(cudaMemcpy(h.data(), pl.prof.p, h.size() * sizeof(h[0]), cudaMemcpyDeviceToHost), "prof");
+    const std::uint32_t nt = std::min(pl.tiles_per, pl.ntiles);
+    double sv[8] = {0};
+    for (std::uint32_t t = 0; t < nt; ++t)
+      for (int k = 0; k < 5; ++k) sv[k] += double(h[t * 8 + k]) / nt;
+    double gv[3] = {0};
+    const std::uint32_t ng = pl.grid - pl.tiles_per;
+    for (std::uint32_t g = 0; g < ng; ++g)
+      for (int k = 0; k < 3; ++k) gv[k] += double(h[(kMaxTiles + g) * 8 + k]) / ng;
+    std::fprintf(
+        stderr,
+        "profile (Mcycles per CTA): solver solve %.3f wait %.3f | helpers consume %.3f prefetch %.3f "
+        "wait %.3f | gather progress-wait %.3f compute %.3f items %.1f\n",
+        sv[0] / 1e6, sv[1] / 1e6, sv[2] / 1e6, sv[3] / 1e6, sv[4] / 1e6, gv[0] / 1e6, gv[1] / 1e6, gv[2]);
+  }
+  std::uint32_t err = 0;
+  MG_CUDA(cudaMemcpy(&err, pl.flags.template as<std::uint32_t>() + pl.tiles_per, sizeof err,
+                     cudaMemcpyDeviceToHost),
+          "read status");
+  if (err) throw std::string("internal error: the pipeline kernel stalled (a wait exceeded 20 s)");
 }
 
 template <class T>
@@ -558,15 +1417,18 @@ SolveRun solve_t(const SolveProblem& p, const void* x, void* y) {
   P.dh = p.d / p.heads;
   P.a = dev_matrix<T>(p.a, p.n, sa, va.as<T>());
   P.b = dev_matrix<T>(p.b, p.n, sb, vb.as<T>());
-  const Config cfg = configure(P, p.b);
   P.x = dx.as<T>();
   P.y = dy.as<T>();
+  Plan<T> plan;
+  make_plan(plan, P, p.a, p.b, p.heads);
   cudaEventRecord(e1);
-  r.kernel = launch<T>(P, nullptr, cfg);
+  run_plan(plan, P, nullptr);
+  r.kernel = plan.name;
   cudaEventRecord(e2);
   MG_CUDA(cudaMemcpy(y, dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download Y");
   cudaEventRecord(e3);
   MG_CUDA(cudaEventSynchronize(e3), "synchronize");
+  check_plan(plan);
   float k_ms = 0, t_ms = 0;
   cudaEventElapsedTime(&k_ms, e1, e2);
   cudaEventElapsedTime(&t_ms, e0, e3);
@@ -641,18 +1503,20 @@ BenchResult bench_t(const BenchSpec& s) {
   P.dh = s.d / s.heads;
   P.a = dev_matrix<T>(A, s.n, sa, va.as<T>());
   P.b = dev_matrix<T>(B, s.n, sb, vb.as<T>());
-  const Config W = configure(P, B);
   P.x = dx.as<T>();
   P.y = dy.as<T>();
+  Plan<T> plan;
+  make_plan(plan, P, A, B, s.heads);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   std::vector<float> ts, cs;
-  res.kernel = launch<T>(P, nullptr, W);  // warm-up
+  res.kernel = plan.name;
+  run_plan(plan, P, nullptr);  // warm-up
   MG_CUDA(cudaDeviceSynchronize(), "warm-up");
   for (int k = 0; k < std::max(1, s.reps); ++k) {
     cudaEventRecord(e0);
-    launch<T>(P, nullptr, W);
+    run_plan(plan, P, nullptr);
     cudaEventRecord(e1);
     MG_CUDA(cudaEventSynchronize(e1), "solve");
     float ms = 0;
@@ -676,7 +1540,7 @@ BenchResult bench_t(const BenchSpec& s) {
     DevBuf probe(2 * sizeof(double));
     clock_probe<<<1, 1, 0, s2>>>(probe.as<double>());  // idle-ish clock
     MG_CUDA(cudaStreamSynchronize(s2), "probe");
-    launch<T>(P, s1, W);
+    run_plan(plan, P, s1);
     clock_probe<<<1, 1, 0, s2>>>(probe.as<double>() + 1);
     MG_CUDA(cudaDeviceSynchronize(), "solve");
     double mhz[2] = {0, 0};
@@ -686,6 +1550,7 @@ BenchResult bench_t(const BenchSpec& s) {
     cudaStreamDestroy(s1);
     cudaStreamDestroy(s2);
   }
+  check_plan(plan);
   std::sort(ts.begin(), ts.end());
   std::sort(cs.begin(), cs.end());
   res.ms = ts[ts.size() / 2];

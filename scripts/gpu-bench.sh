@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# GPU checks and benchmarks of issue 6, in one call on a machine with an NVIDIA GPU (docs/benchmarks.md).
+#   OUT=/tmp/out bash scripts/gpu-bench.sh STAGE...
+# Stages (run in the order given):
+#   build      configure + build the CLI, test_solve, test_gpu_semiring (if present) and bench_solve
+#   tests      the GPU unit tests (and the validate tests)
+#   validate   mixgraph validate --backend gpu on every pattern family
+#   bench      bench_solve gpu quick (the suite without n = 2^24); bench-full adds n = 2^24
+#   peers      ../shared/anchors-style peers: PEERS=folder with gpu_anchor.py and hgrn_anchor.py,
+#              FLA_SRC=folder holding flash-linear-attention's fla/ package
+#   sanitize   compute-sanitizer memcheck and racecheck on small solves
+# Results go to $OUT (default ./gpu-out): build.log, tests.log, validate.jsonl, bench.jsonl, peers.jsonl,
+# sanitize.log.
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+BUILD=${BUILD:-build-gpu}
+mkdir -p "$OUT"
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+nproc=$(nproc)
+cli="$BUILD/tools/mixgraph"
+
+stage_build() {
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMIXGRAPH_CUDA=ON >"$OUT/build.log" 2>&1 &&
+    targets="mixgraph test_solve bench_solve" &&
+    { [ -f tests/test_gpu_semiring.cpp ] && targets="$targets test_gpu_semiring" || true; } &&
+    ninja -C "$BUILD" -j "$nproc" $targets >>"$OUT/build.log" 2>&1
+  local rc=$?
+  tail -3 "$OUT/build.log"
+  return $rc
+}
+
+stage_tests() {
+  {
+    "$BUILD/tests/test_solve" --gtest_filter='Gpu*:*Validate*:*Backend*'
+    [ -x "$BUILD/tests/test_gpu_semiring" ] && "$BUILD/tests/test_gpu_semiring"
+  } >"$OUT/tests.log" 2>&1
+  local rc=$?
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]" "$OUT/tests.log" | head -30
+  return $rc
+}
+
+stage_validate() {
+  : >"$OUT/validate.jsonl"
+  local mtx="$OUT/mask.mtx"
+  # an explicit strictly-lower mask with near and far entries (n = 3000)
+  /usr/bin/env python3 - "$mtx" <<'EOF'
+import random, sys
+random.seed(7)
+n = 3000
+ent = set()
+for i in range(2, n + 1):
+    for o in (1, 2, 3, 9, 40, 130, 700, 1500):
+        if o < i and random.random() < 0.7:
+            ent.add((i, i - o))
+with open(sys.argv[1], "w") as f:
+    f.write("%%MatrixMarket matrix coordinate pattern general\n")
+    f.write(f"{n} {n} {len(ent)}\n")
+    for i, j in sorted(ent):
+        f.write(f"{i} {j}\n")
+EOF
+  for spec in pow2 sq1 pow2+cache sq1+cache ssm local:8 "mtx:$mtx"; do
+    "$cli" validate --pattern "$spec" --n 4096 --backend gpu --format json >>"$OUT/validate.jsonl" 2>&1
+    echo "validate $spec rc=$?"
+  done
+  "$cli" validate --pattern sq1 --n 65536 --backend gpu --format json >>"$OUT/validate.jsonl" 2>&1
+  echo "validate sq1 65536 rc=$?"
+  /usr/bin/env python3 - "$OUT/validate.jsonl" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line.startswith("{"):
+        print("non-json:", line[:200]); continue
+    try:
+        j = json.loads(line)
+    except Exception:
+        continue
+    bad = [c["name"] + ": " + c["detail"] for c in j.get("checks", []) if not c["passed"]]
+    print(j.get("pattern"), j.get("n"), "all_passed" if j.get("all_passed") else "FAILED", j.get("kernels"), bad[:3])
+EOF
+}
+
+stage_bench() {
+  "$BUILD/bench/bench_solve" gpu ${1:-quick} | tee -a "$OUT/bench.jsonl" |
+    /usr/bin/env python3 -c '
+import json, sys
+for l in sys.stdin:
+    try: r = json.loads(l)
+    except Exception: print(l.strip()); continue
+    if "ms" in r:
+        print("%-16s %-11s n=%-8d d=%-5d h=%-5d %s %-8s %9.3f ms (copy %.3f, floor %.3f, %.1f%%) err %.1e  %s" % (r["case"], r["pattern"], r["n"], r["d"], r["heads"], r["precision"], r["structure"], r["ms"], r["copy_ms"], r["floor_ms"], 100*r["fraction_of_copy_bw"], r["check_relerr"], r["kernel"]))
+    else: print(r)'
+}
+
+stage_peers() {
+  local peers=${PEERS:-.devsrc}
+  : >"$OUT/peers.jsonl"
+  (cd "$peers" && PYTHONUNBUFFERED=1 python3 gpu_anchor.py 256) >>"$OUT/peers.jsonl" 2>&1
+  (cd "$peers" && FLA_SRC=${FLA_SRC:-fla-src} PYTHONUNBUFFERED=1 python3 hgrn_anchor.py) >>"$OUT/peers.jsonl" 2>&1
+  grep -v '^{' "$OUT/peers.jsonl" | tail -20
+  grep '^{' "$OUT/peers.jsonl" | tail -20
+}
+
+stage_sanitize() {
+  local cs=compute-sanitizer
+  command -v $cs >/dev/null || cs=/usr/local/cuda/bin/compute-sanitizer
+  : >"$OUT/sanitize.log"
+  local runs=(
+    "memcheck|solve --pattern sq1+cache --n 3000 --random 24 --heads 3 --backend gpu"
+    "memcheck|solve --pattern pow2 --n 2000 --random 40 --heads 40 --precision fp64 --backend gpu"
+    "memcheck|solve --pattern ssm --n 3000 --random 8 --heads 8 --backend gpu"
+    "memcheck|solve --pattern sq1 --n 5000 --random 36 --backend gpu"
+    "racecheck|solve --pattern sq1 --n 3000 --random 16 --backend gpu"
+    "racecheck|solve --pattern pow2+cache --n 2000 --random 8 --backend gpu"
+  )
+  for r in "${runs[@]}"; do
+    tool=${r%%|*}
+    args=${r#*|}
+    echo "== $tool: mixgraph $args" >>"$OUT/sanitize.log"
+    $cs --tool "$tool" "$cli" $args >>"$OUT/sanitize.log" 2>&1
+    echo "$tool $args rc=$?"
+  done
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|==" "$OUT/sanitize.log" | tail -20
+}
+
+for s in "$@"; do
+  echo "=== stage $s ($(date +%T))"
+  case $s in
+    build) stage_build || exit 1 ;;
+    tests) stage_tests ;;
+    validate) stage_validate ;;
+    bench) stage_bench quick ;;
+    bench-full) stage_bench ;;
+    peers) stage_peers ;;
+    sanitize) stage_sanitize ;;
+    *) echo "unknown stage $s" ;;
+  esac
+done
+echo "=== done ($(date +%T))"
