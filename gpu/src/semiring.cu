@@ -148,12 +148,17 @@ __host__ __device__ void march(const DevStructure& s, std::uint32_t mine, std::u
   for (std::uint32_t i = start; i < s.n; ++i) {
     typename R::V acc = R::zero();
     if constexpr (Implicit) {
-      if (i >= mine) {
-        for (std::uint32_t k = 0; k < s.ka; ++k) {  // A reads i - o (ascending o)
-          const std::uint32_t o = s.a_off[k];
-          if (o > i) break;
-          if (i - o == mine) R::add(acc, R::a_weight(o == 0));
+      if (i >= mine) {  // A reads i - o: only o = i - mine reads the impulse (offsets ascending, distinct)
+        const std::uint32_t want = i - mine;
+        std::uint32_t lo = 0, hi = s.ka;  // lo: the first k with a_off[k] >= want
+        while (lo < hi) {
+          const std::uint32_t mid = lo + (hi - lo) / 2;
+          if (s.a_off[mid] < want)
+            lo = mid + 1;
+          else
+            hi = mid;
         }
+        if (lo < s.ka && s.a_off[lo] == want) R::add(acc, R::a_weight(want == 0));
       }
       for (std::uint32_t k = 0; k < s.kb; ++k) {  // B reads i - o
         const std::uint32_t o = s.b_off[k];
