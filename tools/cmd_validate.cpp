@@ -4,6 +4,7 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
+#include "mixgraph/semiring_backend.hpp"
 #include "mixgraph/solve_backend.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/validate.hpp"
@@ -45,6 +46,23 @@ int run_validate(const ValidateCliOptions& o) {
     };
     vo.other_f64 = [&](const MixerWeights<double>& w, const double* x, double* y, std::size_t d) {
       return solve_on(be, w, x, y, d).kernel;
+    };
+    vo.other_distances = [&](const SolveStructure& s, const std::vector<pos_t>& src,
+                             std::vector<std::uint32_t>& out) {
+      auto run = distances_on(be, s, src);
+      out = std::move(run.dist);
+      return run.kernel;
+    };
+    vo.other_reachability = [&](const SolveStructure& s, const std::vector<pos_t>& src,
+                                std::vector<std::uint8_t>& out) {
+      auto run = reachability_on(be, s, src);
+      out = std::move(run.reach);
+      return run.kernel;
+    };
+    vo.other_path_counts = [&](const SolveStructure& s, const std::vector<pos_t>& src, PathCounts& out) {
+      auto run = path_counts_on(be, s, src);
+      out = std::move(run.counts);
+      return run.kernel;
     };
   }
   const ValidateResult r = validate_solve(p, vo);

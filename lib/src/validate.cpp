@@ -6,8 +6,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "mixgraph/distances.hpp"
 #include "mixgraph/commgraph.hpp"
+#include "mixgraph/distances.hpp"
+#include "mixgraph/error.hpp"
 #include "mixgraph/weights.hpp"
 
 namespace mixgraph {
@@ -68,7 +69,6 @@ std::vector<double> dense_reference(const std::vector<WeightedPattern>& heads, p
   }
   return y;
 }
-
 
 std::vector<pos_t> pick_sources(pos_t n, const ValidateOptions& o, bool& all) {
   std::vector<pos_t> s;
@@ -160,10 +160,46 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
   r.all_sources = all;
   const std::string src_text = all ? "all " + std::to_string(src.size()) + " sources"
                                    : std::to_string(src.size()) + " sampled sources";
-  const auto dist = solve_distances(s, src, o.threads);
-  const auto reach = solve_reachability(s, src, o.threads);
-  const auto counts = solve_path_counts(s, src, o.threads);
-  std::string dist_bad, reach_bad, count_bad;
+  // one result set per backend: the CPU engine, then the other backend's hooks (each compared with the
+  // same independent references, computed once per source)
+  struct SemiringSet {
+    std::string tag;  ///< "" for the CPU engine, " (gpu)" for the other backend
+    bool has_dist = false, has_reach = false, has_counts = false;
+    std::vector<std::uint32_t> dist;
+    std::vector<std::uint8_t> reach;
+    PathCounts counts;
+    std::string dist_bad, reach_bad, count_bad;
+  };
+  std::vector<SemiringSet> sets(1);
+  sets[0].tag = "";
+  sets[0].dist = solve_distances(s, src, o.threads);
+  sets[0].reach = solve_reachability(s, src, o.threads);
+  sets[0].counts = solve_path_counts(s, src, o.threads);
+  sets[0].has_dist = sets[0].has_reach = sets[0].has_counts = true;
+  if (!o.other_name.empty() && (o.other_distances || o.other_reachability || o.other_path_counts)) {
+    SemiringSet& other = sets.emplace_back();
+    other.tag = " (" + o.other_name + ")";
+    auto note_kernel = [&](const std::string& k) {
+      if (std::find(r.kernels.begin(), r.kernels.end(), k) == r.kernels.end()) r.kernels.push_back(k);
+    };
+    if (o.other_distances) {
+      note_kernel(o.other_distances(s, src, other.dist));
+      other.has_dist = true;
+    }
+    if (o.other_reachability) {
+      note_kernel(o.other_reachability(s, src, other.reach));
+      other.has_reach = true;
+    }
+    if (o.other_path_counts) {
+      note_kernel(o.other_path_counts(s, src, other.counts));
+      other.has_counts = true;
+    }
+    const std::size_t m = std::size_t(n) * src.size();
+    if ((other.has_dist && other.dist.size() != m) || (other.has_reach && other.reach.size() != m) ||
+        (other.has_counts && (other.counts.dist.size() != m || other.counts.count.size() != m)))
+      throw RuntimeFailure("validate: the " + o.other_name + " semiring results have the wrong size");
+  }
+  auto dist_text = [](std::uint32_t d) { return d == kUnreachable ? std::string("inf") : std::to_string(d); };
   std::vector<std::uint64_t> cnt(n);
   for (std::size_t c = 0; c < src.size(); ++c) {
     // the graph code's BFS (lib/distances: MATH.md §3, A only as the first hop, the diagonal free)
@@ -187,29 +223,30 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
         }
       cnt[i] = sum;
     }
-    for (pos_t i = 0; i < n; ++i) {
-      const std::size_t k = std::size_t(i) * src.size() + c;
-      if (dist_bad.empty() && dist[k] != ref[i])
-        dist_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
-                   std::to_string(src[c] + 1) + ": solve " +
-                   (dist[k] == kUnreachable ? "inf" : std::to_string(dist[k])) + ", BFS " +
-                   (ref[i] == kUnreachable ? "inf" : std::to_string(ref[i]));
-      if (reach_bad.empty() && (reach[k] != 0) != (ref[i] != kUnreachable))
-        reach_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
-                    std::to_string(src[c] + 1);
-      if (count_bad.empty() && (counts.dist[k] != gdist[i] || counts.count[k] != cnt[i]))
-        count_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
-                    std::to_string(src[c] + 1) + ": solve (" + std::to_string(counts.dist[k]) + ", " +
-                    std::to_string(counts.count[k]) + "), BFS DP (" + std::to_string(gdist[i]) + ", " +
-                    std::to_string(cnt[i]) + ")";
+    for (SemiringSet& set : sets) {
+      for (pos_t i = 0; i < n; ++i) {
+        const std::size_t k = std::size_t(i) * src.size() + c;
+        if (set.has_dist && set.dist_bad.empty() && set.dist[k] != ref[i])
+          set.dist_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
+                         std::to_string(src[c] + 1) + ": solve " + dist_text(set.dist[k]) + ", BFS " +
+                         dist_text(ref[i]);
+        if (set.has_reach && set.reach_bad.empty() && (set.reach[k] != 0) != (ref[i] != kUnreachable))
+          set.reach_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
+                          std::to_string(src[c] + 1);
+        if (set.has_counts && set.count_bad.empty() &&
+            (set.counts.dist[k] != gdist[i] || set.counts.count[k] != cnt[i]))
+          set.count_bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
+                          std::to_string(src[c] + 1) + ": solve (" + std::to_string(set.counts.dist[k]) +
+                          ", " + std::to_string(set.counts.count[k]) + "), BFS DP (" +
+                          std::to_string(gdist[i]) + ", " + std::to_string(cnt[i]) + ")";
+      }
     }
   }
-  r.checks.push_back({"(min,+) distances == BFS distances (Boost.Graph)", dist_bad.empty(),
-                      dist_bad.empty() ? "equal for " + src_text : dist_bad});
   // transitive closure: bitset rows in position order (all sources), else the BFS reachability above
+  std::vector<std::uint64_t> clo;  // row i: the x_j that reach y_i
+  const std::size_t words = (std::size_t(n) + 63) / 64;
   if (all) {
-    const std::size_t words = (std::size_t(n) + 63) / 64;
-    std::vector<std::uint64_t> clo(std::size_t(n) * words, 0);  // row i: the x_j that reach y_i
+    clo.assign(std::size_t(n) * words, 0);
     const Csr a = a_csr(p);
     for (pos_t i = 0; i < n; ++i) {
       std::uint64_t* ri = clo.data() + std::size_t(i) * words;
@@ -219,26 +256,38 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
         for (std::size_t q = 0; q < words; ++q) ri[q] |= rj[q];
       }
     }
-    std::string bad;
-    for (pos_t i = 0; i < n && bad.empty(); ++i)
-      for (std::size_t c = 0; c < src.size(); ++c) {
-        const bool want = (clo[std::size_t(i) * words + src[c] / 64] >> (src[c] % 64)) & 1ULL;
-        if ((reach[std::size_t(i) * src.size() + c] != 0) != want) {
-          bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
-                std::to_string(src[c] + 1);
-          break;
-        }
-      }
-    r.checks.push_back({"(or,and) reachability == transitive closure (bitsets)", bad.empty(),
-                        bad.empty() ? "equal for " + src_text : bad});
-  } else {
-    r.checks.push_back({"(or,and) reachability == BFS reachability", reach_bad.empty(),
-                        reach_bad.empty() ? "equal for " + src_text : reach_bad});
   }
-  r.checks.push_back({"(min,+) with counts == BFS shortest-path counts in G", count_bad.empty(),
-                      count_bad.empty()
-                          ? "equal for " + src_text + (counts.overflow ? " (some counts saturated)" : "")
-                          : count_bad});
+  for (const SemiringSet& set : sets) {
+    if (set.has_dist)
+      r.checks.push_back({"(min,+) distances" + set.tag + " == BFS distances (Boost.Graph)",
+                          set.dist_bad.empty(),
+                          set.dist_bad.empty() ? "equal for " + src_text : set.dist_bad});
+    if (set.has_reach) {
+      if (all) {
+        std::string bad;
+        for (pos_t i = 0; i < n && bad.empty(); ++i)
+          for (std::size_t c = 0; c < src.size(); ++c) {
+            const bool want = (clo[std::size_t(i) * words + src[c] / 64] >> (src[c] % 64)) & 1ULL;
+            if ((set.reach[std::size_t(i) * src.size() + c] != 0) != want) {
+              bad = "first mismatch at position " + std::to_string(i + 1) + " from source " +
+                    std::to_string(src[c] + 1);
+              break;
+            }
+          }
+        r.checks.push_back({"(or,and) reachability" + set.tag + " == transitive closure (bitsets)",
+                            bad.empty(), bad.empty() ? "equal for " + src_text : bad});
+      } else {
+        r.checks.push_back({"(or,and) reachability" + set.tag + " == BFS reachability", set.reach_bad.empty(),
+                            set.reach_bad.empty() ? "equal for " + src_text : set.reach_bad});
+      }
+    }
+    if (set.has_counts)
+      r.checks.push_back(
+          {"(min,+) with counts" + set.tag + " == BFS shortest-path counts in G", set.count_bad.empty(),
+           set.count_bad.empty()
+               ? "equal for " + src_text + (set.counts.overflow ? " (some counts saturated)" : "")
+               : set.count_bad});
+  }
   for (const auto& c : r.checks) r.all_passed = r.all_passed && c.passed;
   return r;
 }

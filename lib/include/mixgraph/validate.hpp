@@ -3,9 +3,9 @@
 // the plain recurrence of Eq. 1 vs dense fp64 Eigen (small n) [vs another backend, e.g. the GPU], and the
 // semiring solves vs the graph code (Boost.Graph BFS distances, transitive closure, BFS path counts).
 //
-//   mixgraph::ValidateOptions o;                 // o.other_f32 / o.other_f64: hooks for the GPU
-//   auto r = mixgraph::validate_solve(mixgraph::make_pattern("pow2", 1024), o);
-//   for (auto& c : r.checks) std::cout << c.name << (c.passed ? " ok" : " FAILED") << "\n";
+//   mixgraph::ValidateOptions o;                 // o.other_f32 / o.other_f64 / o.other_distances ...: GPU
+//   hooks auto r = mixgraph::validate_solve(mixgraph::make_pattern("pow2", 1024), o); for (auto& c :
+//   r.checks) std::cout << c.name << (c.passed ? " ok" : " FAILED") << "\n";
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,6 +26,15 @@ struct ValidateCheck {
 template <class T>
 using SolveHook = std::function<std::string(const MixerWeights<T>&, const T*, T*, std::size_t)>;
 
+/// A second backend for the semiring checks: fills the result exactly as solve_distances /
+/// solve_reachability / solve_path_counts would (layout [i * S + c]) and returns the kernel it used.
+using DistancesHook =
+    std::function<std::string(const SolveStructure&, const std::vector<pos_t>&, std::vector<std::uint32_t>&)>;
+using ReachabilityHook =
+    std::function<std::string(const SolveStructure&, const std::vector<pos_t>&, std::vector<std::uint8_t>&)>;
+using PathCountsHook =
+    std::function<std::string(const SolveStructure&, const std::vector<pos_t>&, PathCounts&)>;
+
 struct ValidateOptions {
   int threads = 0;
   std::uint64_t seed = 1;
@@ -39,6 +48,12 @@ struct ValidateOptions {
   std::string other_name;  ///< e.g. "gpu"; empty: no second backend
   SolveHook<float> other_f32;
   SolveHook<double> other_f64;
+  /// semiring hooks (with other_name): each one set adds a check named like the CPU's with " (<other_name>)"
+  /// after the semiring, e.g. "(min,+) distances (gpu) == BFS distances (Boost.Graph)", against the same
+  /// independent reference (BFS distances, transitive closure / BFS reachability, BFS path counts)
+  DistancesHook other_distances;
+  ReachabilityHook other_reachability;
+  PathCountsHook other_path_counts;
 };
 
 struct ValidateResult {
