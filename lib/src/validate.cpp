@@ -8,6 +8,7 @@
 
 #include "mixgraph/distances.hpp"
 #include "mixgraph/commgraph.hpp"
+#include "mixgraph/validate_extra.hpp"
 #include "mixgraph/weights.hpp"
 
 namespace mixgraph {
@@ -239,6 +240,8 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
                       count_bad.empty()
                           ? "equal for " + src_text + (counts.overflow ? " (some counts saturated)" : "")
                           : count_bad});
+  // ---- cut ranks of the solved M and copy routings (validate_extra.cpp) ----
+  add_rank_and_routing_checks(p, o, r);
   for (const auto& c : r.checks) r.all_passed = r.all_passed && c.passed;
   return r;
 }
