@@ -9,6 +9,7 @@
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/validate_extra.hpp"
 #include "mixgraph/weights.hpp"
 
 namespace mixgraph {
@@ -288,6 +289,8 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
                ? "equal for " + src_text + (set.counts.overflow ? " (some counts saturated)" : "")
                : set.count_bad});
   }
+  // ---- cut ranks of the solved M and copy routings (validate_extra.cpp) ----
+  add_rank_and_routing_checks(p, o, r);
   for (const auto& c : r.checks) r.all_passed = r.all_passed && c.passed;
   return r;
 }

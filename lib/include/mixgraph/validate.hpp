@@ -45,6 +45,10 @@ struct ValidateOptions {
   pos_t all_sources_max_n = 4096;  ///< all sources as d = n impulse columns up to this n, else sampled
   std::size_t sampled_sources = 64;
   double tol_f32 = 1e-5, tol_f64 = 1e-12;
+  // cut ranks and copy routings (validate_extra.hpp): on the first positions of the pattern only
+  pos_t rank_max_n = 512;        ///< cut ranks of the solved M on the first min(n, rank_max_n) positions
+  std::uint64_t rank_cuts = 64;  ///< that many evenly spaced cuts (every cut when n - 1 <= rank_cuts)
+  pos_t routing_max_n = 512;     ///< copy task of length N = min(n, routing_max_n) / 2 (pattern on 2N)
   std::string other_name;  ///< e.g. "gpu"; empty: no second backend
   SolveHook<float> other_f32;
   SolveHook<double> other_f64;
