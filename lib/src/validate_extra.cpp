@@ -169,14 +169,24 @@ ValidateCheck check_solved_cut_ranks(const Pattern& p, const ValidateOptions& o,
                                " from d = " + num(m) + " impulse columns)");
 }
 
-SolvedCopyDistances solved_copy_distances(const Pattern& p, int threads) {
+SolvedCopyDistances solved_copy_distances(const Pattern& p, int threads, const DistancesHook* hook,
+                                          std::string* kernel) {
   SolvedCopyDistances d;
   d.n = p.n;
   check_memory(8ull * p.n * p.n, 0, "the solved distances from every position at n = " + num(p.n));
   std::vector<pos_t> src(p.n);
   for (pos_t i = 0; i < p.n; ++i) src[i] = i;
   SolveStructure s = solve_structure(p);
-  d.first = solve_distances(s, src, threads);
+  auto run = [&](std::vector<std::uint32_t>& out) {
+    if (hook && *hook) {
+      const std::string k = (*hook)(s, src, out);
+      if (kernel) *kernel = k;
+    } else {
+      out = solve_distances(s, src, threads);
+      if (kernel) *kernel = "cpu";
+    }
+  };
+  run(d.first);
   // B hops only: A reduced to its diagonal, so from x_u the walk enters y_u at cost 0 and continues by B.
   if (s.implicit) {
     s.a_offsets = {0};
@@ -190,7 +200,7 @@ SolvedCopyDistances solved_copy_distances(const Pattern& p, int threads) {
     s.a = std::move(a);
   }
   s.nnz_a = p.n;
-  d.later = solve_distances(s, src, threads);
+  run(d.later);
   return d;
 }
 
@@ -248,7 +258,10 @@ ValidateCheck check_routings_against_distances(const Pattern& p, const ValidateO
   const pos_t N = std::min(p.n, std::max<pos_t>(2, o.routing_max_n)) / 2;
   const pos_t n2 = 2 * N;
   const CopyGraph g = make_copy_graph(leading_pattern(p, n2), N);
-  const SolvedCopyDistances sd = solved_copy_distances(g.pattern, o.threads);
+  std::string dist_kernel;
+  const SolvedCopyDistances sd = solved_copy_distances(
+      g.pattern, o.threads, !o.other_name.empty() && o.other_distances ? &o.other_distances : nullptr,
+      &dist_kernel);
   const std::string where = "copy length N = " + num(N) + " on " + positions_text(n2, p.n);
   // The routing code's copy distances against the solved ones (and the copy's possibility).
   const std::vector<std::uint32_t> cd = copy_distances(g);
@@ -298,7 +311,8 @@ ValidateCheck check_routings_against_distances(const Pattern& p, const ValidateO
   c.passed = true;
   c.detail = where + ": " + num(paths) + " paths, " + num(hops) + " hops of the " + names +
              " routings: every hop a read (solved distance 1), lengths vs the solved shortest distances "
-             "(== / >=); copy distances equal";
+             "(== / >=); copy distances equal (distances solved by " +
+             dist_kernel + ")";
   return c;
 }
 

@@ -66,7 +66,10 @@ struct SolvedCopyDistances {
   std::vector<std::uint32_t> first, later;
   std::uint32_t at(pos_t v, pos_t u) const { return first[std::size_t(v) * n + u]; }
 };
-SolvedCopyDistances solved_copy_distances(const Pattern& p2N, int threads = 0);
+/// hook: when set (e.g. the GPU semiring solve), it computes both distance tables instead of the CPU engine;
+/// kernel (when given) receives the name of the kernel that ran.
+SolvedCopyDistances solved_copy_distances(const Pattern& p2N, int threads = 0,
+                                          const DistancesHook* hook = nullptr, std::string* kernel = nullptr);
 
 /// Checks every path of r against the solved distances: it starts at input i and ends at output i + N, its
 /// first hop has first = 1, every later hop later = 1, and its length in hops is >= first(i + N, i) (== when
