@@ -173,15 +173,16 @@ __device__ __forceinline__ std::uint32_t ld_acquire_gpu(const std::uint32_t* p) 
 __device__ __forceinline__ void st_release_gpu(std::uint32_t* p, std::uint32_t v) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-__device__ __forceinline__ std::uint32_t ld_acquire_cta_shared(const std::uint32_t* p) {
-  std::uint32_t v;
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  asm volatile("ld.acquire.cta.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+// The solver CTA's "chunks done" counter in shared memory: written by a helper, read by the publisher warp.
+// Atomics with block-scope fences (release before the write, acquire after the read).
+__device__ __forceinline__ std::uint32_t ld_acquire_cta_shared(std::uint32_t* p) {
+  const std::uint32_t v = atomicOr(p, 0u);
+  __threadfence_block();
   return v;
 }
 __device__ __forceinline__ void st_release_cta_shared(std::uint32_t* p, std::uint32_t v) {
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  asm volatile("st.release.cta.shared.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+  __threadfence_block();
+  atomicExch(p, v);
 }
 __device__ __forceinline__ std::uint64_t global_ns() {
   std::uint64_t t;
