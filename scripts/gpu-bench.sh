@@ -85,8 +85,10 @@ while pos < len(text):
 EOF
 }
 
-stage_bench() {
-  "$BUILD/bench/bench_solve" gpu ${1:-quick} | tee -a "$OUT/bench.jsonl" |
+stage_bench() {  # $1: quick (the suite without n = 2^24) or full
+  local arg=""
+  [ "$1" = quick ] && arg=quick
+  "$BUILD/bench/bench_solve" gpu $arg | tee -a "$OUT/bench.jsonl" |
     /usr/bin/env python3 -c '
 import json, sys
 for l in sys.stdin:
@@ -135,7 +137,7 @@ for s in "$@"; do
     tests) stage_tests ;;
     validate) stage_validate ;;
     bench) stage_bench quick ;;
-    bench-full) stage_bench ;;
+    bench-full) stage_bench full ;;
     peers) stage_peers ;;
     sanitize) stage_sanitize ;;
     *) echo "unknown stage $s" ;;
