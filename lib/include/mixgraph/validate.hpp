@@ -63,7 +63,7 @@ struct ValidateOptions {
 struct ValidateResult {
   std::vector<ValidateCheck> checks;
   bool all_passed = true;
-  std::vector<std::string> kernels;  ///< kernels that ran, e.g. "cpu-implicit-tiled", "gpu-chunked-..."
+  std::vector<std::string> kernels;  ///< kernels that ran, e.g. "cpu-implicit-tiled", "gpu-pipeline-..."
   std::size_t sources = 0;           ///< sources used by the semiring checks
   bool all_sources = false;
 };
