@@ -76,21 +76,33 @@ inline void require_ran(const gpu::SemiringRun& r) {
 
 }  // namespace detail
 
+namespace detail {
+/// The shared shape of distances_on / reachability_on: the CPU engine, or the GPU kernel into out.
+template <class V, class Cpu, class Gpu>
+std::string semiring_on(const BackendChoice& c, const SolveStructure& s, const std::vector<pos_t>& sources,
+                        const char* ring, std::vector<V>& out, Cpu cpu, Gpu gpu_fn) {
+  if (!c.gpu) {
+    out = cpu();
+    return cpu_semiring_kernel(ring, s);
+  }
+  check_sources(s, sources);
+  out.resize(std::size_t(s.n) * sources.size());
+  const auto g = gpu_fn(gpu_semiring_structure(s), sources.data(), static_cast<std::uint32_t>(sources.size()),
+                        out.data());
+  require_ran(g);
+  return g.kernel;
+}
+}  // namespace detail
+
 /// (min, +) distances from impulse inputs (solve_distances) on the chosen backend. O(S (nnz_A + nnz_B)).
 inline DistancesRun distances_on(const BackendChoice& c, const SolveStructure& s,
                                  const std::vector<pos_t>& sources, int threads = 0) {
   DistancesRun r;
-  if (!c.gpu) {
-    r.dist = solve_distances(s, sources, threads);
-    r.kernel = detail::cpu_semiring_kernel("minplus", s);
-    return r;
-  }
-  detail::check_sources(s, sources);
-  r.dist.resize(std::size_t(s.n) * sources.size());
-  const auto g = gpu::semiring_distances(gpu_semiring_structure(s), sources.data(),
-                                         static_cast<std::uint32_t>(sources.size()), r.dist.data());
-  detail::require_ran(g);
-  r.kernel = g.kernel;
+  r.kernel = detail::semiring_on(
+      c, s, sources, "minplus", r.dist, [&] { return solve_distances(s, sources, threads); },
+      [](const auto& gs, const pos_t* src, std::uint32_t ns, std::uint32_t* out) {
+        return gpu::semiring_distances(gs, src, ns, out);
+      });
   return r;
 }
 
@@ -98,17 +110,11 @@ inline DistancesRun distances_on(const BackendChoice& c, const SolveStructure& s
 inline ReachabilityRun reachability_on(const BackendChoice& c, const SolveStructure& s,
                                        const std::vector<pos_t>& sources, int threads = 0) {
   ReachabilityRun r;
-  if (!c.gpu) {
-    r.reach = solve_reachability(s, sources, threads);
-    r.kernel = detail::cpu_semiring_kernel("orand", s);
-    return r;
-  }
-  detail::check_sources(s, sources);
-  r.reach.resize(std::size_t(s.n) * sources.size());
-  const auto g = gpu::semiring_reachability(gpu_semiring_structure(s), sources.data(),
-                                            static_cast<std::uint32_t>(sources.size()), r.reach.data());
-  detail::require_ran(g);
-  r.kernel = g.kernel;
+  r.kernel = detail::semiring_on(
+      c, s, sources, "orand", r.reach, [&] { return solve_reachability(s, sources, threads); },
+      [](const auto& gs, const pos_t* src, std::uint32_t ns, std::uint8_t* out) {
+        return gpu::semiring_reachability(gs, src, ns, out);
+      });
   return r;
 }
 
