@@ -6,11 +6,11 @@
 //   p.n = n; p.d = d; p.heads = 1; p.b.implicit = true; p.b.offsets = offs; p.b.k = K; ...
 //   auto r = mixgraph::gpu::solve(p, x, y);   // r.kernel names the kernel that ran, r.kernel_ms its time
 //
-// Kernel ("chunked block forward substitution"): one CTA per tile of W columns (any mix of heads), which
-// marches over chunks of 32 rows. Reads at offsets >= 64 (long range) only touch rows two chunks back, so
-// eight gather warps compute chunk c+1's A X and long-range sums while one solver warp finishes chunk c
-// sequentially from a shared-memory ring of the last 64 rows (offset 1 from a register). X and Y are
-// row-major n x d, so a tile of a row is one coalesced load. fp32 uses FMA in fp32 (no TF32).
+// Kernels (docs/design.md): "gpu-pipeline" for every pattern family — one cooperative grid where a solver
+// CTA per 32-column tile solves chunks of 64 rows in order (short reads from registers and a shared-memory
+// ring) while all other CTAs gather A X and the long-range reads (offsets >= 1024 fp32 / 512 fp64) into a
+// small ring of packages in global memory; and "gpu-scan1" for first-order patterns (B reads only i - 1), a
+// three-pass segment scan. X and Y are row-major n x d. fp32 uses FMA in fp32 (no TF32).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,7 +38,7 @@ struct SolveProblem {
 
 struct SolveRun {
   bool ran = false;
-  std::string kernel;    ///< e.g. "gpu-chunked-implicit<fp32,W=8,T=32>"
+  std::string kernel;    ///< e.g. "gpu-pipeline-implicit<fp32,staged,...>"
   double kernel_ms = 0;  ///< the solve kernel alone
   double total_ms = 0;   ///< uploads + kernel + download
   std::string note;      ///< why it did not run
