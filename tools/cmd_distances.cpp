@@ -195,12 +195,8 @@ int run_distances(const DistOptions& o) {
   if (o.patterns.size() > 1)
     throw UsageError("several --pattern values need --sweep LO..HI (the side-by-side path-length table)");
   const std::string& spec = o.patterns[0];
-  const bool is_mtx = spec.rfind("mtx:", 0) == 0;
-  std::uint64_t n = 0;
-  if (!o.n_text.empty())
-    n = parse_count(o.n_text, "--n");
-  else if (!is_mtx)
-    throw UsageError("--n is required (the number of tokens), or give --sweep LO..HI");
+  const bool is_mtx = is_mtx_spec(spec);
+  const std::uint64_t n = pattern_n(spec, o.n_text, ", or give --sweep LO..HI");
   if (!is_mtx) validate_n(n);
   check_memory(estimate_pattern_bytes(spec, n, false), o.common.mem_limit_bytes(),
                "pattern " + spec + " at n = " + std::to_string(n));

@@ -93,12 +93,8 @@ int run_rank(const RankOptions& o) {
   o.common.apply();
   if (o.pattern.empty())
     throw UsageError("--pattern is required (or use a subcommand: mixgraph rank loglinear|ssm|heads)");
-  const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
-  std::uint64_t n = 0;
-  if (!o.n_text.empty())
-    n = parse_count(o.n_text, "--n");
-  else if (!is_mtx)
-    throw UsageError("--n is required (the number of tokens)");
+  const bool is_mtx = is_mtx_spec(o.pattern);
+  const std::uint64_t n = pattern_n(o.pattern, o.n_text);
   if (!is_mtx && n < 2) throw UsageError("--n must be >= 2 (cut K needs positions on both sides)");
   if (n > UINT32_MAX) throw UsageError("--n must fit in 32 bits");
   if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default rule)");

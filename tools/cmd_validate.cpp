@@ -25,12 +25,8 @@ struct ValidateCliOptions {
 int run_validate(const ValidateCliOptions& o) {
   o.common.apply();
   const BackendChoice be = choose_backend(parse_backend(o.backend));
-  const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
-  std::uint64_t n = 0;
-  if (!o.n_text.empty())
-    n = parse_count(o.n_text, "--n");
-  else if (!is_mtx)
-    throw UsageError("--n is required (the number of tokens)");
+  const bool is_mtx = is_mtx_spec(o.pattern);
+  const std::uint64_t n = pattern_n(o.pattern, o.n_text);
   if (!is_mtx && n < 1) throw UsageError("--n must be >= 1");
   if (n > (1ULL << 22)) throw UsageError("--n: validate runs reference solves; use n <= 4194304 (2^22)");
   check_memory(estimate_pattern_bytes(o.pattern, n, false) * 6, o.common.mem_limit_bytes(),

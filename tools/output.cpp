@@ -8,6 +8,7 @@
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
+#include "mixgraph/sweep.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -20,6 +21,16 @@ Format CommonOptions::fmt() const {
   if (format == "csv") return Format::Csv;
   if (format == "json") return Format::Json;
   throw UsageError("--format must be table, csv or json (got '" + format + "')");
+}
+
+bool is_mtx_spec(const std::string& spec) {
+  return spec.rfind("mtx:", 0) == 0;
+}
+
+std::uint64_t pattern_n(const std::string& spec, const std::string& n_text, const std::string& hint) {
+  if (!n_text.empty()) return parse_count(n_text, "--n");
+  if (!is_mtx_spec(spec)) throw UsageError("--n is required (the number of tokens)" + hint);
+  return 0;
 }
 
 std::uint64_t CommonOptions::mem_limit_bytes() const {

@@ -22,6 +22,12 @@ struct CommonOptions {
   void apply() const;
 };
 
+/// True for `mtx:` pattern specs (their files give n).
+bool is_mtx_spec(const std::string& spec);
+/// --n for a pattern spec: parsed from n_text; required (UsageError, with `hint` appended) unless the spec
+/// is an `mtx:` file, for which an empty n_text gives 0 (the file's size decides).
+std::uint64_t pattern_n(const std::string& spec, const std::string& n_text, const std::string& hint = "");
+
 void add_common_options(CLI::App& app, CommonOptions& o, bool with_format = true);
 
 /// {"schema": "mixgraph.<command>/<schema_version>", "mixgraph_version", "command", "parameters"}.

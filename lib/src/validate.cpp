@@ -11,6 +11,7 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/validate_extra.hpp"
 #include "mixgraph/weights.hpp"
+#include "text_util.hpp"
 
 namespace mixgraph {
 
@@ -30,12 +31,7 @@ template double relative_frobenius<float, double>(const float*, const double*, s
 
 namespace {
 
-std::string sci(double v) {
-  std::ostringstream s;
-  s.precision(3);
-  s << std::scientific << v;
-  return s.str();
-}
+using detail::sci;
 
 std::vector<double> random_x(pos_t n, std::size_t d, std::uint64_t seed) {
   std::vector<double> x(std::size_t(n) * d);

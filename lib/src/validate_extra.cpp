@@ -12,17 +12,13 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/solve.hpp"
+#include "text_util.hpp"
 
 namespace mixgraph {
 
 namespace {
 
-std::string sci(double v) {
-  std::ostringstream s;
-  s.precision(3);
-  s << std::scientific << v;
-  return s.str();
-}
+using detail::sci;
 
 std::string num(std::uint64_t v) {
   return std::to_string(v);
