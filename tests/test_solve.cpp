@@ -336,7 +336,10 @@ TEST(CliSolve, RandomTimingRun) {
 
 // ---- GPU ----
 
-void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, bool fp64) {
+// Solves on the GPU and compares with the fp64 recurrence; `kernel` (if not empty) must occur in the name of
+// the kernel that ran.
+void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, bool fp64,
+                const std::string& kernel = "") {
   const Pattern p = make_pattern(spec, n);
   const std::size_t d = heads * dh;
   const auto x = inputs(p.n, d, 2);
@@ -352,6 +355,7 @@ void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, boo
     std::printf("  %s n=%u H=%d d_h=%zu fp64: %s\n", spec.c_str(), unsigned(p.n), heads, dh,
                 info.kernel.c_str());
     EXPECT_NE(info.kernel.find("gpu"), std::string::npos);
+    EXPECT_NE(info.kernel.find(kernel), std::string::npos) << info.kernel;
     EXPECT_LE(relative_frobenius(y.data(), ref.data(), y.size()), 1e-12) << spec << " " << info.kernel;
   } else {
     const auto w = mixer_weights_from<float>(p, hs);
@@ -359,6 +363,7 @@ void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, boo
     const auto info = solve_on(be, w, xf.data(), y.data(), d);
     std::printf("  %s n=%u H=%d d_h=%zu fp32: %s\n", spec.c_str(), unsigned(p.n), heads, dh,
                 info.kernel.c_str());
+    EXPECT_NE(info.kernel.find(kernel), std::string::npos) << info.kernel;
     EXPECT_LE(relative_frobenius(y.data(), ref.data(), y.size()), 1e-5) << spec << " " << info.kernel;
   }
 }
@@ -393,17 +398,43 @@ TEST(Gpu, CsrPatternsMatchEq1) {
 // and CSR direct (many short reads), the first-order scan and the pipeline forced on first-order patterns.
 TEST(Gpu, PipelineCoversEveryPath) {
   REQUIRE_GPU();
-  gpu_vs_cpu("pow2", 20000, 1, 64, false);
-  gpu_vs_cpu("pow2", 20000, 1, 64, true);
-  gpu_vs_cpu("sq1", 9000, 2, 32, false);
-  gpu_vs_cpu("sq1", 5000, 1, 7, true);
-  gpu_vs_cpu("sq1", 5000, 1, 6, false);
-  gpu_vs_cpu("pow2+cache", 9000, 1, 40, false);
-  gpu_vs_cpu("local:200", 3000, 1, 32, false);
-  gpu_vs_cpu("ssm", 4000, 4, 3, false);
   ::setenv("MIXGRAPH_GPU_KERNEL", "pipeline", 1);
-  gpu_vs_cpu("ssm", 4000, 4, 1, false);
-  gpu_vs_cpu("ssm", 3000, 1, 32, true);
+  gpu_vs_cpu("pow2", 20000, 1, 64, false, "pipeline");
+  gpu_vs_cpu("pow2", 20000, 1, 64, true, "pipeline");
+  gpu_vs_cpu("sq1", 9000, 2, 32, false, "pipeline");
+  gpu_vs_cpu("sq1", 5000, 1, 7, true, "pipeline");
+  gpu_vs_cpu("sq1", 5000, 1, 6, false, "pipeline");
+  gpu_vs_cpu("pow2+cache", 9000, 1, 40, false, "pipeline-csr");
+  gpu_vs_cpu("local:200", 3000, 1, 32, false, "pipeline");
+  gpu_vs_cpu("ssm", 4000, 4, 1, false, "pipeline");
+  gpu_vs_cpu("ssm", 3000, 1, 32, true, "pipeline");
+  ::unsetenv("MIXGRAPH_GPU_KERNEL");
+  gpu_vs_cpu("ssm", 4000, 4, 3, false, "scan1");
+}
+
+// Every path of the blockinv kernel: chunks of 64 and 32, implicit and CSR packages, fp32 and fp64, several
+// tiles and a partial tile (d % 8), a partial last chunk, heads of 8 / 16 columns, and a small ring so that
+// reads go to the ring and back to Y in global memory, including more than the 8 held in registers.
+TEST(Gpu, BlockInvCoversEveryPath) {
+  REQUIRE_GPU();
+  for (const char* chunk : {"64", "32"}) {
+    ::setenv("MIXGRAPH_GPU_CHUNK", chunk, 1);
+    for (bool f64 : {false, true}) {
+      gpu_vs_cpu("pow2", 20000, 1, 64, f64, "blockinv-implicit");
+      gpu_vs_cpu("pow2", 3001, 1, 24, f64, "blockinv-implicit");
+      gpu_vs_cpu("sq1", 3000, 2, 16, f64, "blockinv-implicit");
+      gpu_vs_cpu("pow2+cache", 5000, 3, 8, f64, "blockinv-csr");
+      gpu_vs_cpu("sq1+cache", 3000, 1, 24, f64, "blockinv-csr");
+      ::setenv("MIXGRAPH_GPU_RING", "512", 1);
+      gpu_vs_cpu("sq1", 3000, 1, 16, f64, "ring=512");
+      gpu_vs_cpu("pow2", 9000, 4, 8, f64, "ring=512");
+      gpu_vs_cpu("sq1+cache", 6000, 1, 8, f64, "ring=512");
+      ::unsetenv("MIXGRAPH_GPU_RING");
+    }
+  }
+  ::unsetenv("MIXGRAPH_GPU_CHUNK");
+  ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
+  gpu_vs_cpu("ssm", 3000, 2, 8, false, "blockinv");
   ::unsetenv("MIXGRAPH_GPU_KERNEL");
 }
 

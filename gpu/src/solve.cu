@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mixgraph/gpu_solve.hpp"
@@ -996,6 +997,8 @@ __global__ void __launch_bounds__(kThreads, 1) pipeline_solve(DevProblem<T> P) {
   }
 }
 
+#include "blockinv.cuh"
+
 // ---- first-order scan (B reads i - 1 only) ----
 template <class T>
 __device__ __forceinline__ T a_term(const DevProblem<T>& P, std::uint32_t h, std::uint32_t i,
@@ -1229,10 +1232,146 @@ struct Plan {
   DevBuf prof;          // MIXGRAPH_GPU_PROFILE
   // scan
   DevBuf pm, qm, carry;
+  // blockinv
+  bool bi = false;
+  bi::Params bq;
+  DevBuf bi_pkg, bi_err;
+  std::uint32_t bi_kin = 0;
+  std::size_t bi_build_smem = 0;
+  void (*bi_launch)(Plan&, const DevProblem<T>&, cudaStream_t) = nullptr;
 };
 
 bool first_order(const SolveMatrix& a, const SolveMatrix& b) {
   return a.implicit && b.implicit && b.k == 1 && b.offsets[0] == 1;
+}
+
+// gpu-blockinv launch: packages (coefficients only), then the solve.
+template <class T, int C, bool IMP>
+void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
+  MG_CUDA(cudaMemsetAsync(pl.bq.err, 0, sizeof(std::uint32_t), st), "memset");
+  if (pl.bq.a_prepass) bi::bi_ax<T><<<4 * num_sms(), 256, 0, st>>>(P);
+  bi::bi_build<T, C, IMP><<<dim3(P.nchunks, pl.bq.heads), C, pl.bi_build_smem, st>>>(P, pl.bq, pl.bi_kin);
+  MG_CUDA(cudaGetLastError(), "blockinv build launch");
+  bi::bi_solve<T, C><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, pl.bq);
+  MG_CUDA(cudaGetLastError(), "blockinv solve launch");
+}
+
+// Plans gpu-blockinv with chunks of C rows; false (and why) when the problem does not suit it.
+template <class T, int C>
+bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMatrix& b, std::uint32_t heads,
+             std::string& why) {
+  constexpr int W = bi::kW<T>;
+  const std::uint32_t dh = P.d / heads;
+  if (P.d % W != 0) {
+    why = "d is not a multiple of the tile width " + std::to_string(W);
+    return false;
+  }
+  if (heads > 1 && dh % W != 0) {
+    why = "heads of " + std::to_string(dh) + " columns are narrower than a tile of " + std::to_string(W);
+    return false;
+  }
+  // per row of a chunk: reads of earlier rows outside the chunk (kx) and inside it (kin)
+  std::uint32_t kx = 0, kin = 0;
+  if (b.implicit) {
+    for (std::uint32_t k = 0; k < b.k; ++k) {
+      if (b.offsets[k] == 0) continue;
+      ++kx;  // row 0 of a chunk reads every offset outside the chunk
+      if (b.offsets[k] < std::uint32_t(C)) ++kin;
+    }
+  } else {
+    for (std::uint32_t i = 0; i < P.n; ++i) {
+      std::uint32_t in = 0, out = 0;
+      for (std::uint64_t e = b.ptr[i]; e < b.ptr[i + 1]; ++e) {
+        if (b.idx[e] >= i) continue;
+        (i - b.idx[e] <= i % C ? in : out) += 1;
+      }
+      kx = std::max(kx, out);
+      kin = std::max(kin, in);
+    }
+  }
+  kx = std::max<std::uint32_t>(kx, 1);
+  kin = std::max<std::uint32_t>(kin, 1);
+  if (kx > 1023) {
+    why = "more than 1023 reads per row";
+    return false;
+  }
+  int dev = 0, optin = 0;
+  cudaGetDevice(&dev);
+  MG_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
+  const std::size_t eb = bi::e_bytes<T, C>(kx), lb = bi::linv_bytes<T, C>();
+  // reads per row at offsets > R - C ("global": staged from Y), capped at kGCap (the rest are read directly)
+  auto global_reads = [&](std::uint32_t R) {
+    std::uint32_t g = 0;
+    if (b.implicit) {
+      for (std::uint32_t k = 0; k < b.k; ++k) g += b.offsets[k] > R - C ? 1 : 0;
+    } else {
+      for (std::uint32_t i = 0; i < P.n; ++i) {
+        std::uint32_t m = 0;
+        for (std::uint64_t e = b.ptr[i]; e < b.ptr[i + 1]; ++e)
+          m += (b.idx[e] < i && i - b.idx[e] > R - C) ? 1 : 0;
+        g = std::max(g, m);
+      }
+    }
+    return std::min(g, bi::kGCap);
+  };
+  auto smem_for = [&](std::uint32_t R, std::uint32_t gx) {
+    const std::size_t gb = bi::round16(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
+    return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lb + bi::kEBufs * eb + bi::kGBufs * gb +
+           std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T);
+  };
+  std::uint32_t R = 4096;
+  if (const char* e = std::getenv("MIXGRAPH_GPU_RING")) R = std::uint32_t(std::atoi(e));  // diagnostics
+  // R >= 8 C: rows staged three chunks ahead are at offsets > R - C and must be final by then
+  while (R >= 8u * C && (R & (R - 1)) == 0 && smem_for(R, global_reads(R)) > std::size_t(optin)) R /= 2;
+  if (R < 8u * C || (R & (R - 1)) != 0) {
+    why = "the read lists (" + std::to_string(kx) + " per row) leave no room for the shared-memory ring";
+    return false;
+  }
+  const std::uint32_t gx = global_reads(R);
+  const std::uint32_t nch = (P.n + C - 1) / C;
+  const std::size_t pkg = lb + eb, total = std::size_t(heads) * nch * pkg;
+  std::size_t fr = 0, tot = 0;
+  MG_CUDA(cudaMemGetInfo(&fr, &tot), "cudaMemGetInfo");
+  if (total > fr / 2) {
+    why = "the chunk inverses need " + std::to_string(total >> 20) + " MiB";
+    return false;
+  }
+  pl.bi = true;
+  P.nchunks = nch;
+  pl.bi_pkg = DevBuf(total);
+  pl.bi_err = DevBuf(sizeof(std::uint32_t));
+  pl.bq.pkg = pl.bi_pkg.template as<unsigned char>();
+  pl.bq.pkg_bytes = std::uint32_t(pkg);
+  pl.bq.linv_bytes = std::uint32_t(lb);
+  pl.bq.e_bytes = std::uint32_t(eb);
+  pl.bq.kx = kx;
+  pl.bq.R = R;
+  pl.bq.heads = heads;
+  pl.bq.err = pl.bi_err.template as<std::uint32_t>();
+  pl.bq.a_prepass = !(a.implicit && a.k == 1 && a.offsets[0] == 0);  // else A is the diagonal, fused
+  pl.bq.diag = std::getenv("MIXGRAPH_GPU_DIAG") ? std::atoi(std::getenv("MIXGRAPH_GPU_DIAG")) : 0;
+  if (std::getenv("MIXGRAPH_GPU_PROFILE")) {
+    pl.prof = DevBuf(std::size_t((P.d + W - 1) / W) * 12 * sizeof(unsigned long long));
+    pl.bq.prof = pl.prof.template as<unsigned long long>();
+  }
+  pl.bi_kin = kin;
+  pl.ntiles = (P.d + W - 1) / W;
+  pl.smem = smem_for(R, gx);
+  pl.bq.gx = gx;
+  pl.bq.g_bytes = bi::round16(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
+  pl.bi_build_smem = std::size_t(C) * C * sizeof(T) + std::size_t(C) * kin * (sizeof(T) + 1);
+  const void* sfn = reinterpret_cast<const void*>(bi::bi_solve<T, C>);
+  MG_CUDA(cudaFuncSetAttribute(sfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.smem)), "attribute");
+  const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi::bi_build<T, C, true>)
+                               : reinterpret_cast<const void*>(bi::bi_build<T, C, false>);
+  MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
+          "attribute");
+  pl.bi_launch = b.implicit ? bi_launch<T, C, true> : bi_launch<T, C, false>;
+  pl.name = std::string("gpu-blockinv-") + (b.implicit ? "implicit" : "csr") + "<" +
+            (sizeof(T) == 8 ? "fp64" : "fp32") + ",chunk=" + std::to_string(C) +
+            ",tile=" + std::to_string(W) + ",ring=" + std::to_string(R) + ",lists=" + std::to_string(kx) +
+            ",staged=" + std::to_string(gx) + (pl.bq.a_prepass ? ",A=pass" : ",A=diag") + ">";
+  return true;
 }
 
 template <class T>
@@ -1243,7 +1382,8 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
   const bool want_pipeline = force && std::string(force) == "pipeline";
   const std::string prec = sizeof(T) == 8 ? "fp64" : "fp32";
   P.nchunks = (P.n + TC - 1) / TC;
-  if (first_order(a, b) && !want_pipeline) {
+  const bool want_bi = force && std::string(force) == "blockinv";
+  if (first_order(a, b) && !want_pipeline && !want_bi) {
     pl.scan = true;
     const std::uint64_t segs = (std::uint64_t(P.n) + kSeg - 1) / kSeg * P.d;
     pl.pm = DevBuf(segs * sizeof(T));
@@ -1251,6 +1391,15 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
     pl.carry = DevBuf(segs * sizeof(T));
     pl.name = "gpu-scan1<" + prec + ",segment=" + std::to_string(kSeg) + ">";
     return;
+  }
+  if (!want_pipeline) {
+    std::string why;
+    const char* ch = std::getenv("MIXGRAPH_GPU_CHUNK");  // diagnostics: 32 or 64
+    // chunks of 64 rows, or of 32 when the read lists are too long for 64 (or when asked)
+    const bool ok = (!(ch && std::atoi(ch) == 32) && bi_plan<T, 64>(pl, P, a, b, heads, why)) ||
+                    bi_plan<T, 32>(pl, P, a, b, heads, why);
+    if (ok) return;
+    if (std::getenv("MIXGRAPH_GPU_VERBOSE")) std::fprintf(stderr, "plan: not blockinv: %s\n", why.c_str());
   }
   // offset classes of B
   std::uint32_t far_terms = 0;  // per row, on average: A's reads + B's reads at offsets >= F
@@ -1341,6 +1490,10 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
 // One solve, X to Y (stream-ordered). Throws on a launch error or a pipeline stall.
 template <class T>
 void run_plan(Plan<T>& pl, DevProblem<T> P, cudaStream_t st) {
+  if (pl.bi) {
+    pl.bi_launch(pl, P, st);
+    return;
+  }
   if (pl.scan) {
     const std::uint64_t segs = (std::uint64_t(P.n) + kSeg - 1) / kSeg * P.d;
     const unsigned bl = unsigned((segs + 255) / 256);
@@ -1373,6 +1526,27 @@ void run_plan(Plan<T>& pl, DevProblem<T> P, cudaStream_t st) {
 template <class T>
 void check_plan(Plan<T>& pl) {
   if (pl.scan) return;
+  if (pl.bi) {
+    std::uint32_t err = 0;
+    MG_CUDA(cudaMemcpy(&err, pl.bq.err, sizeof err, cudaMemcpyDeviceToHost), "read status");
+    if (err) throw std::string("internal error: a blockinv read list overflowed");
+    if (pl.prof.p) {  // the last launch's counters, averaged over the CTAs (cycles)
+      std::vector<unsigned long long> hp(std::size_t(pl.ntiles) * 12);
+      MG_CUDA(cudaMemcpy(hp.data(), pl.prof.p, hp.size() * sizeof(hp[0]), cudaMemcpyDeviceToHost), "prof");
+      double v[12] = {0};
+      for (std::uint32_t t = 0; t < pl.ntiles; ++t)
+        for (int k = 0; k < 12; ++k) v[k] += double(hp[t * 12 + k]) / pl.ntiles / 1e6;
+      for (int role = 0; role < 3; ++role)
+        std::fprintf(
+            stderr,
+            "profile (Mcycles per CTA) %-5s: own work %.3f barrier %.3f matvec %.3f wait+barrier %.3f\n",
+            role == 0   ? "near"
+            : role == 1 ? "far"
+                        : "issue",
+            v[role * 4], v[role * 4 + 1], v[role * 4 + 2], v[role * 4 + 3]);
+    }
+    return;
+  }
   if (pl.prof.p) {  // the last launch's counters, averaged (cycles)
     std::vector<unsigned long long> h(std::size_t(kMaxTiles + pl.grid) * 8);
     MG_CUDA(cudaMemcpy(h.data(), pl.prof.p, h.size() * sizeof(h[0]), cudaMemcpyDeviceToHost), "prof");
