@@ -114,6 +114,7 @@ stage_sanitize() {
   : >"$OUT/sanitize.log"
   local runs=(
     "memcheck|solve --pattern sq1+cache --n 3000 --random 24 --heads 3 --backend gpu"
+    "memcheck|solve --pattern pow2 --n 5000 --random 16 --precision fp64 --backend gpu"
     "memcheck|solve --pattern pow2 --n 2000 --random 40 --heads 40 --precision fp64 --backend gpu"
     "memcheck|solve --pattern ssm --n 3000 --random 8 --heads 8 --backend gpu"
     "memcheck|solve --pattern sq1 --n 5000 --random 36 --backend gpu"

@@ -1,21 +1,19 @@
 // gpu-blockinv: chunked block forward substitution with precomputed chunk inverses (docs/design.md).
 // Included by solve.cu inside its anonymous namespace (uses DevProblem, DevMatrix, coef_imp, coef_csr).
 //
-// Rows are cut into chunks of C (32 or 64), columns into tiles of W (one 32-byte sector per row: 8 fp32, 4
-// fp64 columns). With L_c the chunk's diagonal block of I - B and w_c = (A X)_c + (reads of rows before the
-// chunk), y_c = L_c^{-1} w_c.
+// Rows are cut into chunks of C (64, or 32 when the read lists are long), columns into tiles of W (one
+// 32-byte sector per row: 8 fp32, 4 fp64 columns). With L_c the chunk's diagonal block of I - B and
+// w_c = (A X)_c + (reads of rows before the chunk), y_c = L_c^{-1} w_c.
 //  * bi_build (one CTA per (head, chunk), all in parallel, coefficients only): writes a *package* per (head,
-//    chunk): L_c^{-1} (C x LD, lower triangle, zeros above), and the chunk's reads of earlier rows, per row
-//    sorted by offset o: "near" (the previous chunk, r < o <= r + C), "ring" (r + C < o <= R - C, served from
-//    a shared-memory ring of the last R rows) and "global" (o > R - C, read back from Y in global memory).
-//  * bi_solve (one independent CTA per column tile, thread = (row r, column)): per chunk c
-//      1. cp.async: L_{c+1}^{-1} and the read lists of chunk c + 2 into shared memory (3-deep for the lists);
-//      2. loads of chunk c + 1's A X terms and "global" reads into registers (their latency hides behind
-//      3-4);
-//      3. w = F (chunk c's far sum, computed in the previous step) + near reads from the ring; barrier;
-//      4. y = L_c^{-1} w (FMA, fp32 in fp32), into the ring and Y;
-//      5. F for chunk c + 1: A X + ring reads + global reads (rows of chunks <= c - 1, all final); barrier.
-//    Two barriers per chunk and no communication between CTAs, so any number of tiles runs with no
+//    chunk): L_c^{-1} (lower triangle, padded rows), and the chunk's reads of earlier rows, per row sorted by
+//    offset o: "near" (the previous chunk, r < o <= r + C), "ring" (r + C < o <= R - C, served from a
+//    shared-memory ring of the last R rows) and "global" (o > R - C, read back from Y in global memory).
+//  * bi_ax (only when A is more than its diagonal): Y = A X, which bi_solve then reads row by row.
+//  * bi_solve (one independent CTA per column tile; see the roles above the kernel): per chunk c, in
+//    parallel, w_c = F_c + near reads (2 warps), F_{c+1} = A X + ring reads + global reads (4 warps), and
+//    copies ahead (the rest): L^{-1} two chunks ahead and read lists five ahead by TMA bulk copies on
+//    mbarriers, the global rows and x three chunks ahead by cp.async; barrier; y_c = L_c^{-1} w_c by every
+//    thread into the ring and Y; barrier. No communication between CTAs: any number of tiles runs with no
 //    co-residency requirement and nothing can stall.
 // Every pattern family goes through the same solve kernel: implicit and CSR B differ only in bi_build.
 
@@ -87,6 +85,31 @@ __device__ __forceinline__ void cp_small(void* s, const void* g, int bytes) {  /
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(sa), "l"(g) : "memory");
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(sa), "l"(g) : "memory");
+}
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+// One thread: expect `bytes` on the barrier and start the bulk copy (TMA) that completes them.
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          smem_u32(dst)),
+      "l"(src), "r"(bytes), "r"(smem_u32(bar))
+      : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(smem_u32(bar)), "r"(parity)
+        : "memory");
 }
 __device__ __forceinline__ void cp_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
@@ -311,6 +334,7 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
   unsigned char* gbuf = ebuf + kEBufs * std::size_t(Q.e_bytes);                // [kGBufs][g_bytes]
   T* fpart = reinterpret_cast<T*>(gbuf + kGBufs * std::size_t(Q.g_bytes));     // [2][NP][C][W]
   T* wt = fpart + 2 * NP * C * W;                                              // [W][LD]
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);  // [kLBufs + kEBufs] package barriers
   const std::uint32_t tid = threadIdx.x;
   const std::uint32_t col0 = blockIdx.x * W;
   const std::uint32_t h = Q.heads > 1 ? col0 / P.dh : 0;
@@ -327,22 +351,18 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
   auto issue = [&](std::uint32_t t0, std::uint32_t lc, std::uint32_t ec, std::uint32_t gc) {
     const std::uint32_t nth = NT - t0, me = tid - t0;
     if (tid < t0) return;
-    if (lc < nch) {
-      const unsigned char* g = pk0 + std::uint64_t(lc) * Q.pkg_bytes;
-      unsigned char* d = reinterpret_cast<unsigned char*>(lbuf + (lc % kLBufs) * LB);
-      for (std::uint32_t p = me; p < Q.linv_bytes / 16; p += nth) cp16(d + p * 16, g + p * 16);
-    }
-    if (ec < nch) {
-      const unsigned char* g = pk0 + std::uint64_t(ec) * Q.pkg_bytes + Q.linv_bytes;
-      unsigned char* d = ebuf + (ec % kEBufs) * std::size_t(Q.e_bytes);
-      for (std::uint32_t p = me; p < Q.e_bytes / 16; p += nth) cp16(d + p * 16, g + p * 16);
-    }
+    if (lc < nch && me == 0)
+      bulk_copy(lbuf + (lc % kLBufs) * LB, pk0 + std::uint64_t(lc) * Q.pkg_bytes, Q.linv_bytes,
+                bars + lc % kLBufs);
+    if (ec < nch && me == (nth > 32 ? 32u : 0u))
+      bulk_copy(ebuf + (ec % kEBufs) * std::size_t(Q.e_bytes),
+                pk0 + std::uint64_t(ec) * Q.pkg_bytes + Q.linv_bytes, Q.e_bytes, bars + kLBufs + ec % kEBufs);
     if (gc < nch && !(Q.diag & 1)) {
       const EView<T, C> e = ev(gc);
       T* d = gx_rows(gc);
-      const std::uint32_t items = (gx + 1) * C * 2;  // (slot, row, half)
+      const std::uint32_t items = (gx + 1) * C;  // (slot, row)
       for (std::uint32_t it = me; it < items; it += nth) {
-        const std::uint32_t half = it & 1u, r = (it >> 1) % C, slot = (it >> 1) / C;
+        const std::uint32_t r = it % C, slot = it / C;
         const std::uint32_t i = gc * C + r;
         if (i >= n) continue;
         const T* src;
@@ -353,7 +373,9 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
           if (k >= (q >> 20)) continue;
           src = P.y + std::uint64_t(i - e.off[k * C + r]) * P.d + col0;
         }
-        cp16(d + (std::size_t(slot) * C + r) * W + half * EP, src + half * EP);
+        T* dst = d + (std::size_t(slot) * C + r) * W;
+        cp16(dst, src);
+        cp16(dst + EP, src + EP);
       }
       if (!Q.a_prepass)
         for (std::uint32_t r = me; r < std::uint32_t(C); r += nth)
@@ -387,12 +409,24 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
   unsigned long long pacc[4] = {0, 0, 0, 0};
   long long pt = Q.prof ? clock64() : 0;
 
+  auto wait_l = [&](std::uint32_t c) {
+    if (c < nch) mbar_wait(bars + c % kLBufs, (c / kLBufs) & 1u);
+  };
+  auto wait_e = [&](std::uint32_t c) {
+    if (c < nch) mbar_wait(bars + kLBufs + c % kEBufs, (c / kEBufs) & 1u);
+  };
+  if (tid == 0) {
+    for (int b = 0; b < kLBufs + kEBufs; ++b) mbar_init(bars + b, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
   // prologue: packages of chunks 0-1 (L) and 0-4 (lists), then staged rows of chunks 0-2, then F of chunk 0
   issue(0, 0, 0, nch);
   issue(0, 1, 1, nch);
   for (std::uint32_t c = 2; c < 5; ++c) issue(0, nch, c, nch);
-  cp_commit();
-  cp_wait_all();
+  for (std::uint32_t c = 0; c < 5; ++c) wait_e(c);
+  wait_l(0);
+  wait_l(1);
   __syncthreads();
   for (std::uint32_t c = 0; c < 3; ++c) issue(0, nch, nch, c);
   cp_commit();
@@ -450,6 +484,8 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
     }
     if (Q.prof) prof_mark(pacc, 2, pt);
     asm volatile("cp.async.wait_group 1;" ::: "memory");
+    wait_l(c + 1);
+    wait_e(c + 4);
     __syncthreads();
     if (Q.prof) prof_mark(pacc, 3, pt);
   }

@@ -1,9 +1,13 @@
 // GPU sparse mixer solve (gpu_solve.hpp). C++17, plain pointers, no lib/ headers.
 //
-// Two kernels (every run names the one it used):
+// Three kernels (every run names the one it used; make_plan chooses):
 //
-// * gpu-pipeline: chunked block forward substitution spread over the whole GPU. Columns are cut into tiles
-//   of 32 (a warp, one column per lane) and rows into chunks of 64. One persistent, cooperative grid:
+// * gpu-blockinv (blockinv.cuh): the default where it fits; chunk inverses built in parallel, then one
+//   independent CTA per 8-column tile (4 in fp64) marching over chunks of 64 rows.
+// * gpu-pipeline: the fallback (heads narrower than a tile, d not a multiple of the tile, read lists too
+//   long for shared memory). Chunked block forward substitution spread over the whole GPU. chunked block
+//   forward substitution spread over the whole GPU. Columns are cut into tiles of 32 (a warp, one column per
+//   lane) and rows into chunks of 64. One persistent, cooperative grid:
 //   - one *solver* CTA per tile marches over the chunks in order. Its warp 0 solves the chunk row by row:
 //     reads at offsets < 8 from registers (a dense band with zero coefficients where the pattern has no
 //     read), reads at offsets 8..127 from a shared-memory ring of the last F rows. Its helper warps stage
@@ -1317,7 +1321,8 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   auto smem_for = [&](std::uint32_t R, std::uint32_t gx) {
     const std::size_t gb = bi::round16(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
     return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lb + bi::kEBufs * eb + bi::kGBufs * gb +
-           std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T);
+           std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T) +
+           (bi::kLBufs + bi::kEBufs) * sizeof(std::uint64_t);
   };
   std::uint32_t R = 4096;
   if (const char* e = std::getenv("MIXGRAPH_GPU_RING")) R = std::uint32_t(std::atoi(e));  // diagnostics

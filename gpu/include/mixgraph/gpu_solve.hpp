@@ -6,11 +6,16 @@
 //   p.n = n; p.d = d; p.heads = 1; p.b.implicit = true; p.b.offsets = offs; p.b.k = K; ...
 //   auto r = mixgraph::gpu::solve(p, x, y);   // r.kernel names the kernel that ran, r.kernel_ms its time
 //
-// Kernels (docs/design.md): "gpu-pipeline" for every pattern family — one cooperative grid where a solver
-// CTA per 32-column tile solves chunks of 64 rows in order (short reads from registers and a shared-memory
-// ring) while all other CTAs gather A X and the long-range reads (offsets >= 1024 fp32 / 512 fp64) into a
-// small ring of packages in global memory; and "gpu-scan1" for first-order patterns (B reads only i - 1), a
-// three-pass segment scan. X and Y are row-major n x d. fp32 uses FMA in fp32 (no TF32).
+// Kernels (docs/design.md), chosen per problem; every run names the one it used:
+//  * "gpu-blockinv" (the default where it fits: d a multiple of 8 fp32 / 4 fp64 columns, heads of whole
+//    tiles, read lists that fit shared memory): per (head, chunk of 64 rows) the inverse of the chunk's
+//    diagonal block is built in parallel; then one independent CTA per column tile marches over the chunks,
+//    y_c = L_c^{-1} (A X + reads of earlier rows).
+//  * "gpu-scan1" for first-order patterns (B reads only i - 1), a three-pass segment scan.
+//  * "gpu-pipeline" for everything else (per-channel heads of higher order, very long read lists such as sq1
+//    at n = 65536): one cooperative grid where a solver CTA per 32-column tile solves chunks row by row while
+//    all other CTAs gather A X and the long-range reads into a ring of packages in global memory.
+// X and Y are row-major n x d. fp32 uses FMA in fp32 (no TF32).
 #include <cstdint>
 #include <string>
 #include <vector>
