@@ -17,14 +17,8 @@
 namespace mixgraph::cli {
 namespace {
 
-Cell u64(std::uint64_t v) {
-  return Cell::integer(static_cast<std::int64_t>(v));
-}
 Cell opt_cell(const std::optional<std::uint32_t>& v) {
   return v ? u64(*v) : Cell::empty();
-}
-std::string nstr(std::uint64_t n) {
-  return std::to_string(n);
 }
 
 /// Copy lengths for n tokens: powers of two and 3 * 2^k up to n/2, and n/2 - 1 (odd, not a power of two).

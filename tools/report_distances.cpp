@@ -16,12 +16,6 @@
 namespace mixgraph::cli {
 namespace {
 
-Cell u64(std::uint64_t v) {
-  return Cell::integer(static_cast<std::int64_t>(v));
-}
-std::string nstr(std::uint64_t n) {
-  return std::to_string(n);
-}
 Cell dist_cell(std::uint32_t d) {
   return d == UNREACHABLE ? Cell::unreachable() : u64(d);
 }

@@ -15,13 +15,6 @@
 namespace mixgraph::cli {
 namespace {
 
-Cell u64(std::uint64_t v) {
-  return Cell::integer(static_cast<std::int64_t>(v));
-}
-std::string nstr(std::uint64_t n) {
-  return std::to_string(n);
-}
-
 // ---- summary ----------------------------------------------------------------------------------------
 void run_summary(ReportContext& ctx) {
   DataTable t{"summary",

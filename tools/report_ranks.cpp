@@ -16,13 +16,6 @@
 namespace mixgraph::cli {
 namespace {
 
-Cell u64(std::uint64_t v) {
-  return Cell::integer(static_cast<std::int64_t>(v));
-}
-std::string nstr(std::uint64_t n) {
-  return std::to_string(n);
-}
-
 void run_ranks(ReportContext& ctx) {
   const auto& P = ctx.params;
   DataTable sum{

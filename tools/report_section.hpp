@@ -102,6 +102,14 @@ struct ReportSectionRegistrar {
   }
 };
 
+/// Table cells and labels shared by the section files.
+inline Cell u64(std::uint64_t v) {
+  return Cell::integer(static_cast<std::int64_t>(v));
+}
+inline std::string nstr(std::uint64_t n) {
+  return std::to_string(n);
+}
+
 /// A section whose analysis is not merged yet: `issue` ("issue 3"), and what it will add (Markdown).
 inline ReportSection pending_section(std::string id, std::string title, int order, std::string issue,
                                      std::vector<std::string> table1_columns, std::string planned) {

@@ -12,10 +12,6 @@
 namespace mixgraph::cli {
 namespace {
 
-Cell u64(std::uint64_t v) {
-  return Cell::integer(static_cast<std::int64_t>(v));
-}
-
 void run_validation(ReportContext& ctx) {
   const auto& P = ctx.params;
   DataTable t{"validation",
