@@ -120,13 +120,20 @@ stage_sanitize() {
     "memcheck|solve --pattern sq1 --n 5000 --random 36 --backend gpu"
     "racecheck|solve --pattern sq1 --n 3000 --random 16 --backend gpu"
     "racecheck|solve --pattern pow2+cache --n 2000 --random 8 --backend gpu"
+    "memcheck|solve --pattern sq1 --n 5000 --random 256 --precision fp64 --backend gpu"
+    "racecheck|solve --pattern sq1 --n 3000 --random 256 --backend gpu"
+    "memcheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 64 --backend gpu"
+    "racecheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 64 --backend gpu"
   )
+  # "tool|[VAR=value ]args": small solves (split mode by default; MIXGRAPH_GPU_SPLIT=0 for one CTA per tile)
   for r in "${runs[@]}"; do
     tool=${r%%|*}
     args=${r#*|}
-    echo "== $tool: mixgraph $args" >>"$OUT/sanitize.log"
-    $cs --tool "$tool" "$cli" $args >>"$OUT/sanitize.log" 2>&1
-    echo "$tool $args rc=$?"
+    envs=()
+    [[ $args == MIXGRAPH_* ]] && envs=("${args%% *}") && args=${args#* }
+    echo "== $tool: ${envs[*]} mixgraph $args" >>"$OUT/sanitize.log"
+    env "${envs[@]}" $cs --tool "$tool" "$cli" $args >>"$OUT/sanitize.log" 2>&1
+    echo "$tool ${envs[*]} $args rc=$?"
   done
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|==" "$OUT/sanitize.log" | tail -20
 }

@@ -417,6 +417,7 @@ TEST(Gpu, PipelineCoversEveryPath) {
 // reads go to the ring and back to Y in global memory, including more than the 8 held in registers.
 TEST(Gpu, BlockInvCoversEveryPath) {
   REQUIRE_GPU();
+  ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);  // one CTA per tile (split mode: the next test)
   for (const char* chunk : {"64", "32"}) {
     ::setenv("MIXGRAPH_GPU_CHUNK", chunk, 1);
     for (bool f64 : {false, true}) {
@@ -436,6 +437,36 @@ TEST(Gpu, BlockInvCoversEveryPath) {
   ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
   gpu_vs_cpu("ssm", 3000, 2, 8, false, "blockinv");
   ::unsetenv("MIXGRAPH_GPU_KERNEL");
+  for (const char* copy : {"0", "1", "2"}) {  // package copies: cp.async, TMA (all wait), TMA (one waits)
+    ::setenv("MIXGRAPH_GPU_COPY", copy, 1);
+    gpu_vs_cpu("pow2", 9000, 2, 16, false, "blockinv");
+    gpu_vs_cpu("pow2+cache", 5000, 1, 8, true, "blockinv");
+  }
+  ::unsetenv("MIXGRAPH_GPU_COPY");
+  ::unsetenv("MIXGRAPH_GPU_SPLIT");
+}
+
+// Split mode: far-worker CTAs write A X + the reads at offsets >= G into Y ahead of the tiles (cooperative
+// grid, progress flags). Forced on here, with chunks of 64 and 32, fp32 and fp64, implicit and CSR B,
+// several heads, rings of 1024 / 512 rows (so most reads are the workers') and a partial last chunk.
+TEST(Gpu, BlockInvSplitCoversEveryPath) {
+  REQUIRE_GPU();
+  ::setenv("MIXGRAPH_GPU_SPLIT", "1", 1);
+  for (const char* chunk : {"64", "32"}) {
+    ::setenv("MIXGRAPH_GPU_CHUNK", chunk, 1);
+    for (bool f64 : {false, true}) {
+      gpu_vs_cpu("sq1", 20000, 1, 64, f64, "split=");
+      gpu_vs_cpu("sq1", 10000, 1, 256, f64, "split=");  // several parts per chunk
+      gpu_vs_cpu("pow2", 9001, 4, 8, f64, "split=");
+      gpu_vs_cpu("sq1+cache", 6000, 1, 24, f64, "blockinv-csr");
+      ::setenv("MIXGRAPH_GPU_RING", std::string(chunk) == "64" ? "1024" : "512", 1);
+      gpu_vs_cpu("sq1", 7000, 2, 16, f64, "split=");
+      gpu_vs_cpu("pow2+cache", 5000, 3, 8, f64, "split=");
+      ::unsetenv("MIXGRAPH_GPU_RING");
+    }
+  }
+  ::unsetenv("MIXGRAPH_GPU_CHUNK");
+  ::unsetenv("MIXGRAPH_GPU_SPLIT");
 }
 
 TEST(Gpu, PerChannelHeadsMatchEq1) {

@@ -11,8 +11,8 @@
 //  * bi_ax (only when A is more than its diagonal): Y = A X, which bi_solve then reads row by row.
 //  * bi_solve (one independent CTA per column tile; see the roles above the kernel): per chunk c, in
 //    parallel, w_c = F_c + near reads (2 warps), F_{c+1} = A X + ring reads + global reads (4 warps), and
-//    copies ahead (the rest): L^{-1} two chunks ahead and read lists five ahead by TMA bulk copies on
-//    mbarriers, the global rows and x three chunks ahead by cp.async; barrier; y_c = L_c^{-1} w_c by every
+//    copies ahead (the rest, 16-byte cp.async): L^{-1} two chunks ahead, read lists five ahead, the global
+//    rows and x three chunks ahead; barrier; y_c = L_c^{-1} w_c by every
 //    thread into the ring and Y; barrier. No communication between CTAs: any number of tiles runs with no
 //    co-residency requirement and nothing can stall.
 // Every pattern family goes through the same solve kernel: implicit and CSR B differ only in bi_build.
@@ -41,7 +41,16 @@ __host__ __device__ constexpr std::uint32_t lrow_start(std::uint32_t r) {
 constexpr std::uint32_t kGCap =
     16;                    // "global" reads per row staged in shared memory (more are read directly)
 constexpr int kLBufs = 3;  // L^{-1} buffers: in use, and two in flight
-constexpr int kEBufs = 6;  // read-list buffers: chunks c .. c + 3 in use, c + 4 and c + 5 in flight
+// Read-list buffers (bi_solve's EB). Chunk c issues the list of chunk c + EB - 1, which is complete after the
+// wait at the end of chunk c + 1 and first read in chunk c + 2: 6 = chunks c .. c + 3 in use (c + 3 by the
+// staging of global rows), c + 4 and c + 5 in flight; 4 in split mode (no global rows): c (near) and c + 1
+// (far) in use, c + 2 and c + 3 in flight.
+constexpr int kEBufs = 6;
+constexpr int kEBufsSplit = 4;
+// split mode: bi_solve runs one more warp per tile CTA, the *publisher*: it is in none of the tile's barriers
+// (they are named barriers over the C W role threads) and turns the tile's "chunks done" (a shared-memory
+// counter) into its global progress with a GPU-scope fence, so the fence's latency stays off the chunk loop
+constexpr int kPubThreads = 32;
 constexpr int kGBufs = 3;  // staged rows: chunk c + 1 in use, c + 2 and c + 3 in flight
 constexpr int kParts = 2;  // far-sum threads per row
 
@@ -57,6 +66,17 @@ struct Params {
   int a_prepass =
       0;  // 0: A is the diagonal, applied in bi_solve; 1: Y holds A X (bi_ax) when bi_solve starts
   unsigned long long* prof = nullptr;  // MIXGRAPH_GPU_PROFILE: cycles per CTA and phase, or null
+  int copy = 0;  // package copies: 0 cp.async by the issue threads, 1 TMA bulk copies (every thread waits on
+                 // the mbarriers), 2 TMA bulk copies (one thread waits, the barrier publishes)
+  // split mode (Q.split = G > 0): reads at offsets >= G are not in the read lists; far-worker CTAs (blockIdx
+  // >= ntiles of one cooperative grid) write Y = A X + those reads, chunk by chunk, ahead of the tiles
+  std::uint32_t split = 0;
+  std::uint32_t ntiles = 0, nworkers = 0;
+  std::uint32_t kfar = 0;             // implicit B: first offset index with offset >= G
+  std::uint32_t fparts = 1;           // worker items per chunk (parts of C / fparts rows)
+  std::uint32_t* progress = nullptr;  // [ntiles] chunks done (as published by the tile's publisher warp)
+  std::uint32_t* fready = nullptr;    // [nchunks] parts of the chunk whose Y = A X + far reads are written
+  std::uint32_t* stall = nullptr;     // 1: a split-mode wait timed out (host reports it)
   int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
                  // in the loop, 4 no Y stores
 };
@@ -139,7 +159,8 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   std::uint32_t m = 0, x = 0, nn = 0, nr = 0;
   bool over = false;
   auto take = [&](std::uint32_t o, T v) {
-    if (o == 0 || o > i) return;  // not a read of an earlier row
+    if (o == 0 || o > i) return;          // not a read of an earlier row
+    if (Q.split && o >= Q.split) return;  // split mode: the far workers' read
     if (o <= r) {
       if (m < kin) {
         inc[r * kin + m] = v;
@@ -313,14 +334,116 @@ __device__ __forceinline__ EView<T, C> eview(const unsigned char* b, std::uint32
   return v;
 }
 
+// ---- split mode: far workers (CTAs ntiles.. of bi_solve's cooperative grid) ----
+// Items are (chunk c, part p): C / fparts rows of c, so that the ~(G / C - 4) chunks that can be in work at
+// once keep every worker busy. Worker w takes items w, w + nworkers, ... in order. For an item it waits until
+// every tile has published the rows that its far reads need (offsets >= G, so rows <= its last row - G),
+// then writes its Y rows = A X + those reads over all d columns (32-byte segments, coalesced over a row),
+// and counts itself in fready[c]. Tiles wait for fready[c] == fparts before staging chunk c's rows.
+// Deadlock-free when every CTA is resident (cooperative launch) and G >= 8 C: a tile waits for a chunk at
+// most 4 ahead of its own, whose worker needs only rows already published.
+constexpr int kFarU = 8;  // far worker: reads in flight per thread
+template <class T>
+__device__ __forceinline__ Seg<T> seg_ldg(const T* p) {  // read-only data (X)
+  Seg<T> v;
+  v.a = __ldg(reinterpret_cast<const typename Seg<T>::V*>(p));
+  v.b = __ldg(reinterpret_cast<const typename Seg<T>::V*>(p + 16 / sizeof(T)));
+  return v;
+}
+template <class T, int C>
+__device__ void bi_far(const DevProblem<T>& P, const Params& Q, std::uint32_t w) {
+  constexpr int W = kW<T>;
+  const std::uint32_t tid = threadIdx.x, NT = blockDim.x, n = P.n, d = P.d, G = Q.split;
+  const std::uint32_t segs = d / W;  // 32-byte segments per row
+  const DevMatrix<T>& A = P.a;
+  const DevMatrix<T>& B = P.b;
+  __shared__ int ok;
+  const std::uint32_t nparts = Q.fparts, prow = C / nparts;  // items: (chunk, part of prow rows)
+  for (std::uint32_t t = w; t < P.nchunks * nparts; t += Q.nworkers) {
+    const std::uint32_t c = t / nparts, s = c * C + (t % nparts) * prow;
+    const std::uint32_t imax = min(s + prow, n) - 1;
+    if (s < n && imax >= G) {
+      const std::uint32_t need = (imax - G) / C + 1;  // chunks that must be final
+      if (tid < 32) {
+        bool good = true;
+        for (std::uint32_t t = tid; t < Q.ntiles; t += 32)
+          good = good && spin_until(Q.stall, [&] { return ld_acquire_gpu(Q.progress + t) >= need; });
+        good = __all_sync(~0u, good);
+        if (tid == 0) ok = good;
+      }
+      __syncthreads();
+      if (!ok) return;  // a stall (reported by the host)
+    }
+    for (std::uint32_t it = tid; it < prow * segs; it += NT) {
+      const std::uint32_t r = it / segs, col = (it % segs) * W, i = s + r;
+      if (i >= n) continue;
+      Seg<T> acc = seg_zero<T>();
+      // A X (as bi_ax: head of the column, implicit offsets or CSR)
+      const std::uint32_t ha = col / P.dh;
+      if (A.implicit) {
+        for (std::uint32_t k = 0; k < A.k; ++k) {
+          const std::uint32_t o = __ldg(A.off + k);
+          if (o > i) break;
+          seg_fma(acc, coef_imp(A, ha, i, k), seg_ldg(P.x + std::uint64_t(i - o) * d + col));
+        }
+      } else {
+        for (std::uint64_t e = __ldg(A.ptr + i); e < __ldg(A.ptr + i + 1); ++e)
+          seg_fma(acc, coef_csr(A, ha, e), seg_ldg(P.x + std::uint64_t(__ldg(A.idx + e)) * d + col));
+      }
+      // B's reads at offsets >= G (rows final: published by every tile), U reads (2U loads) in flight
+      const std::uint32_t hb = Q.heads > 1 ? col / P.dh : 0;
+      const T* yc = P.y + col;
+      std::uint64_t q0, q1;  // implicit: offset indices; CSR: entries
+      if (B.implicit) {
+        q0 = Q.kfar;
+        q1 = count_le(B.off, Q.kfar, B.k, i);  // offsets <= i
+      } else {                                 // columns ascending: the far reads (j <= i - G) come first
+        q0 = __ldg(B.ptr + i);
+        q1 = i >= G ? first_gt(B.idx, q0, __ldg(B.ptr + i + 1), i - G) : q0;
+      }
+      auto src = [&](std::uint64_t q) {  // row read by entry q
+        return B.implicit ? i - __ldg(B.off + q) : __ldg(B.idx + q);
+      };
+      auto cf = [&](std::uint64_t q) {
+        return B.implicit ? coef_imp(B, hb, i, std::uint32_t(q)) : coef_csr(B, hb, q);
+      };
+      std::uint64_t q = q0;
+      for (; q + kFarU <= q1; q += kFarU) {
+        std::uint32_t j[kFarU];
+        T cv[kFarU];
+        Seg<T> v[kFarU];
+#pragma unroll
+        for (int u = 0; u < kFarU; ++u) {
+          j[u] = src(q + u);
+          cv[u] = cf(q + u);
+        }
+#pragma unroll
+        for (int u = 0; u < kFarU; ++u) v[u] = seg_ldcg(yc + std::uint64_t(j[u]) * d);
+#pragma unroll
+        for (int u = 0; u < kFarU; ++u) seg_fma(acc, cv[u], v[u]);
+      }
+      for (; q < q1; ++q) seg_fma(acc, cf(q), seg_ldcg(yc + std::uint64_t(src(q)) * d));
+      seg_st(P.y + std::uint64_t(i) * d + col, acc);
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) atomicAdd(Q.fready + c, 1u);  // after the fence: a release of this part's rows
+  }
+}
+
 // Roles per chunk c (thread t of NT = C W):
 //   t < C                 "near": row t's w = F + reads of chunk c - 1 (ring), all W columns;
 //   C <= t < C (1 + P)    "far": row (t - C) % C, part (t - C) / C of F for chunk c + 1 (ring reads and
 //                         staged global rows, every P-th read) -> fpart;
-//   the rest              "issue": cp.async of L^{-1} (c + 2), read lists (c + 5) and staged rows (c + 3);
+//   the rest              "issue": cp.async of L^{-1} (c + 2), read lists (c + EB - 1) and staged rows (c +
+//   3);
 // barrier; then every thread (row t / W, column t % W): y = L^{-1} w into the ring and Y; barrier.
-template <class T, int C>
-__global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) {
+template <class T, int C, int EB>
+__global__ void __launch_bounds__(C* kW<T> + kPubThreads, 1) bi_solve(DevProblem<T> P, Params Q) {
+  if (Q.split && blockIdx.x >= Q.ntiles) {
+    bi_far<T, C>(P, Q, blockIdx.x - Q.ntiles);
+    return;
+  }
   constexpr int W = kW<T>, NT = C * W, LD = kLD<C>, EP = kEP<T>, NP = kParts;
   constexpr int T0 = C * (1 + NP);                              // first issue thread
   constexpr std::uint32_t LB = linv_bytes<T, C>() / sizeof(T);  // elements per L^{-1} buffer
@@ -330,17 +453,17 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
   const std::uint32_t R = Q.R, rmask = R - 1;
   T* ring = reinterpret_cast<T*>(sm);                                          // [R][W]
   T* lbuf = ring + std::size_t(R) * W;                                         // [kLBufs][LB]
-  unsigned char* ebuf = reinterpret_cast<unsigned char*>(lbuf + kLBufs * LB);  // [kEBufs][e_bytes]
-  unsigned char* gbuf = ebuf + kEBufs * std::size_t(Q.e_bytes);                // [kGBufs][g_bytes]
+  unsigned char* ebuf = reinterpret_cast<unsigned char*>(lbuf + kLBufs * LB);  // [EB][e_bytes]
+  unsigned char* gbuf = ebuf + EB * std::size_t(Q.e_bytes);                    // [kGBufs][g_bytes]
   T* fpart = reinterpret_cast<T*>(gbuf + kGBufs * std::size_t(Q.g_bytes));     // [2][NP][C][W]
   T* wt = fpart + 2 * NP * C * W;                                              // [W][LD]
-  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);  // [kLBufs + kEBufs] package barriers
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);         // [kLBufs + EB] (Q.copy > 0)
   const std::uint32_t tid = threadIdx.x;
   const std::uint32_t col0 = blockIdx.x * W;
   const std::uint32_t h = Q.heads > 1 ? col0 / P.dh : 0;
   const std::uint32_t nch = P.nchunks, gx = Q.gx;
   const unsigned char* pk0 = Q.pkg + std::uint64_t(h) * nch * Q.pkg_bytes;
-  auto ev = [&](std::uint32_t c) { return eview<T, C>(ebuf + (c % kEBufs) * std::size_t(Q.e_bytes), Q.kx); };
+  auto ev = [&](std::uint32_t c) { return eview<T, C>(ebuf + (c % EB) * std::size_t(Q.e_bytes), Q.kx); };
   // staging buffer of chunk c: x (or A X) rows [C][W], global rows [gx][C][W], A's diagonal [C]
   auto gx_rows = [&](std::uint32_t c) {
     return reinterpret_cast<T*>(gbuf + (c % kGBufs) * std::size_t(Q.g_bytes));
@@ -348,21 +471,34 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
   const std::uint32_t n = P.n;
 
   // cp.async work of chunk-relative items, spread over threads [t0, NT)
-  auto issue = [&](std::uint32_t t0, std::uint32_t lc, std::uint32_t ec, std::uint32_t gc) {
+  auto issue = [&](std::uint32_t t0, std::uint32_t lc, std::uint32_t ec, std::uint32_t gc) {  // copies
     const std::uint32_t nth = NT - t0, me = tid - t0;
     if (tid < t0) return;
-    if (lc < nch && me == 0)
-      bulk_copy(lbuf + (lc % kLBufs) * LB, pk0 + std::uint64_t(lc) * Q.pkg_bytes, Q.linv_bytes,
-                bars + lc % kLBufs);
-    if (ec < nch && me == (nth > 32 ? 32u : 0u))
-      bulk_copy(ebuf + (ec % kEBufs) * std::size_t(Q.e_bytes),
-                pk0 + std::uint64_t(ec) * Q.pkg_bytes + Q.linv_bytes, Q.e_bytes, bars + kLBufs + ec % kEBufs);
+    if (Q.copy) {
+      if (lc < nch && me == 0)
+        bulk_copy(lbuf + (lc % kLBufs) * LB, pk0 + std::uint64_t(lc) * Q.pkg_bytes, Q.linv_bytes,
+                  bars + lc % kLBufs);
+      if (ec < nch && me == (nth > 32 ? 32u : 0u))
+        bulk_copy(ebuf + (ec % EB) * std::size_t(Q.e_bytes),
+                  pk0 + std::uint64_t(ec) * Q.pkg_bytes + Q.linv_bytes, Q.e_bytes, bars + kLBufs + ec % EB);
+      lc = ec = nch;
+    }
+    if (lc < nch) {
+      const unsigned char* g = pk0 + std::uint64_t(lc) * Q.pkg_bytes;
+      unsigned char* d = reinterpret_cast<unsigned char*>(lbuf + (lc % kLBufs) * LB);
+      for (std::uint32_t p = me; p < Q.linv_bytes / 16; p += nth) cp16(d + p * 16, g + p * 16);
+    }
+    if (ec < nch) {
+      const unsigned char* g = pk0 + std::uint64_t(ec) * Q.pkg_bytes + Q.linv_bytes;
+      unsigned char* d = ebuf + (ec % EB) * std::size_t(Q.e_bytes);
+      for (std::uint32_t p = me; p < Q.e_bytes / 16; p += nth) cp16(d + p * 16, g + p * 16);
+    }
     if (gc < nch && !(Q.diag & 1)) {
       const EView<T, C> e = ev(gc);
       T* d = gx_rows(gc);
-      const std::uint32_t items = (gx + 1) * C;  // (slot, row)
+      const std::uint32_t items = (gx + 1) * C * 2;  // (slot, row, half)
       for (std::uint32_t it = me; it < items; it += nth) {
-        const std::uint32_t r = it % C, slot = it / C;
+        const std::uint32_t half = it & 1u, r = (it >> 1) % C, slot = (it >> 1) / C;
         const std::uint32_t i = gc * C + r;
         if (i >= n) continue;
         const T* src;
@@ -373,9 +509,7 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
           if (k >= (q >> 20)) continue;
           src = P.y + std::uint64_t(i - e.off[k * C + r]) * P.d + col0;
         }
-        T* dst = d + (std::size_t(slot) * C + r) * W;
-        cp16(dst, src);
-        cp16(dst + EP, src + EP);
+        cp16(d + (std::size_t(slot) * C + r) * W + half * EP, src + half * EP);
       }
       if (!Q.a_prepass)
         for (std::uint32_t r = me; r < std::uint32_t(C); r += nth)
@@ -409,33 +543,66 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
   unsigned long long pacc[4] = {0, 0, 0, 0};
   long long pt = Q.prof ? clock64() : 0;
 
-  // (with MIXGRAPH_GPU_DIAG bit 2 the loop issues no package copies, so it waits for none: only the
-  // prologue's chunks 0-1 (L) and 0-4 (lists) arrive)
+  // TMA package copies: chunk c's arrival on its buffer's mbarrier (with MIXGRAPH_GPU_DIAG bit 2 the loop
+  // issues no package copies, so it waits for none: only the prologue's chunks arrive)
   auto wait_l = [&](std::uint32_t c) {
     if (c < nch && !((Q.diag & 2) && c >= 2)) mbar_wait(bars + c % kLBufs, (c / kLBufs) & 1u);
   };
   auto wait_e = [&](std::uint32_t c) {
-    if (c < nch && !((Q.diag & 2) && c >= 5)) mbar_wait(bars + kLBufs + c % kEBufs, (c / kEBufs) & 1u);
+    if (c < nch && !((Q.diag & 2) && c >= EB - 1)) mbar_wait(bars + kLBufs + c % EB, (c / EB) & 1u);
   };
+  __shared__ std::uint32_t done_s;  // split mode: chunks done, for the publisher warp
   if (tid == 0) {
-    for (int b = 0; b < kLBufs + kEBufs; ++b) mbar_init(bars + b, 1);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    done_s = 0;
+    if (Q.copy) {
+      for (int b = 0; b < kLBufs + EB; ++b) mbar_init(bars + b, 1);
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
   }
-  __syncthreads();
-  // prologue: packages of chunks 0-1 (L) and 0-4 (lists), then staged rows of chunks 0-2, then F of chunk 0
+  __syncthreads();                 // the last barrier of all blockDim threads
+  if (tid >= std::uint32_t(NT)) {  // split mode's publisher warp (lane 0)
+    if (tid == std::uint32_t(NT)) {
+      std::uint32_t last = 0;
+      while (last < nch) {
+        const std::uint32_t d = ld_acquire_cta_shared(&done_s);
+        if (d > last) {
+          __threadfence();  // the Y rows of chunks < d (ordered before done_s by the role barrier)
+          st_release_gpu(Q.progress + blockIdx.x, d);
+          last = d;
+        } else {
+          __nanosleep(64);
+        }
+      }
+    }
+    return;
+  }
+  auto sync_roles = [] { asm volatile("bar.sync 1, %0;" ::"n"(NT) : "memory"); };
+  // split mode: thread T0 waits until the workers wrote chunk c's A X + far reads into Y; the barrier that
+  // follows publishes it to the copy threads
+  auto wait_far = [&](std::uint32_t c) {
+    if (Q.split && c < nch) spin_until(Q.stall, [&] { return ld_acquire_gpu(Q.fready + c) >= Q.fparts; });
+  };
+  // prologue: packages of chunks 0-1 (L) and 0..EB-2 (lists), then staged rows of chunks 0-2, then F of
+  // chunk 0
+  if (tid == T0)
+    for (std::uint32_t c = 0; c < 4; ++c) wait_far(c);
   issue(0, 0, 0, nch);
   issue(0, 1, 1, nch);
-  for (std::uint32_t c = 2; c < 5; ++c) issue(0, nch, c, nch);
-  for (std::uint32_t c = 0; c < 5; ++c) wait_e(c);
-  wait_l(0);
-  wait_l(1);
-  __syncthreads();
+  for (std::uint32_t c = 2; c + 1 < std::uint32_t(EB); ++c) issue(0, nch, c, nch);
+  cp_commit();
+  cp_wait_all();
+  if (Q.copy) {
+    for (std::uint32_t c = 0; c + 1 < std::uint32_t(EB); ++c) wait_e(c);
+    wait_l(0);
+    wait_l(1);
+  }
+  sync_roles();
   for (std::uint32_t c = 0; c < 3; ++c) issue(0, nch, nch, c);
   cp_commit();
   cp_wait_all();
-  __syncthreads();
+  sync_roles();
   if (tid >= C && tid < T0) far(0, (tid - C) % C, (tid - C) / C);
-  __syncthreads();
+  sync_roles();
 
   const std::uint32_t r = tid / W, cl = tid % W;  // matvec role
   const std::uint32_t lstart = lrow_start<T>(r);
@@ -457,11 +624,11 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
     } else if (tid < T0) {
       far(c + 1, (tid - C) % C, (tid - C) / C);
     } else {
-      issue(T0, (Q.diag & 2) ? nch : c + 2, (Q.diag & 2) ? nch : c + 5, c + 3);
+      issue(T0, (Q.diag & 2) ? nch : c + 2, (Q.diag & 2) ? nch : c + EB - 1, c + 3);
     }
     cp_commit();
     if (Q.prof) prof_mark(pacc, 0, pt);
-    __syncthreads();
+    sync_roles();
     if (Q.prof) prof_mark(pacc, 1, pt);
     // y = L^{-1} w
     {
@@ -486,9 +653,13 @@ __global__ void __launch_bounds__(C* kW<T>) bi_solve(DevProblem<T> P, Params Q) 
     }
     if (Q.prof) prof_mark(pacc, 2, pt);
     asm volatile("cp.async.wait_group 1;" ::: "memory");
-    wait_l(c + 1);
-    wait_e(c + 4);
-    __syncthreads();
+    if (Q.copy == 1 || (Q.copy == 2 && tid == T0)) {
+      wait_l(c + 1);
+      wait_e(c + EB - 2);
+    }
+    if (tid == T0) wait_far(c + 4);  // staged in the next chunk
+    sync_roles();
+    if (Q.split && tid == T0) st_release_cta_shared(&done_s, c + 1);  // to the publisher warp
     if (Q.prof) prof_mark(pacc, 3, pt);
   }
   if (Q.prof && (tid == 0 || tid == C || tid == T0)) {

@@ -5,9 +5,9 @@
 // * gpu-blockinv (blockinv.cuh): the default where it fits; chunk inverses built in parallel, then one
 //   independent CTA per 8-column tile (4 in fp64) marching over chunks of 64 rows.
 // * gpu-pipeline: the fallback (heads narrower than a tile, d not a multiple of the tile, read lists too
-//   long for shared memory). Chunked block forward substitution spread over the whole GPU. chunked block
-//   forward substitution spread over the whole GPU. Columns are cut into tiles of 32 (a warp, one column per
-//   lane) and rows into chunks of 64. One persistent, cooperative grid:
+//   long for shared memory). Chunked block forward substitution spread over the whole GPU. Columns are cut
+//   into tiles of 32 (a warp, one column per lane) and rows into chunks of 64. One persistent, cooperative
+//   grid:
 //   - one *solver* CTA per tile marches over the chunks in order. Its warp 0 solves the chunk row by row:
 //     reads at offsets < 8 from registers (a dense band with zero coefficients where the pattern has no
 //     read), reads at offsets 8..127 from a shared-memory ring of the last F rows. Its helper warps stage
@@ -1239,9 +1239,12 @@ struct Plan {
   // blockinv
   bool bi = false;
   bi::Params bq;
-  DevBuf bi_pkg, bi_err;
+  DevBuf bi_pkg, bi_err;  // bi_err: [0] list overflow, [1] split-mode stall
+  DevBuf bi_flags;        // split mode: progress [ntiles], fready [nchunks]
+  std::uint32_t bi_nflags = 0;
   std::uint32_t bi_kin = 0;
   std::size_t bi_build_smem = 0;
+  cudaEvent_t bi_ev[3] = {nullptr, nullptr, nullptr};  // MIXGRAPH_GPU_PROFILE: start, built, solved
   void (*bi_launch)(Plan&, const DevProblem<T>&, cudaStream_t) = nullptr;
 };
 
@@ -1252,18 +1255,38 @@ bool first_order(const SolveMatrix& a, const SolveMatrix& b) {
 // gpu-blockinv launch: packages (coefficients only), then the solve.
 template <class T, int C, bool IMP>
 void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
-  MG_CUDA(cudaMemsetAsync(pl.bq.err, 0, sizeof(std::uint32_t), st), "memset");
-  if (pl.bq.a_prepass) bi::bi_ax<T><<<4 * num_sms(), 256, 0, st>>>(P);
+  MG_CUDA(cudaMemsetAsync(pl.bq.err, 0, 2 * sizeof(std::uint32_t), st), "memset");
+  if (pl.bq.split)
+    MG_CUDA(cudaMemsetAsync(pl.bi_flags.p, 0, pl.bi_nflags * sizeof(std::uint32_t), st), "memset");
+  if (pl.bi_ev[0]) MG_CUDA(cudaEventRecord(pl.bi_ev[0], st), "event");
+  if (pl.bq.a_prepass && !pl.bq.split) bi::bi_ax<T><<<4 * num_sms(), 256, 0, st>>>(P);
   bi::bi_build<T, C, IMP><<<dim3(P.nchunks, pl.bq.heads), C, pl.bi_build_smem, st>>>(P, pl.bq, pl.bi_kin);
   MG_CUDA(cudaGetLastError(), "blockinv build launch");
-  bi::bi_solve<T, C><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, pl.bq);
-  MG_CUDA(cudaGetLastError(), "blockinv solve launch");
+  if (pl.bi_ev[1]) MG_CUDA(cudaEventRecord(pl.bi_ev[1], st), "event");
+  if (pl.bq.split) {  // tiles and far workers, all co-resident
+    DevProblem<T> p = P;
+    bi::Params q = pl.bq;
+    void* args[] = {&p, &q};
+    MG_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufsSplit>),
+                                        dim3(pl.ntiles + q.nworkers), dim3(C * bi::kW<T> + bi::kPubThreads),
+                                        args, pl.smem, st),
+            "blockinv split launch");
+  } else {
+    bi::bi_solve<T, C, bi::kEBufs><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, pl.bq);
+    MG_CUDA(cudaGetLastError(), "blockinv solve launch");
+  }
+  if (pl.bi_ev[2]) MG_CUDA(cudaEventRecord(pl.bi_ev[2], st), "event");
 }
 
 // Plans gpu-blockinv with chunks of C rows; false (and why) when the problem does not suit it.
+// mode 0: one CTA per tile, reads beyond the ring staged from Y (up to kGCap per row, the rest read
+// directly); 1: the same, but only when no row has more than kGCap such reads; 2: split mode (far workers
+// compute the reads at offsets >= G = R - C + 1, the tiles only the ring's).
+enum BiMode { kBiPlain = 0, kBiPlainStaged = 1, kBiSplit = 2 };
 template <class T, int C>
 bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMatrix& b, std::uint32_t heads,
-             std::string& why) {
+             int mode, std::string& why) {
+  const bool split = mode == kBiSplit;
   constexpr int W = bi::kW<T>;
   const std::uint32_t dh = P.d / heads;
   if (P.d % W != 0) {
@@ -1274,35 +1297,48 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     why = "heads of " + std::to_string(dh) + " columns are narrower than a tile of " + std::to_string(W);
     return false;
   }
-  // per row of a chunk: reads of earlier rows outside the chunk (kx) and inside it (kin)
-  std::uint32_t kx = 0, kin = 0;
-  if (b.implicit) {
-    for (std::uint32_t k = 0; k < b.k; ++k) {
-      if (b.offsets[k] == 0) continue;
-      ++kx;  // row 0 of a chunk reads every offset outside the chunk
-      if (b.offsets[k] < std::uint32_t(C)) ++kin;
-    }
-  } else {
-    for (std::uint32_t i = 0; i < P.n; ++i) {
-      std::uint32_t in = 0, out = 0;
-      for (std::uint64_t e = b.ptr[i]; e < b.ptr[i + 1]; ++e) {
-        if (b.idx[e] >= i) continue;
-        (i - b.idx[e] <= i % C ? in : out) += 1;
+  // per row of a chunk: reads of earlier rows outside the chunk (kx; in split mode only those at offsets
+  // <= lim = R - C) and inside it (kin)
+  auto count_reads = [&](std::uint32_t lim, std::uint32_t& kx, std::uint32_t& kin) {
+    kx = 0;
+    kin = 0;
+    if (b.implicit) {
+      for (std::uint32_t k = 0; k < b.k; ++k) {
+        const std::uint32_t o = b.offsets[k];
+        if (o == 0 || o > lim) continue;
+        ++kx;  // row 0 of a chunk reads every offset outside the chunk
+        if (o < std::uint32_t(C)) ++kin;
       }
-      kx = std::max(kx, out);
-      kin = std::max(kin, in);
+    } else {
+      for (std::uint32_t i = 0; i < P.n; ++i) {
+        std::uint32_t in = 0, out = 0;
+        for (std::uint64_t e = b.ptr[i]; e < b.ptr[i + 1]; ++e) {
+          if (b.idx[e] >= i || i - b.idx[e] > lim) continue;
+          (i - b.idx[e] <= i % C ? in : out) += 1;
+        }
+        kx = std::max(kx, out);
+        kin = std::max(kin, in);
+      }
     }
+    kx = std::max<std::uint32_t>(kx, 1);
+    kin = std::max<std::uint32_t>(kin, 1);
+  };
+  const std::uint32_t nsm = std::uint32_t(num_sms()), ntiles = (P.d + W - 1) / W;
+  if (split && ntiles > nsm / 2) {
+    why = "split mode needs half the multiprocessors for far workers (" + std::to_string(ntiles) + " tiles)";
+    return false;
   }
-  kx = std::max<std::uint32_t>(kx, 1);
-  kin = std::max<std::uint32_t>(kin, 1);
-  if (kx > 1023) {
+  std::uint32_t kx = 0, kin = 0;
+  count_reads(~0u, kx, kin);
+  if (kx > 1023 && !split) {
     why = "more than 1023 reads per row";
     return false;
   }
   int dev = 0, optin = 0;
   cudaGetDevice(&dev);
   MG_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
-  const std::size_t eb = bi::e_bytes<T, C>(kx), lb = bi::linv_bytes<T, C>();
+  const std::size_t lb = bi::linv_bytes<T, C>();
+  const int ebufs = split ? bi::kEBufsSplit : bi::kEBufs;
   // reads per row at offsets > R - C ("global": staged from Y), capped at kGCap (the rest are read directly)
   auto global_reads = [&](std::uint32_t R) {
     std::uint32_t g = 0;
@@ -1316,23 +1352,46 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
         g = std::max(g, m);
       }
     }
-    return std::min(g, bi::kGCap);
+    return g;
   };
   auto smem_for = [&](std::uint32_t R, std::uint32_t gx) {
+    if (split) count_reads(R - C, kx, kin);
     const std::size_t gb = bi::round16(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
-    return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lb + bi::kEBufs * eb + bi::kGBufs * gb +
-           std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T) +
-           (bi::kLBufs + bi::kEBufs) * sizeof(std::uint64_t);
+    return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lb + ebufs * bi::e_bytes<T, C>(kx) +
+           bi::kGBufs * gb + std::size_t(2) * bi::kParts * C * W * sizeof(T) +
+           std::size_t(W) * bi::kLD<C> * sizeof(T) + (bi::kLBufs + ebufs) * sizeof(std::uint64_t);
   };
+  auto staged_for = [&](std::uint32_t R) { return split ? 0u : std::min(global_reads(R), bi::kGCap); };
   std::uint32_t R = 4096;
   if (const char* e = std::getenv("MIXGRAPH_GPU_RING")) R = std::uint32_t(std::atoi(e));  // diagnostics
-  // R >= 8 C: rows staged three chunks ahead are at offsets > R - C and must be final by then
-  while (R >= 8u * C && (R & (R - 1)) == 0 && smem_for(R, global_reads(R)) > std::size_t(optin)) R /= 2;
-  if (R < 8u * C || (R & (R - 1)) != 0) {
+  // R >= 8 C: rows staged three chunks ahead are at offsets > R - C and must be final by then. Split mode:
+  // R >= 16 C, so that a far worker's chunk needs only rows published before a tile waits for it.
+  const std::uint32_t rmin = (split ? 16u : 8u) * C;
+  while (R >= rmin && (R & (R - 1)) == 0 && smem_for(R, staged_for(R)) > std::size_t(optin)) R /= 2;
+  if (R < rmin || (R & (R - 1)) != 0 || kx > 1023) {
     why = "the read lists (" + std::to_string(kx) + " per row) leave no room for the shared-memory ring";
     return false;
   }
-  const std::uint32_t gx = global_reads(R);
+  smem_for(R, 0);  // kx, kin of this R
+  if (mode == kBiPlainStaged && global_reads(R) > bi::kGCap) {
+    why = "more than " + std::to_string(bi::kGCap) + " reads per row beyond the ring (" +
+          std::to_string(global_reads(R)) + ")";
+    return false;
+  }
+  const std::uint32_t gx = staged_for(R);
+  const std::size_t eb = bi::e_bytes<T, C>(kx), smem = smem_for(R, gx);
+  const void* sfn = split ? reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufsSplit>)
+                          : reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufs>);
+  MG_CUDA(cudaFuncSetAttribute(sfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), "attribute");
+  if (split) {  // the cooperative grid (tiles + one far worker per other multiprocessor) must be resident
+    int occ = 0;
+    MG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sfn, C * W + bi::kPubThreads, smem),
+            "occupancy");
+    if (occ < 1) {
+      why = "split mode: the grid cannot be resident";
+      return false;
+    }
+  }
   const std::uint32_t nch = (P.n + C - 1) / C;
   const std::size_t pkg = lb + eb, total = std::size_t(heads) * nch * pkg;
   std::size_t fr = 0, tot = 0;
@@ -1344,7 +1403,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bi = true;
   P.nchunks = nch;
   pl.bi_pkg = DevBuf(total);
-  pl.bi_err = DevBuf(sizeof(std::uint32_t));
+  pl.bi_err = DevBuf(2 * sizeof(std::uint32_t));
   pl.bq.pkg = pl.bi_pkg.template as<unsigned char>();
   pl.bq.pkg_bytes = std::uint32_t(pkg);
   pl.bq.linv_bytes = std::uint32_t(lb);
@@ -1352,21 +1411,43 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.kx = kx;
   pl.bq.R = R;
   pl.bq.heads = heads;
-  pl.bq.err = pl.bi_err.template as<std::uint32_t>();
-  pl.bq.a_prepass = !(a.implicit && a.k == 1 && a.offsets[0] == 0);  // else A is the diagonal, fused
+  // else A is the diagonal, fused; in split mode the far workers write A X (+ far reads) into Y
+  pl.bq.a_prepass = split || !(a.implicit && a.k == 1 && a.offsets[0] == 0);
+  pl.bq.copy = 2;  // measured (benchmarks.md, GPU v7): TMA with one waiting thread is the fastest
+  if (const char* e = std::getenv("MIXGRAPH_GPU_COPY")) pl.bq.copy = std::atoi(e);  // diagnostics: 0, 1, 2
   pl.bq.diag = std::getenv("MIXGRAPH_GPU_DIAG") ? std::atoi(std::getenv("MIXGRAPH_GPU_DIAG")) : 0;
   if (std::getenv("MIXGRAPH_GPU_PROFILE")) {
     pl.prof = DevBuf(std::size_t((P.d + W - 1) / W) * 12 * sizeof(unsigned long long));
     pl.bq.prof = pl.prof.template as<unsigned long long>();
+    for (auto& e : pl.bi_ev) MG_CUDA(cudaEventCreate(&e), "event");  // kept for the process (diagnostics)
   }
   pl.bi_kin = kin;
-  pl.ntiles = (P.d + W - 1) / W;
-  pl.smem = smem_for(R, gx);
+  pl.ntiles = ntiles;
+  pl.bq.err = pl.bi_err.template as<std::uint32_t>();
+  pl.bq.stall = pl.bq.err + 1;
+  pl.bq.split = 0;
+  if (split) {
+    pl.bq.split = R - C + 1;
+    pl.bq.ntiles = ntiles;
+    pl.bq.nworkers = nsm - ntiles;
+    std::uint32_t kf = 0;
+    if (b.implicit)
+      while (kf < b.k && b.offsets[kf] < pl.bq.split) ++kf;
+    pl.bq.kfar = kf;
+    // parts per chunk: as many as keep about one segment (row, tile) per worker thread
+    const std::uint32_t per_chunk = std::uint32_t(C) * (P.d / W);
+    pl.bq.fparts = 1;
+    while (pl.bq.fparts * 2 <= std::uint32_t(C) && per_chunk / (pl.bq.fparts * 2) >= std::uint32_t(C * W))
+      pl.bq.fparts *= 2;
+    pl.bi_nflags = ntiles + nch;
+    pl.bi_flags = DevBuf(std::size_t(pl.bi_nflags) * sizeof(std::uint32_t));
+    pl.bq.progress = pl.bi_flags.template as<std::uint32_t>();
+    pl.bq.fready = pl.bq.progress + ntiles;
+  }
+  pl.smem = smem;
   pl.bq.gx = gx;
   pl.bq.g_bytes = bi::round16(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
   pl.bi_build_smem = std::size_t(C) * C * sizeof(T) + std::size_t(C) * kin * (sizeof(T) + 1);
-  const void* sfn = reinterpret_cast<const void*>(bi::bi_solve<T, C>);
-  MG_CUDA(cudaFuncSetAttribute(sfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.smem)), "attribute");
   const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi::bi_build<T, C, true>)
                                : reinterpret_cast<const void*>(bi::bi_build<T, C, false>);
   MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
@@ -1375,7 +1456,11 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.name = std::string("gpu-blockinv-") + (b.implicit ? "implicit" : "csr") + "<" +
             (sizeof(T) == 8 ? "fp64" : "fp32") + ",chunk=" + std::to_string(C) +
             ",tile=" + std::to_string(W) + ",ring=" + std::to_string(R) + ",lists=" + std::to_string(kx) +
-            ",staged=" + std::to_string(gx) + (pl.bq.a_prepass ? ",A=pass" : ",A=diag") + ">";
+            ",staged=" + std::to_string(gx) +
+            (split ? ",split=" + std::to_string(pl.bq.split) + ",workers=" + std::to_string(pl.bq.nworkers) +
+                         "x" + std::to_string(pl.bq.fparts)
+                   : std::string(pl.bq.a_prepass ? ",A=pass" : ",A=diag")) +
+            ">";
   return true;
 }
 
@@ -1401,8 +1486,19 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
     std::string why;
     const char* ch = std::getenv("MIXGRAPH_GPU_CHUNK");  // diagnostics: 32 or 64
     // chunks of 64 rows, or of 32 when the read lists are too long for 64 (or when asked)
-    const bool ok = (!(ch && std::atoi(ch) == 32) && bi_plan<T, 64>(pl, P, a, b, heads, why)) ||
-                    bi_plan<T, 32>(pl, P, a, b, heads, why);
+    // split mode first (it needs at most half the multiprocessors as tiles; measured faster for pow2 and the
+    // only fit for sq1 at n = 65536), then one CTA per tile with staged reads, then with direct reads too.
+    // MIXGRAPH_GPU_SPLIT=1 / 0 forces split mode on / off (diagnostics, tests)
+    const char* sp = std::getenv("MIXGRAPH_GPU_SPLIT");
+    const int force_split = sp ? std::atoi(sp) : -1;
+    auto try_c = [&](auto plan) {
+      if (force_split == 1) return plan(kBiSplit);
+      if (force_split == 0) return plan(kBiPlain);
+      return plan(kBiSplit) || plan(kBiPlainStaged) || plan(kBiPlain);
+    };
+    const bool ok = (!(ch && std::atoi(ch) == 32) &&
+                     try_c([&](int mode) { return bi_plan<T, 64>(pl, P, a, b, heads, mode, why); })) ||
+                    try_c([&](int mode) { return bi_plan<T, 32>(pl, P, a, b, heads, mode, why); });
     if (ok) return;
     if (std::getenv("MIXGRAPH_GPU_VERBOSE")) std::fprintf(stderr, "plan: not blockinv: %s\n", why.c_str());
   }
@@ -1535,6 +1631,8 @@ void check_plan(Plan<T>& pl) {
     std::uint32_t err = 0;
     MG_CUDA(cudaMemcpy(&err, pl.bq.err, sizeof err, cudaMemcpyDeviceToHost), "read status");
     if (err) throw std::string("internal error: a blockinv read list overflowed");
+    MG_CUDA(cudaMemcpy(&err, pl.bq.stall, sizeof err, cudaMemcpyDeviceToHost), "read status");
+    if (err) throw std::string("internal error: the blockinv split mode stalled (a wait exceeded 20 s)");
     if (pl.prof.p) {  // the last launch's counters, averaged over the CTAs (cycles)
       std::vector<unsigned long long> hp(std::size_t(pl.ntiles) * 12);
       MG_CUDA(cudaMemcpy(hp.data(), pl.prof.p, hp.size() * sizeof(hp[0]), cudaMemcpyDeviceToHost), "prof");
@@ -1549,6 +1647,12 @@ void check_plan(Plan<T>& pl) {
             : role == 1 ? "far"
                         : "issue",
             v[role * 4], v[role * 4 + 1], v[role * 4 + 2], v[role * 4 + 3]);
+      float b_ms = 0, s_ms = 0;
+      MG_CUDA(cudaEventElapsedTime(&b_ms, pl.bi_ev[0], pl.bi_ev[1]), "event");
+      MG_CUDA(cudaEventElapsedTime(&s_ms, pl.bi_ev[1], pl.bi_ev[2]), "event");
+      std::fprintf(stderr,
+                   "profile: A X + packages %.3f ms, solve %.3f ms (last launch, timed with counters on)\n",
+                   b_ms, s_ms);
     }
     return;
   }
