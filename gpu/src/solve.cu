@@ -3,7 +3,9 @@
 // Three kernels (every run names the one it used; make_plan chooses):
 //
 // * gpu-blockinv (blockinv.cuh): the default where it fits; chunk inverses built in parallel, then one
-//   independent CTA per 8-column tile (4 in fp64) marching over chunks of 64 rows.
+//   CTA per 8-column tile (4 in fp64) marching over chunks of 64 rows. In split mode (tiles on at most half
+//   the multiprocessors) far-worker CTAs of the same cooperative grid write A X + the long-range reads into
+//   Y ahead of the tiles.
 // * gpu-pipeline: the fallback (heads narrower than a tile, d not a multiple of the tile, read lists too
 //   long for shared memory). Chunked block forward substitution spread over the whole GPU. Columns are cut
 //   into tiles of 32 (a warp, one column per lane) and rows into chunks of 64. One persistent, cooperative

@@ -9,12 +9,13 @@
 // Kernels (docs/design.md), chosen per problem; every run names the one it used:
 //  * "gpu-blockinv" (the default where it fits: d a multiple of 8 fp32 / 4 fp64 columns, heads of whole
 //    tiles, read lists that fit shared memory): per (head, chunk of 64 rows) the inverse of the chunk's
-//    diagonal block is built in parallel; then one independent CTA per column tile marches over the chunks,
-//    y_c = L_c^{-1} (A X + reads of earlier rows).
+//    diagonal block is built in parallel; then one CTA per column tile marches over the chunks,
+//    y_c = L_c^{-1} (A X + reads of earlier rows). In split mode (the tiles on at most half of the
+//    multiprocessors) far-worker CTAs compute A X + the long-range reads ahead of the tiles.
 //  * "gpu-scan1" for first-order patterns (B reads only i - 1), a three-pass segment scan.
-//  * "gpu-pipeline" for everything else (per-channel heads of higher order, very long read lists such as sq1
-//    at n = 65536): one cooperative grid where a solver CTA per 32-column tile solves chunks row by row while
-//    all other CTAs gather A X and the long-range reads into a ring of packages in global memory.
+//  * "gpu-pipeline" for everything else (per-channel heads of higher order, d not a multiple of the tile):
+//    one cooperative grid where a solver CTA per 32-column tile solves chunks row by row while all other
+//    CTAs gather A X and the long-range reads into a ring of packages in global memory.
 // X and Y are row-major n x d. fp32 uses FMA in fp32 (no TF32).
 #include <cstdint>
 #include <string>
