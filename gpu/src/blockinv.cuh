@@ -51,8 +51,9 @@ constexpr int kEBufsSplit = 4;
 // (they are named barriers over the C W role threads) and turns the tile's "chunks done" (a shared-memory
 // counter) into its global progress with a GPU-scope fence, so the fence's latency stays off the chunk loop
 constexpr int kPubThreads = 32;
-constexpr int kGBufs = 3;  // staged rows: chunk c + 1 in use, c + 2 and c + 3 in flight
-constexpr int kParts = 2;  // far-sum threads per row
+constexpr std::size_t kStaticSmem = 64;  // bound on bi_solve's static shared memory (done_s, bi_far's flag)
+constexpr int kGBufs = 3;                // staged rows: chunk c + 1 in use, c + 2 and c + 3 in flight
+constexpr int kParts = 2;                // far-sum threads per row
 
 struct Params {
   unsigned char* pkg = nullptr;  // [heads][nchunks] packages

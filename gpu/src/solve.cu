@@ -1369,7 +1369,9 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   // R >= 8 C: rows staged three chunks ahead are at offsets > R - C and must be final by then. Split mode:
   // R >= 16 C, so that a far worker's chunk needs only rows published before a tile waits for it.
   const std::uint32_t rmin = (split ? 16u : 8u) * C;
-  while (R >= rmin && (R & (R - 1)) == 0 && smem_for(R, staged_for(R)) > std::size_t(optin)) R /= 2;
+  // (dynamic shared memory plus bi_solve's few static bytes must fit the opt-in limit)
+  const std::size_t dyn_max = std::size_t(optin) - bi::kStaticSmem;
+  while (R >= rmin && (R & (R - 1)) == 0 && smem_for(R, staged_for(R)) > dyn_max) R /= 2;
   if (R < rmin || (R & (R - 1)) != 0 || kx > 1023) {
     why = "the read lists (" + std::to_string(kx) + " per row) leave no room for the shared-memory ring";
     return false;
