@@ -8,14 +8,20 @@
 //    chunk): L_c^{-1} (lower triangle, padded rows), and the chunk's reads of earlier rows, per row sorted by
 //    offset o: "near" (the previous chunk, r < o <= r + C), "ring" (r + C < o <= R - C, served from a
 //    shared-memory ring of the last R rows) and "global" (o > R - C, read back from Y in global memory).
-//  * bi_ax (only when A is more than its diagonal): Y = A X, which bi_solve then reads row by row.
-//  * bi_solve (one independent CTA per column tile; see the roles above the kernel): per chunk c, in
-//    parallel, w_c = F_c + near reads (2 warps), F_{c+1} = A X + ring reads + global reads (4 warps), and
-//    copies ahead (the rest, 16-byte cp.async): L^{-1} two chunks ahead, read lists five ahead, the global
-//    rows and x three chunks ahead; barrier; y_c = L_c^{-1} w_c by every
-//    thread into the ring and Y; barrier. No communication between CTAs: any number of tiles runs with no
-//    co-residency requirement and nothing can stall.
-// Every pattern family goes through the same solve kernel: implicit and CSR B differ only in bi_build.
+//  * bi_ax (only when A is more than its diagonal, split mode off): Y = A X, which bi_solve then reads row by
+//    row.
+//  * bi_solve (one CTA per column tile; see the roles above the kernel): per chunk c, in parallel,
+//    w_c = F_c + near reads (2 warps), F_{c+1} = A X + ring reads + global reads (4 warps), and copies ahead
+//    (the rest): L^{-1} two chunks ahead and a read list EB - 1 ahead (TMA bulk copies or cp.async,
+//    Params::copy), the global rows and x three chunks ahead (cp.async); barrier; y_c = L_c^{-1} w_c by
+//    every thread into the ring and Y; barrier.
+//    - Split mode off: no communication between CTAs; any number of tiles runs with no co-residency
+//      requirement and nothing can stall.
+//    - Split mode (Params::split = G): one cooperative grid of the tile CTAs plus far workers (bi_far), which
+//      write Y = A X + the reads at offsets >= G ahead of the tiles; the tiles' lists hold only ring reads.
+//      Progress flows through global counters (see bi_far), published by a warp outside the tile's barriers.
+// Every pattern family goes through the same solve kernel: implicit and CSR B differ only in bi_build and in
+// bi_far's index loads.
 
 namespace bi {
 
