@@ -126,6 +126,30 @@ TEST(Solve, SameBitsForAnyThreadCount) {
   EXPECT_EQ(y1, y2);
 }
 
+// Two threads per tile (one gathers the far reads up to 16 blocks ahead, one finishes the rows) when threads
+// are at least twice the tiles: same bits as one thread, far reads (offsets >= 4096) included, for tiles of
+// 64 and 32 columns and for several heads, and the kernel name says so.
+TEST(Solve, PipelinedTilesGiveTheSameBitsAsOneThread) {
+  for (const std::string spec : {"pow2", "sq1"}) {
+    const Pattern p = make_pattern(spec, 20011);
+    for (const auto& [heads, d, threads] :
+         std::vector<std::tuple<int, std::size_t, int>>{{1, 64, 2}, {1, 96, 4}, {2, 128, 4}, {1, 64, 3}}) {
+      const auto hs = head_weights(p, heads, 5);
+      const auto w = mixer_weights_from<double>(p, hs);
+      const auto x = inputs(p.n, d, 2);
+      std::vector<double> y1(x.size()), y2(x.size());
+      const auto i1 = solve_mixer(w, x.data(), y1.data(), d, 1);
+      const auto i2 = solve_mixer(w, x.data(), y2.data(), d, threads);
+      EXPECT_EQ(i1.kernel, "cpu-implicit-tiled");
+      EXPECT_EQ(i2.kernel, "cpu-implicit-tiled-pipelined") << spec << " d=" << d;
+      EXPECT_EQ(y1, y2) << spec << " d=" << d << " heads=" << heads;
+      std::vector<double> ref(x.size());  // Eq. 1, row by row
+      solve_recurrence<double>(hs, p.n, x.data(), ref.data(), d);
+      EXPECT_LE(relative_frobenius(y2.data(), ref.data(), y2.size()), 1e-12) << spec << " d=" << d;
+    }
+  }
+}
+
 TEST(Solve, RejectsColumnsNotMultipleOfHeads) {
   const Pattern p = make_pattern("pow2", 16);
   const auto w = make_mixer_weights<double>(p, 3, 1);

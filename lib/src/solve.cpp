@@ -5,9 +5,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/error.hpp"
@@ -119,12 +121,16 @@ void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, co
 // The hot path: implicit offsets, one head, a compile-time tile of W columns (accumulators stay in
 // registers). Compiled twice, for AVX2 and for the baseline, and picked at run time; no FMA contraction
 // (ISO C++ mode), so both give the same bits.
-// Rows in blocks of kBlock. Reads at offsets >= 2 kBlock ("far") only touch rows finished two blocks back, so
-// a block's far part (plus part of A X) can be gathered while the previous block is still being finished: for
-// each far offset the block's sources are one contiguous run of rows (a sequential stream). The near offsets
-// (< 2 kBlock) and the rest of A X then finish each row in order. AVX2 and baseline builds are picked at run
-// time; no FMA contraction (ISO C++ mode), so both give the same bits.
+// Rows in blocks of kBlock. Reads at offsets >= kFar ("far") only touch rows finished kFar / kBlock blocks
+// back, so a block's far part (plus part of A X) can be *gathered* ahead: for each far offset the block's
+// sources are one contiguous run of rows (a sequential stream). The near offsets (< kFar) and the rest of A X
+// then *finish* each row in order. With one thread per tile, gather and finish alternate block by block;
+// with two (a tile and a spare thread), one thread gathers up to kRing blocks ahead of the other, which
+// finishes. Both orders do the same arithmetic per block, so the bits do not depend on the thread count.
 constexpr pos_t kBlock = 64;
+constexpr pos_t kFar = 4096;
+constexpr pos_t kRing = 16;  // gathered blocks in flight between the two threads of a tile
+static_assert(kRing * kBlock <= kFar, "a gathered block only reads rows finished before its ring slot was");
 
 struct BlockPlan {
   std::size_t Ka, Kb, kn, ka0;  // B offsets [0, kn) are near; A offsets [0, ka0) are summed by the finisher
@@ -132,9 +138,11 @@ struct BlockPlan {
 
 inline BlockPlan block_plan(const SolveStructure& s) {
   BlockPlan p{s.a_offsets.size(), s.b_offsets.size(), 0, 0};
-  while (p.kn < p.Kb && s.b_offsets[p.kn] < 2 * kBlock) ++p.kn;
-  // balance: the finisher's reads cost about twice the gatherer's (they sit on the sequential path)
-  const std::ptrdiff_t want = (std::ptrdiff_t(p.Ka + p.Kb) - 3 * std::ptrdiff_t(p.kn)) / 2;
+  while (p.kn < p.Kb && s.b_offsets[p.kn] < kFar) ++p.kn;
+  // balance the two threads' reads: the finisher does A offsets [0, ka0) and the near B offsets
+  // (measured on pow2, n = 2^20, d = 64: this split, 8 of 21 A offsets to the finisher, and 12 were equally
+  // fast; 16 was 15% slower)
+  const std::ptrdiff_t want = (std::ptrdiff_t(p.Ka + p.Kb) - 2 * std::ptrdiff_t(p.kn)) / 2;
   p.ka0 = std::size_t(std::clamp<std::ptrdiff_t>(want, 0, std::ptrdiff_t(p.Ka)));
   return p;
 }
@@ -225,46 +233,85 @@ bool have_avx2() {
   return v;
 }
 
-// One tile of W columns through all blocks. (Running the gather of block b + 1 on a second thread while
-// block b is finished was tried: one barrier per block made it 10x slower on the shared 2-core machine.)
+// The two threads of a pipelined tile: blocks gathered and blocks finished, each published with release and
+// read with acquire (no barriers: an earlier version with one OpenMP barrier per block was 10x slower on the
+// shared 2-core machine).
+struct TilePipe {
+  std::atomic<pos_t> gathered{0}, finished{0};
+};
+inline void wait_for(const std::atomic<pos_t>& a, pos_t want) {
+  for (unsigned it = 0; a.load(std::memory_order_acquire) < want; ++it) {
+    if (it < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      std::this_thread::yield();  // the other thread may have lost its core on a shared machine
+    }
+  }
+}
+
+// One tile of W columns through all blocks. role: -1 gathers and finishes every block in turn; 1 gathers,
+// 0 finishes (the two threads of a pipelined tile, sharing `pipe` and a ring of kRing gathered blocks).
 template <class T, int W>
 void rows_implicit_blocked(const T* ac, const T* bc, const SolveStructure& s, const T* x, T* y, std::size_t d,
-                           std::size_t c0) {
+                           std::size_t c0, int role, TilePipe* pipe, T* ring) {
   const BlockPlan bp = block_plan(s);
   const bool v = have_avx2();
   auto gather = v ? gather_avx2<T, W> : gather_base<T, W>;
   auto finish = v ? finish_avx2<T, W> : finish_base<T, W>;
   const pos_t nb = (s.n + kBlock - 1) / kBlock;
-  std::vector<T> buf(2 * std::size_t(kBlock) * W);
-  auto acc = [&](pos_t b) { return reinterpret_cast<T(*)[W]>(buf.data() + std::size_t(b & 1) * kBlock * W); };
+  if (role < 0) {
+    std::vector<T> buf(std::size_t(kBlock) * W);
+    auto acc = reinterpret_cast<T(*)[W]>(buf.data());
+    for (pos_t b = 0; b < nb; ++b) {
+      gather(ac, bc, s, bp, x, y, d, c0, b, acc);
+      finish(ac, bc, s, bp, x, y, d, c0, b, acc);
+    }
+    return;
+  }
+  auto acc = [&](pos_t b) { return reinterpret_cast<T(*)[W]>(ring + std::size_t(b % kRing) * kBlock * W); };
   for (pos_t b = 0; b < nb; ++b) {
-    gather(ac, bc, s, bp, x, y, d, c0, b, acc(b));
-    finish(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+    if (role == 1) {
+      // the slot's previous block is finished, and so are the rows the far reads need (kRing * kBlock <=
+      // kFar)
+      wait_for(pipe->finished, b >= kRing ? b - kRing + 1 : 0);
+      gather(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+      pipe->gathered.store(b + 1, std::memory_order_release);
+    } else {
+      wait_for(pipe->gathered, b + 1);
+      finish(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+      pipe->finished.store(b + 1, std::memory_order_release);
+    }
   }
 }
 
-// returns false when no fixed-width kernel fits the tile
+bool fixed_width(const SolveStructure& s, std::size_t w) {
+  return s.implicit && (w == 64 || w == 32 || w == 16 || w == 8);
+}
+
+// false when no fixed-width kernel fits the tile (see rows_implicit_blocked for role, pipe and ring)
 template <class T>
-bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t) {
-  if (!W.s.implicit) return false;
+bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t, int role = -1,
+                TilePipe* pipe = nullptr, T* ring = nullptr) {
+  if (!fixed_width(W.s, t.w)) return false;
   const T* ac = W.a.data() + std::size_t(t.h) * W.a_stride();
   const T* bc = W.b.data() + std::size_t(t.h) * W.b_stride();
   switch (t.w) {
     case 64:
-      rows_implicit_blocked<T, 64>(ac, bc, W.s, x, y, d, t.c0);
-      return true;
+      rows_implicit_blocked<T, 64>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
+      break;
     case 32:
-      rows_implicit_blocked<T, 32>(ac, bc, W.s, x, y, d, t.c0);
-      return true;
+      rows_implicit_blocked<T, 32>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
+      break;
     case 16:
-      rows_implicit_blocked<T, 16>(ac, bc, W.s, x, y, d, t.c0);
-      return true;
-    case 8:
-      rows_implicit_blocked<T, 8>(ac, bc, W.s, x, y, d, t.c0);
-      return true;
+      rows_implicit_blocked<T, 16>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
+      break;
     default:
-      return false;
+      rows_implicit_blocked<T, 8>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
+      break;
   }
+  return true;
 }
 
 // A tile spanning several heads (d_h < tile): per-column coefficients (per-channel gates, d_h = 1).
@@ -506,16 +553,40 @@ SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d,
   } else {
     for (std::size_t c = 0; c < d; c += tw) tiles.push_back({c, std::min(tw, d - c), int(c / dh)});
   }
+  // two threads per tile when there are threads to spare (d = 64 on two cores): one gathers, one finishes
+  bool piped = !many && tiles.size() * 2 <= std::size_t(nt) &&
+               std::all_of(tiles.begin(), tiles.end(), [&](const Tile& t) { return fixed_width(W.s, t.w); });
+  if (piped) {
+    const int want = int(tiles.size()) * 2;
+    std::vector<TilePipe> pipes(tiles.size());
+    std::vector<T> rings(tiles.size() * std::size_t(kRing) * kBlock * kTile);
+    int got = 0;
+#pragma omp parallel num_threads(want)
+    {
+      const int me = omp_get_thread_num(), all = omp_get_num_threads();
+      if (me == 0) got = all;
+      if (all == want) {  // thread pairs: finisher 2t, gatherer 2t + 1
+        const std::size_t t = std::size_t(me / 2);
+        tile_fixed(W, x, y, d, tiles[t], me % 2, &pipes[t],
+                   rings.data() + t * std::size_t(kRing) * kBlock * kTile);
+      } else {  // fewer threads than asked for: whole tiles, one thread each
+        for (std::size_t t = std::size_t(me); t < tiles.size(); t += std::size_t(all))
+          tile_fixed(W, x, y, d, tiles[t]);
+      }
+    }
+    piped = got == want;
+  } else {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-  for (std::size_t t = 0; t < tiles.size(); ++t) {
-    if (many)
-      tile_many_heads(W, x, y, d, dh, tiles[t]);
-    else if (!tile_fixed(W, x, y, d, tiles[t]))
-      tile_one_head(W, x, y, d, tiles[t]);
+    for (std::size_t t = 0; t < tiles.size(); ++t) {
+      if (many)
+        tile_many_heads(W, x, y, d, dh, tiles[t]);
+      else if (!tile_fixed(W, x, y, d, tiles[t]))
+        tile_one_head(W, x, y, d, tiles[t]);
+    }
   }
   SolveInfo info;
-  info.kernel =
-      std::string(W.s.implicit ? "cpu-implicit" : "cpu-csr") + (many ? "-multihead-tiled" : "-tiled");
+  info.kernel = std::string(W.s.implicit ? "cpu-implicit" : "cpu-csr") +
+                (many ? "-multihead-tiled" : (piped ? "-tiled-pipelined" : "-tiled"));
   info.threads = nt;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return info;
