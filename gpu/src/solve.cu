@@ -237,30 +237,26 @@ __device__ __forceinline__ T unsentinel(T v) {
   return is_sentinel(v) ? T(NAN) : v;
 }
 
-// Number of offsets in off[lo, hi) that are <= i (offsets ascending).
-__device__ __forceinline__ std::uint32_t count_le(const std::uint32_t* off, std::uint32_t lo,
-                                                  std::uint32_t hi, std::uint32_t i) {
-  std::uint32_t a = lo, b = hi;
-  while (a < b) {
-    const std::uint32_t m = (a + b) >> 1;
-    if (__ldg(off + m) <= i)
-      a = m + 1;
-    else
-      b = m;
-  }
-  return a;
-}
-// First entry e in [lo, hi) of a CSR row (columns ascending) with idx[e] > j (hi if none).
-__device__ __forceinline__ std::uint64_t first_gt(const std::uint32_t* idx, std::uint64_t lo,
-                                                  std::uint64_t hi, std::uint32_t j) {
+// First index e in [lo, hi) of an ascending array with a[e] > v (hi if none): for implicit offsets the
+// number of offsets <= v (count_le), for a CSR row (columns ascending) the first column > v (first_gt).
+template <class I>
+__device__ __forceinline__ I upper_bound_ldg(const std::uint32_t* a, I lo, I hi, std::uint32_t v) {
   while (lo < hi) {
-    const std::uint64_t m = (lo + hi) >> 1;
-    if (__ldg(idx + m) <= j)
+    const I m = (lo + hi) >> 1;
+    if (__ldg(a + m) <= v)
       lo = m + 1;
     else
       hi = m;
   }
   return lo;
+}
+__device__ __forceinline__ std::uint32_t count_le(const std::uint32_t* off, std::uint32_t lo,
+                                                  std::uint32_t hi, std::uint32_t i) {
+  return upper_bound_ldg<std::uint32_t>(off, lo, hi, i);
+}
+__device__ __forceinline__ std::uint64_t first_gt(const std::uint32_t* idx, std::uint64_t lo,
+                                                  std::uint64_t hi, std::uint32_t j) {
+  return upper_bound_ldg<std::uint64_t>(idx, lo, hi, j);
 }
 
 // Wait helper: spins on cond() with a timeout; returns false (and raises err) when the pipeline stalled.
