@@ -59,7 +59,7 @@ constexpr int kEBufsSplit = 4;
 constexpr int kPubThreads = 32;
 constexpr std::size_t kStaticSmem = 64;  // bound on bi_solve's static shared memory (done_s, bi_far's flag)
 constexpr int kGBufs = 3;                // staged rows: chunk c + 1 in use, c + 2 and c + 3 in flight
-constexpr int kParts = 2;                // far-sum threads per row
+constexpr int kParts = 2;                // far-sum threads per row (4 measured slower: benchmarks.md, GPU v8)
 
 struct Params {
   unsigned char* pkg = nullptr;  // [heads][nchunks] packages
@@ -84,6 +84,13 @@ struct Params {
   std::uint32_t* progress = nullptr;  // [ntiles] chunks done (as published by the tile's publisher warp)
   std::uint32_t* fready = nullptr;    // [nchunks] parts of the chunk whose Y = A X + far reads are written
   std::uint32_t* stall = nullptr;     // 1: a split-mode wait timed out (host reports it)
+  // staged rows by TMA tensor copies (implicit B, every read beyond the ring staged, split mode off): slot
+  // 0 (x, or A X in Y) and slot 1 + j (rows i - goff[j]) of a chunk are each one box of W columns x C rows of
+  // X or Y, so the issue role starts gx + 1 copies per chunk instead of (gx + 1) C 2 per-row cp.async
+  int tma = 0;
+  int ytma =
+      0;  // with tma: Y rows written by one tensor store per chunk from the ring (no per-thread stores)
+  std::uint32_t goff[kGCap] = {};  // the offsets > R - C, ascending (the order of every row's global reads)
   int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
                  // in the loop, 4 no Y stores
 };
@@ -92,6 +99,9 @@ struct Params {
 // u32], cnt = nn | nr << 10 | nx << 20 (reads [0, nn) near, [nn, nr) ring, [nr, nx) global).
 __host__ __device__ constexpr std::uint32_t round16(std::uint32_t b) {
   return (b + 15u) & ~15u;
+}
+__host__ __device__ constexpr std::uint32_t round128(std::uint32_t b) {
+  return (b + 127u) & ~127u;
 }
 template <class T, int C>
 __host__ __device__ constexpr std::uint32_t linv_bytes() {
@@ -129,6 +139,30 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned b
       "l"(src), "r"(bytes), "r"(smem_u32(bar))
       : "memory");
 }
+// One thread: a 2-D tensor copy (TMA) of one box at (c0 = column, c1 = row) into shared memory (128-byte
+// aligned); elements outside the tensor (rows < 0 or >= n) arrive as zeros and count towards the bytes.
+__device__ __forceinline__ void tma_box(void* dst, const CUtensorMap* map, int c0, int c1,
+                                        std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, "
+      "%3}], "
+      "[%4];" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar))
+      : "memory");
+}
+// One thread: a 2-D tensor store (TMA) of one box from shared memory (128-byte aligned) to (c0, c1); rows
+// outside the tensor are not written. Completion is tracked by bulk groups (cp.async.bulk.wait_group).
+__device__ __forceinline__ void tma_store_box(const CUtensorMap* map, int c0, int c1, const void* src) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(c0), "r"(c1), "r"(smem_u32(src))
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_expect(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
+               : "memory");
+}
 __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
   unsigned done = 0;
   while (!done)
@@ -145,21 +179,27 @@ __device__ __forceinline__ void cp_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
-// ---- bi_build: grid (chunks, heads), C threads ----
-// Shared memory: in-chunk reads per row (source index, coefficient) [C][kin], their counts, and the columns
-// of L^{-1} being built [C][C].
+// ---- bi_build: grid chunks x heads (1-D, see below), C threads ----
+// Shared memory: the columns of L^{-1} being built [C][C], the package's read lists (part E, e_bytes), and
+// the in-chunk reads per row (coefficient, source row) [C][kin]. The package is assembled in shared memory
+// and written out in whole 16-byte pieces by consecutive threads: each thread filling its own list position
+// (rows differ in where a given offset falls) scattered partial-sector stores over the list and cost the
+// build 2x its bytes in L2 write sectors (ncu, bandwidth case).
 template <class T, int C, bool IMP>
 __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::uint32_t kin) {
   extern __shared__ __align__(16) unsigned char sm[];
-  T* cols = reinterpret_cast<T*>(sm);                                  // [C][C]
-  T* inc = cols + C * C;                                               // [C][kin]
-  std::uint8_t* ino = reinterpret_cast<std::uint8_t*>(inc + C * kin);  // [C][kin]
+  T* cols = reinterpret_cast<T*>(sm);                                               // [C][C]
+  unsigned char* es = sm + std::size_t(C) * C * sizeof(T);                          // [e_bytes]
+  T* inc = reinterpret_cast<T*>(es + Q.e_bytes);                                    // [C][kin]
+  std::uint8_t* ino = reinterpret_cast<std::uint8_t*>(inc + std::size_t(C) * kin);  // [C][kin]
   __shared__ std::uint32_t nin[C];
-  const std::uint32_t c = blockIdx.x, h = blockIdx.y, r = threadIdx.x;
+  // block b = c * heads + h: the heads of one chunk run together, so the sectors of coefficients they share
+  // ([k][i][h] layout) are read from DRAM once (with (c, h) as a 2-D grid each sector was read once per head
+  // that used it: 20 GB for the 1.3 GB of the bandwidth case, ncu)
+  const std::uint32_t c = blockIdx.x / Q.heads, h = blockIdx.x % Q.heads, r = threadIdx.x;
   const std::uint32_t s = c * C, i = s + r;
   unsigned char* pk = Q.pkg + (std::uint64_t(h) * P.nchunks + c) * Q.pkg_bytes;
-  T* linv = reinterpret_cast<T*>(pk);
-  T* ec = reinterpret_cast<T*>(pk + Q.linv_bytes);
+  T* ec = reinterpret_cast<T*>(es);
   std::uint32_t* eo = reinterpret_cast<std::uint32_t*>(ec + std::size_t(Q.kx) * C);
   std::uint32_t* ecnt = eo + std::size_t(Q.kx) * C;
   const DevMatrix<T>& B = P.b;
@@ -188,18 +228,39 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
     if (o <= r + C) nn = x;
     if (o <= Q.R - C) nr = x;
   };
+  // the row's reads in batches of KB, every load of a batch issued before the first is used (one read at a
+  // time, each waiting for its offset and then its coefficient, made the build latency-bound: 9 ms of the
+  // bandwidth case)
+  constexpr std::uint32_t KB = 8;
   if (i < P.n) {
     if (IMP) {
-      for (std::uint32_t k = 0; k < B.k; ++k) {
-        const std::uint32_t o = __ldg(B.off + k);
-        if (o > i) break;
-        take(o, coef_imp(B, h, i, k));
+      for (std::uint32_t k0 = 0; k0 < B.k; k0 += KB) {
+        std::uint32_t o[KB];
+        T v[KB];
+#pragma unroll
+        for (std::uint32_t u = 0; u < KB; ++u) o[u] = k0 + u < B.k ? __ldg(B.off + k0 + u) : ~0u;
+#pragma unroll
+        for (std::uint32_t u = 0; u < KB; ++u) v[u] = o[u] <= i ? coef_imp(B, h, i, k0 + u) : T(0);
+#pragma unroll
+        for (std::uint32_t u = 0; u < KB; ++u)
+          if (o[u] <= i) take(o[u], v[u]);
+        if (o[KB - 1] > i) break;  // offsets ascend
       }
     } else {
       const std::uint64_t e0 = __ldg(B.ptr + i), e1 = __ldg(B.ptr + i + 1);
-      for (std::uint64_t e = e1; e > e0; --e) {  // columns descending: offsets ascending
-        const std::uint32_t j = __ldg(B.idx + e - 1);
-        if (j < i) take(i - j, coef_csr(B, h, e - 1));
+      for (std::uint64_t eb = e1; eb > e0;) {  // columns descending: offsets ascending
+        const std::uint32_t nb = std::uint32_t(eb - e0 < KB ? eb - e0 : KB);
+        std::uint32_t j[KB];
+        T v[KB];
+#pragma unroll
+        for (std::uint32_t u = 0; u < KB; ++u) {
+          j[u] = u < nb ? __ldg(B.idx + eb - 1 - u) : i;
+          v[u] = u < nb ? coef_csr(B, h, eb - 1 - u) : T(0);
+        }
+#pragma unroll
+        for (std::uint32_t u = 0; u < KB; ++u)
+          if (j[u] < i) take(i - j[u], v[u]);
+        eb -= nb;
       }
     }
   }
@@ -214,7 +275,6 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   __syncthreads();
   // thread j: column j of L^{-1} by forward substitution, rows in order
   const std::uint32_t j = r;
-  std::uint32_t st = 0;  // lrow_start(q)
   for (std::uint32_t q = 0; q < std::uint32_t(C); ++q) {
     T v = q == j ? T(1) : T(0);
     if (q > j) {
@@ -222,9 +282,24 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
       for (std::uint32_t t = 0; t < cnt; ++t) v = fma(inc[q * kin + t], cols[ino[q * kin + t] * C + j], v);
     }
     cols[q * C + j] = v;
-    if (j < lrow_len<T>(q)) linv[st + j] = v;
-    st += lrow_len<T>(q);
   }
+  __syncthreads();
+  // out: L^{-1} in 16-byte pieces (row q's pieces from lrow_start(q); columns >= C are padding, 0), then E
+  constexpr std::uint32_t EP = 16 / sizeof(T), NPC = lrow_start<T>(C) / EP;
+  using V = std::conditional_t<sizeof(T) == 4, float4, double2>;
+  std::uint32_t q = 0, qs = 0;  // row of piece g, and its first piece
+  for (std::uint32_t g = r; g < NPC; g += C) {
+    while (g >= qs + lrow_len<T>(q) / EP) qs += lrow_len<T>(q++) / EP;
+    const std::uint32_t j0 = (g - qs) * EP;
+    T v[EP];
+#pragma unroll
+    for (std::uint32_t e = 0; e < EP; ++e) v[e] = j0 + e < std::uint32_t(C) ? cols[q * C + j0 + e] : T(0);
+    V w;
+    memcpy(&w, v, sizeof w);
+    reinterpret_cast<V*>(pk)[g] = w;
+  }
+  for (std::uint32_t g = r; g < Q.e_bytes / 16; g += C)
+    reinterpret_cast<uint4*>(pk + Q.linv_bytes)[g] = reinterpret_cast<const uint4*>(es)[g];
 }
 
 // ---- bi_ax: Y = A X, when A is more than a diagonal (bi_solve then reads row i of Y before it writes it)
@@ -445,8 +520,12 @@ __device__ void bi_far(const DevProblem<T>& P, const Params& Q, std::uint32_t w)
 //   the rest              "issue": cp.async of L^{-1} (c + 2), read lists (c + EB - 1) and staged rows (c +
 //   3);
 // barrier; then every thread (row t / W, column t % W): y = L^{-1} w into the ring and Y; barrier.
+// (the publisher warp runs in split mode only, whose instances have EB = kEBufsSplit: the others keep the
+// registers of 16 warps, 128 per thread, where a 17th warp on one scheduler would cap them at 96)
 template <class T, int C, int EB>
-__global__ void __launch_bounds__(C* kW<T> + kPubThreads, 1) bi_solve(DevProblem<T> P, Params Q) {
+__global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 0), 1)
+    bi_solve(DevProblem<T> P, Params Q, const __grid_constant__ CUtensorMap tmx,
+             const __grid_constant__ CUtensorMap tmy) {
   if (Q.split && blockIdx.x >= Q.ntiles) {
     bi_far<T, C>(P, Q, blockIdx.x - Q.ntiles);
     return;
@@ -458,13 +537,19 @@ __global__ void __launch_bounds__(C* kW<T> + kPubThreads, 1) bi_solve(DevProblem
   using V = typename Seg<T>::V;
   extern __shared__ __align__(16) unsigned char sm[];
   const std::uint32_t R = Q.R, rmask = R - 1;
-  T* ring = reinterpret_cast<T*>(sm);                                          // [R][W]
+  // [R][W], 128-byte aligned (tensor stores of Y read it); offsets, not integer rounding, keep the pointers
+  // visibly shared (see gbuf)
+  T* ring = reinterpret_cast<T*>(sm + ((128u - (smem_u32(sm) & 127u)) & 127u));
   T* lbuf = ring + std::size_t(R) * W;                                         // [kLBufs][LB]
   unsigned char* ebuf = reinterpret_cast<unsigned char*>(lbuf + kLBufs * LB);  // [EB][e_bytes]
-  unsigned char* gbuf = ebuf + EB * std::size_t(Q.e_bytes);                    // [kGBufs][g_bytes]
-  T* fpart = reinterpret_cast<T*>(gbuf + kGBufs * std::size_t(Q.g_bytes));     // [2][NP][C][W]
-  T* wt = fpart + 2 * NP * C * W;                                              // [W][LD]
-  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);         // [kLBufs + EB] (Q.copy > 0)
+  // [kGBufs][g_bytes], 128-byte aligned for tensor copies (padded by an offset, not by rounding the pointer
+  // through an integer: that hid from the compiler that it and what follows are shared memory, and the loads
+  // became generic LD, ncu)
+  unsigned char* gbuf = ebuf + EB * std::size_t(Q.e_bytes);
+  gbuf += (128u - (smem_u32(gbuf) & 127u)) & 127u;
+  T* fpart = reinterpret_cast<T*>(gbuf + kGBufs * std::size_t(Q.g_bytes));  // [2][NP][C][W]
+  T* wt = fpart + 2 * NP * C * W;                                           // [W][LD]
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);      // [kLBufs + EB + kGBufs]
   const std::uint32_t tid = threadIdx.x;
   const std::uint32_t col0 = blockIdx.x * W;
   const std::uint32_t h = Q.heads > 1 ? col0 / P.dh : 0;
@@ -503,7 +588,18 @@ __global__ void __launch_bounds__(C* kW<T> + kPubThreads, 1) bi_solve(DevProblem
     if (gc < nch && !(Q.diag & 1)) {
       const EView<T, C> e = ev(gc);
       T* d = gx_rows(gc);
-      const std::uint32_t items = (gx + 1) * C * 2;  // (slot, row, half)
+      if (Q.tma && me == (nth > 64 ? 64u : 0u)) {
+        std::uint64_t* bar = bars + kLBufs + EB + gc % kGBufs;
+        // the Y rows read here were written by st.global (generic proxy) chunks ago, ordered before this
+        // thread by the role barriers; the proxy fence orders them before the tensor copies (async proxy)
+        asm volatile("fence.proxy.async.global;" ::: "memory");
+        mbar_expect(bar, (gx + 1) * C * W * unsigned(sizeof(T)));
+        const int row = int(gc * C);
+        tma_box(d, Q.a_prepass ? &tmy : &tmx, int(col0), row, bar);
+        for (std::uint32_t j = 0; j < gx; ++j)
+          tma_box(d + (j + 1) * C * W, &tmy, int(col0), row - int(Q.goff[j]), bar);
+      }
+      const std::uint32_t items = Q.tma ? 0u : (gx + 1) * C * 2;  // (slot, row, half)
       for (std::uint32_t it = me; it < items; it += nth) {
         const std::uint32_t half = it & 1u, r = (it >> 1) % C, slot = (it >> 1) / C;
         const std::uint32_t i = gc * C + r;
@@ -558,11 +654,14 @@ __global__ void __launch_bounds__(C* kW<T> + kPubThreads, 1) bi_solve(DevProblem
   auto wait_e = [&](std::uint32_t c) {
     if (c < nch && !((Q.diag & 2) && c >= EB - 1)) mbar_wait(bars + kLBufs + c % EB, (c / EB) & 1u);
   };
+  auto wait_g = [&](std::uint32_t c) {  // staged rows by tensor copies
+    if (Q.tma && c < nch && !(Q.diag & 1)) mbar_wait(bars + kLBufs + EB + c % kGBufs, (c / kGBufs) & 1u);
+  };
   __shared__ std::uint32_t done_s;  // split mode: chunks done, for the publisher warp
   if (tid == 0) {
     done_s = 0;
-    if (Q.copy) {
-      for (int b = 0; b < kLBufs + EB; ++b) mbar_init(bars + b, 1);
+    if (Q.copy || Q.tma) {
+      for (int b = 0; b < kLBufs + EB + kGBufs; ++b) mbar_init(bars + b, 1);
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
   }
@@ -607,11 +706,16 @@ __global__ void __launch_bounds__(C* kW<T> + kPubThreads, 1) bi_solve(DevProblem
   for (std::uint32_t c = 0; c < 3; ++c) issue(0, nch, nch, c);
   cp_commit();
   cp_wait_all();
+  for (std::uint32_t c = 0; c < 3; ++c) wait_g(c);
   sync_roles();
   if (tid >= C && tid < T0) far(0, (tid - C) % C, (tid - C) / C);
   sync_roles();
 
   const std::uint32_t r = tid / W, cl = tid % W;  // matvec role
+  // Y by tensor stores: issued by the thread that issues the staged-row copies (so that its later copies of
+  // those rows are ordered after the stores it waited for); the ring must be 128-byte aligned for them
+  const bool ytma = Q.tma && Q.ytma && !(Q.diag & 4) && !(smem_u32(ring) & 127u);
+  const std::uint32_t TS = T0 + ((NT - T0) > 64 ? 64u : 0u);
   const std::uint32_t lstart = lrow_start<T>(r);
   for (std::uint32_t c = 0; c < nch; ++c) {
     const std::uint32_t s = c * C;
@@ -656,7 +760,10 @@ __global__ void __launch_bounds__(C* kW<T> + kPubThreads, 1) bi_solve(DevProblem
         a0 = dot_acc(*reinterpret_cast<const V*>(lr + q * EP), *reinterpret_cast<const V*>(wv + q * EP), a0);
       const T y = a0 + a1;
       ring[((s + r) & rmask) * W + cl] = y;
-      if (s + r < n && !(Q.diag & 4)) P.y[std::uint64_t(s + r) * P.d + col0 + cl] = y;
+      if (ytma)  // this thread's ring write, before the tensor store (async proxy) that reads it
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      else if (s + r < n && !(Q.diag & 4))
+        P.y[std::uint64_t(s + r) * P.d + col0 + cl] = y;
     }
     if (Q.prof) prof_mark(pacc, 2, pt);
     asm volatile("cp.async.wait_group 1;" ::: "memory");
@@ -664,11 +771,23 @@ __global__ void __launch_bounds__(C* kW<T> + kPubThreads, 1) bi_solve(DevProblem
       wait_l(c + 1);
       wait_e(c + EB - 2);
     }
+    if (tid == T0) wait_g(c + 2);    // read by far() in the next chunk
     if (tid == T0) wait_far(c + 4);  // staged in the next chunk
     sync_roles();
     if (Q.split && tid == T0) st_release_cta_shared(&done_s, c + 1);  // to the publisher warp
+    if (ytma && tid == TS) {
+      tma_store_box(&tmy, int(col0), int(s), ring + (s & rmask) * W);
+      // Stores in flight: the copies this thread issues next (chunk c + 4's rows, in chunk c + 1) read
+      // chunks up to c + 5 - R / C, so at most R / C - 5 stores may be pending (and the ring rows of a chunk,
+      // rewritten R / C chunks later, are read by then)
+      if (R >= 24u * C)
+        asm volatile("cp.async.bulk.wait_group 16;" ::: "memory");
+      else
+        asm volatile("cp.async.bulk.wait_group 2;" ::: "memory");
+    }
     if (Q.prof) prof_mark(pacc, 3, pt);
   }
+  if (ytma && tid == TS) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
   if (Q.prof && (tid == 0 || tid == C || tid == T0)) {
     const int role = tid == 0 ? 0 : (tid == C ? 1 : 2);
     for (int k = 0; k < 4; ++k) Q.prof[(std::size_t(blockIdx.x) * 3 + role) * 4 + k] = pacc[k];

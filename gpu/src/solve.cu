@@ -27,6 +27,8 @@
 //   column, and a pass that replays each segment from its true carry.
 //
 // fp32 uses FMA in fp32 (no TF32), fp64 in fp64.
+#include <cuda.h>  // CUtensorMap (the encoder is taken from the runtime: no link to libcuda)
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -1250,27 +1252,57 @@ bool first_order(const SolveMatrix& a, const SolveMatrix& b) {
   return a.implicit && b.implicit && b.k == 1 && b.offsets[0] == 1;
 }
 
+// A 2-D tensor map over the n x d row-major matrix at p, boxes of W columns x C rows (bi_solve's staged
+// rows); false when the driver has no encoder or refuses (the caller then stages with cp.async).
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 enc = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) !=
+            cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      f = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return enc;
+}
+template <class T>
+bool tensor_map(CUtensorMap& m, const T* p, std::uint32_t n, std::uint32_t d, std::uint32_t W,
+                std::uint32_t C) {
+  const PFN_cuTensorMapEncodeTiled_v12000 enc = tensor_map_encoder();
+  if (!enc || (reinterpret_cast<std::uintptr_t>(p) & 15u) || (std::size_t(d) * sizeof(T)) % 16) return false;
+  const cuuint64_t dims[2] = {d, n}, strides[1] = {cuuint64_t(d) * sizeof(T)};
+  const cuuint32_t box[2] = {W, C}, estr[2] = {1, 1};
+  return enc(&m, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+             const_cast<T*>(p), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 // gpu-blockinv launch: packages (coefficients only), then the solve.
 template <class T, int C, bool IMP>
 void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
+  bi::Params q = pl.bq;
+  CUtensorMap tmx{}, tmy{};
+  if (q.tma)
+    q.tma = tensor_map(tmx, P.x, P.n, P.d, bi::kW<T>, C) && tensor_map(tmy, P.y, P.n, P.d, bi::kW<T>, C);
   MG_CUDA(cudaMemsetAsync(pl.bq.err, 0, 2 * sizeof(std::uint32_t), st), "memset");
   if (pl.bq.split)
     MG_CUDA(cudaMemsetAsync(pl.bi_flags.p, 0, pl.bi_nflags * sizeof(std::uint32_t), st), "memset");
   if (pl.bi_ev[0]) MG_CUDA(cudaEventRecord(pl.bi_ev[0], st), "event");
   if (pl.bq.a_prepass && !pl.bq.split) bi::bi_ax<T><<<4 * num_sms(), 256, 0, st>>>(P);
-  bi::bi_build<T, C, IMP><<<dim3(P.nchunks, pl.bq.heads), C, pl.bi_build_smem, st>>>(P, pl.bq, pl.bi_kin);
+  bi::bi_build<T, C, IMP><<<P.nchunks * q.heads, C, pl.bi_build_smem, st>>>(P, q, pl.bi_kin);
   MG_CUDA(cudaGetLastError(), "blockinv build launch");
   if (pl.bi_ev[1]) MG_CUDA(cudaEventRecord(pl.bi_ev[1], st), "event");
-  if (pl.bq.split) {  // tiles and far workers, all co-resident
+  if (q.split) {  // tiles and far workers, all co-resident
     DevProblem<T> p = P;
-    bi::Params q = pl.bq;
-    void* args[] = {&p, &q};
+    void* args[] = {&p, &q, &tmx, &tmy};
     MG_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufsSplit>),
                                         dim3(pl.ntiles + q.nworkers), dim3(C * bi::kW<T> + bi::kPubThreads),
                                         args, pl.smem, st),
             "blockinv split launch");
   } else {
-    bi::bi_solve<T, C, bi::kEBufs><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, pl.bq);
+    bi::bi_solve<T, C, bi::kEBufs><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, q, tmx, tmy);
     MG_CUDA(cudaGetLastError(), "blockinv solve launch");
   }
   if (pl.bi_ev[2]) MG_CUDA(cudaEventRecord(pl.bi_ev[2], st), "event");
@@ -1354,10 +1386,11 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   };
   auto smem_for = [&](std::uint32_t R, std::uint32_t gx) {
     if (split) count_reads(R - C, kx, kin);
-    const std::size_t gb = bi::round16(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
+    const std::size_t gb = bi::round128(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
     return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lb + ebufs * bi::e_bytes<T, C>(kx) +
-           bi::kGBufs * gb + std::size_t(2) * bi::kParts * C * W * sizeof(T) +
-           std::size_t(W) * bi::kLD<C> * sizeof(T) + (bi::kLBufs + ebufs) * sizeof(std::uint64_t);
+           256 /* ring, gbuf: 128-byte alignment */ + bi::kGBufs * gb +
+           std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T) +
+           (bi::kLBufs + ebufs + bi::kGBufs) * sizeof(std::uint64_t);
   };
   auto staged_for = [&](std::uint32_t R) { return split ? 0u : std::min(global_reads(R), bi::kGCap); };
   std::uint32_t R = 4096;
@@ -1446,8 +1479,19 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   }
   pl.smem = smem;
   pl.bq.gx = gx;
-  pl.bq.g_bytes = bi::round16(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
-  pl.bi_build_smem = std::size_t(C) * C * sizeof(T) + std::size_t(C) * kin * (sizeof(T) + 1);
+  pl.bq.g_bytes = bi::round128(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
+  // implicit B with every read beyond the ring staged: staged rows by tensor copies (bi_launch checks that
+  // the driver encodes the maps)
+  pl.bq.tma = !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() ? 1 : 0;
+  if (const char* e = std::getenv("MIXGRAPH_GPU_TMA")) pl.bq.tma = pl.bq.tma && std::atoi(e);  // diagnostics
+  pl.bq.ytma = 1;  // Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than per-thread stores)
+  if (const char* e = std::getenv("MIXGRAPH_GPU_YTMA")) pl.bq.ytma = std::atoi(e);  // diagnostics
+  if (pl.bq.tma) {
+    std::uint32_t j = 0;
+    for (std::uint32_t k = 0; k < b.k && j < gx; ++k)
+      if (b.offsets[k] > R - C) pl.bq.goff[j++] = b.offsets[k];
+  }
+  pl.bi_build_smem = std::size_t(C) * C * sizeof(T) + eb + std::size_t(C) * kin * (sizeof(T) + 1);
   const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi::bi_build<T, C, true>)
                                : reinterpret_cast<const void*>(bi::bi_build<T, C, false>);
   MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
@@ -1456,7 +1500,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.name = std::string("gpu-blockinv-") + (b.implicit ? "implicit" : "csr") + "<" +
             (sizeof(T) == 8 ? "fp64" : "fp32") + ",chunk=" + std::to_string(C) +
             ",tile=" + std::to_string(W) + ",ring=" + std::to_string(R) + ",lists=" + std::to_string(kx) +
-            ",staged=" + std::to_string(gx) +
+            ",staged=" + std::to_string(gx) + (pl.bq.tma ? (pl.bq.ytma ? "(tma),Y=tma" : "(tma)") : "") +
             (split ? ",split=" + std::to_string(pl.bq.split) + ",workers=" + std::to_string(pl.bq.nworkers) +
                          "x" + std::to_string(pl.bq.fparts)
                    : std::string(pl.bq.a_prepass ? ",A=pass" : ",A=diag")) +
