@@ -124,6 +124,8 @@ stage_sanitize() {
     "racecheck|solve --pattern sq1 --n 3000 --random 256 --backend gpu"
     "memcheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 64 --backend gpu"
     "racecheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 64 --backend gpu"
+    "synccheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 64 --backend gpu"
+    "memcheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 16 --precision fp64 --backend gpu"
   )
   # "tool|[VAR=value ]args": small solves (split mode by default; MIXGRAPH_GPU_SPLIT=0 for one CTA per tile)
   for r in "${runs[@]}"; do
