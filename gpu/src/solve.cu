@@ -1252,8 +1252,7 @@ bool first_order(const SolveMatrix& a, const SolveMatrix& b) {
   return a.implicit && b.implicit && b.k == 1 && b.offsets[0] == 1;
 }
 
-// A 2-D tensor map over the n x d row-major matrix at p, boxes of W columns x C rows (bi_solve's staged
-// rows); false when the driver has no encoder or refuses (the caller then stages with cp.async).
+// The driver's tensor-map encoder, through the runtime (no link to libcuda); null if the driver lacks it.
 PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   static const PFN_cuTensorMapEncodeTiled_v12000 enc = [] {
     void* f = nullptr;
@@ -1266,6 +1265,8 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   }();
   return enc;
 }
+// A 2-D tensor map over the n x d row-major matrix at p, boxes of W columns x C rows (bi_solve's staged
+// rows); false when there is no encoder or it refuses (the caller then stages with cp.async).
 template <class T>
 bool tensor_map(CUtensorMap& m, const T* p, std::uint32_t n, std::uint32_t d, std::uint32_t W,
                 std::uint32_t C) {
