@@ -533,6 +533,8 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   constexpr int W = kW<T>, NT = C * W, LD = kLD<C>, EP = kEP<T>, NP = kParts;
   constexpr int T0 = C * (1 + NP);                              // first issue thread
   constexpr std::uint32_t LB = linv_bytes<T, C>() / sizeof(T);  // elements per L^{-1} buffer
+  // tensor copies never run in split mode (Q.tma is 0 there): kTma compiles them out of its instances
+  constexpr bool kTma = EB != kEBufsSplit;
   static_assert(NT - T0 >= 32, "at least one issue warp");
   using V = typename Seg<T>::V;
   extern __shared__ __align__(16) unsigned char sm[];
@@ -588,7 +590,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
     if (gc < nch && !(Q.diag & 1)) {
       const EView<T, C> e = ev(gc);
       T* d = gx_rows(gc);
-      if (Q.tma && me == (nth > 64 ? 64u : 0u)) {
+      if (kTma && Q.tma && me == (nth > 64 ? 64u : 0u)) {
         std::uint64_t* bar = bars + kLBufs + EB + gc % kGBufs;
         // the Y rows read here were written by st.global (generic proxy) chunks ago, ordered before this
         // thread by the role barriers; the proxy fence orders them before the tensor copies (async proxy)
@@ -599,7 +601,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
         for (std::uint32_t j = 0; j < gx; ++j)
           tma_box(d + (j + 1) * C * W, &tmy, int(col0), row - int(Q.goff[j]), bar);
       }
-      const std::uint32_t items = Q.tma ? 0u : (gx + 1) * C * 2;  // (slot, row, half)
+      const std::uint32_t items = (kTma && Q.tma) ? 0u : (gx + 1) * C * 2;  // (slot, row, half)
       for (std::uint32_t it = me; it < items; it += nth) {
         const std::uint32_t half = it & 1u, r = (it >> 1) % C, slot = (it >> 1) / C;
         const std::uint32_t i = gc * C + r;
@@ -655,12 +657,13 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
     if (c < nch && !((Q.diag & 2) && c >= EB - 1)) mbar_wait(bars + kLBufs + c % EB, (c / EB) & 1u);
   };
   auto wait_g = [&](std::uint32_t c) {  // staged rows by tensor copies
-    if (Q.tma && c < nch && !(Q.diag & 1)) mbar_wait(bars + kLBufs + EB + c % kGBufs, (c / kGBufs) & 1u);
+    if (kTma && Q.tma && c < nch && !(Q.diag & 1))
+      mbar_wait(bars + kLBufs + EB + c % kGBufs, (c / kGBufs) & 1u);
   };
   __shared__ std::uint32_t done_s;  // split mode: chunks done, for the publisher warp
   if (tid == 0) {
     done_s = 0;
-    if (Q.copy || Q.tma) {
+    if (Q.copy || (kTma && Q.tma)) {
       for (int b = 0; b < kLBufs + EB + kGBufs; ++b) mbar_init(bars + b, 1);
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -714,7 +717,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   const std::uint32_t r = tid / W, cl = tid % W;  // matvec role
   // Y by tensor stores: issued by the thread that issues the staged-row copies (so that its later copies of
   // those rows are ordered after the stores it waited for); the ring must be 128-byte aligned for them
-  const bool ytma = Q.tma && Q.ytma && !(Q.diag & 4) && !(smem_u32(ring) & 127u);
+  const bool ytma = kTma && Q.tma && Q.ytma && !(Q.diag & 4) && !(smem_u32(ring) & 127u);
   const std::uint32_t TS = T0 + ((NT - T0) > 64 ? 64u : 0u);
   const std::uint32_t lstart = lrow_start<T>(r);
   for (std::uint32_t c = 0; c < nch; ++c) {
