@@ -220,22 +220,32 @@ int main(int argc, char** argv) {
       return bench_cpu(log2n, d, reps, spec);
     }
     if (mode == "gpu" && argc > 2 && std::string(argv[2]) == "case") {
-      // bench_solve gpu case <label> <pattern> <log2n> <d> <heads> [csr] [fp64] [shared]
+      // bench_solve gpu case <label> <pattern> <log2n> <d> <heads> [csr] [fp64] [shared] [nocheck]
+      // (nocheck: no comparison with the naive fp64 kernel, whose row-serial chain takes minutes at 2^24)
       if (argc < 8) throw std::runtime_error("gpu case needs <label> <pattern> <log2n> <d> <heads>");
       GpuCase c{argv[3], argv[4], std::atoi(argv[5]), std::uint32_t(std::atoi(argv[6])),
                 std::uint32_t(std::atoi(argv[7]))};
       for (int k = 8; k < argc; ++k) {
         const std::string f = argv[k];
-        if (f == "csr") c.csr = true;
-        if (f == "fp64") c.fp64 = true;
-        if (f == "shared") c.a_diag = false;
-        if (f == "nocheck") c.check = 0;
+        if (f == "csr")
+          c.csr = true;
+        else if (f == "fp64")
+          c.fp64 = true;
+        else if (f == "shared")
+          c.a_diag = false;
+        else if (f == "nocheck")
+          c.check = 0;
+        else
+          throw std::runtime_error("gpu case: unknown option '" + f + "' (csr, fp64, shared, nocheck)");
       }
       run_gpu_case(c);
       return 0;
     }
     if (mode == "gpu") return bench_gpu(argc > 2 && std::string(argv[2]) == "quick");
-    std::fprintf(stderr, "usage: bench_solve cpu [log2n] [d] [reps] [pattern] | bench_solve gpu [quick]\n");
+    std::fprintf(stderr,
+                 "usage: bench_solve cpu [log2n] [d] [reps] [pattern] | bench_solve gpu [quick] | "
+                 "bench_solve gpu case "
+                 "<label> <pattern> <log2n> <d> <heads> [csr] [fp64] [shared] [nocheck]\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_solve: %s\n", e.what());
