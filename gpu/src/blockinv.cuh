@@ -300,29 +300,6 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
     reinterpret_cast<uint4*>(pk + Q.linv_bytes)[g] = reinterpret_cast<const uint4*>(es)[g];
 }
 
-// ---- bi_ax: Y = A X, when A is more than a diagonal (bi_solve then reads row i of Y before it writes it)
-// ----
-template <class T>
-__global__ void bi_ax(DevProblem<T> P) {
-  const DevMatrix<T>& A = P.a;
-  for (std::uint64_t q = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; q < std::uint64_t(P.n) * P.d;
-       q += std::uint64_t(gridDim.x) * blockDim.x) {
-    const std::uint32_t i = std::uint32_t(q / P.d), col = std::uint32_t(q % P.d), h = col / P.dh;
-    T v = T(0);
-    if (A.implicit) {
-      for (std::uint32_t k = 0; k < A.k; ++k) {
-        const std::uint32_t o = __ldg(A.off + k);
-        if (o > i) break;
-        v = fma(coef_imp(A, h, i, k), __ldg(P.x + std::uint64_t(i - o) * P.d + col), v);
-      }
-    } else {
-      for (std::uint64_t e = __ldg(A.ptr + i); e < __ldg(A.ptr + i + 1); ++e)
-        v = fma(coef_csr(A, h, e), __ldg(P.x + std::uint64_t(__ldg(A.idx + e)) * P.d + col), v);
-    }
-    P.y[q] = v;
-  }
-}
-
 // ---- bi_solve: one CTA per tile of W columns, C * W threads ----
 // A row segment of a tile (W columns, 32 bytes) as two 16-byte vectors.
 template <class T>
@@ -430,12 +407,43 @@ __device__ __forceinline__ Seg<T> seg_ldg(const T* p) {  // read-only data (X)
   v.b = __ldg(reinterpret_cast<const typename Seg<T>::V*>(p + 16 / sizeof(T)));
   return v;
 }
+
+// Row i of A X over the W columns from col (one head: blockinv's tiles never straddle heads)
+template <class T>
+__device__ __forceinline__ Seg<T> ax_seg(const DevProblem<T>& P, std::uint32_t i, std::uint32_t col) {
+  const DevMatrix<T>& A = P.a;
+  const std::uint32_t h = col / P.dh;
+  Seg<T> acc = seg_zero<T>();
+  if (A.implicit) {
+    for (std::uint32_t k = 0; k < A.k; ++k) {
+      const std::uint32_t o = __ldg(A.off + k);
+      if (o > i) break;
+      seg_fma(acc, coef_imp(A, h, i, k), seg_ldg(P.x + std::uint64_t(i - o) * P.d + col));
+    }
+  } else {
+    for (std::uint64_t e = __ldg(A.ptr + i); e < __ldg(A.ptr + i + 1); ++e)
+      seg_fma(acc, coef_csr(A, h, e), seg_ldg(P.x + std::uint64_t(__ldg(A.idx + e)) * P.d + col));
+  }
+  return acc;
+}
+
+// ---- bi_ax: Y = A X, when A is more than a diagonal (bi_solve then reads row i of Y before it writes it)
+// ----
+template <class T>
+__global__ void bi_ax(DevProblem<T> P) {
+  const std::uint32_t segs = P.d / kW<T>;  // 32-byte segments per row
+  for (std::uint64_t q = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; q < std::uint64_t(P.n) * segs;
+       q += std::uint64_t(gridDim.x) * blockDim.x) {
+    const std::uint32_t i = std::uint32_t(q / segs), col = std::uint32_t(q % segs) * kW<T>;
+    seg_st(P.y + std::uint64_t(i) * P.d + col, ax_seg(P, i, col));
+  }
+}
+
 template <class T, int C>
 __device__ void bi_far(const DevProblem<T>& P, const Params& Q, std::uint32_t w) {
   constexpr int W = kW<T>;
   const std::uint32_t tid = threadIdx.x, NT = blockDim.x, n = P.n, d = P.d, G = Q.split;
   const std::uint32_t segs = d / W;  // 32-byte segments per row
-  const DevMatrix<T>& A = P.a;
   const DevMatrix<T>& B = P.b;
   __shared__ int ok;
   const std::uint32_t nparts = Q.fparts, prow = C / nparts;  // items: (chunk, part of prow rows)
@@ -457,19 +465,7 @@ __device__ void bi_far(const DevProblem<T>& P, const Params& Q, std::uint32_t w)
     for (std::uint32_t it = tid; it < prow * segs; it += NT) {
       const std::uint32_t r = it / segs, col = (it % segs) * W, i = s + r;
       if (i >= n) continue;
-      Seg<T> acc = seg_zero<T>();
-      // A X (as bi_ax: head of the column, implicit offsets or CSR)
-      const std::uint32_t ha = col / P.dh;
-      if (A.implicit) {
-        for (std::uint32_t k = 0; k < A.k; ++k) {
-          const std::uint32_t o = __ldg(A.off + k);
-          if (o > i) break;
-          seg_fma(acc, coef_imp(A, ha, i, k), seg_ldg(P.x + std::uint64_t(i - o) * d + col));
-        }
-      } else {
-        for (std::uint64_t e = __ldg(A.ptr + i); e < __ldg(A.ptr + i + 1); ++e)
-          seg_fma(acc, coef_csr(A, ha, e), seg_ldg(P.x + std::uint64_t(__ldg(A.idx + e)) * d + col));
-      }
+      Seg<T> acc = ax_seg(P, i, col);  // A X
       // B's reads at offsets >= G (rows final: published by every tile), U reads (2U loads) in flight
       const std::uint32_t hb = Q.heads > 1 ? col / P.dh : 0;
       const T* yc = P.y + col;
