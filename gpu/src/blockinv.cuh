@@ -92,7 +92,8 @@ struct Params {
       0;  // with tma: Y rows written by one tensor store per chunk from the ring (no per-thread stores)
   std::uint32_t goff[kGCap] = {};  // the offsets > R - C, ascending (the order of every row's global reads)
   int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
-                 // in the loop, 4 no Y stores
+                 // in the loop, 4 no Y stores, 8 no proxy fence before the Y stores, 16 no far role, 32 no
+                 // near reads, 64 a one-piece matvec
 };
 
 // Package: [L^{-1}: lower triangle, padded rows (lrow_start)][E: coef [kx][C] T | off [kx][C] u32 | cnt [C]
@@ -178,25 +179,32 @@ __device__ __forceinline__ void cp_wait_all() {
 }
 
 // ---- bi_build: grid chunks x heads (1-D, see below), C threads ----
-// Shared memory: the columns of L^{-1} being built [C][C], the package's read lists (part E, e_bytes), and
-// the in-chunk reads per row (coefficient, source row) [C][kin]. The package is assembled in shared memory
-// and written out in whole 16-byte pieces by consecutive threads: each thread filling its own list position
-// (rows differ in where a given offset falls) scattered partial-sector stores over the list and cost the
-// build 2x its bytes in L2 write sectors (ncu, bandwidth case).
+// Shared memory: L^{-1} being built, already in the package's layout (lower triangle, padded rows), the
+// package's read lists (part E, e_bytes), and the in-chunk reads per row other than offset 1 (coefficient,
+// source row) [C][kin]. The package is assembled in shared memory and written out in whole 16-byte pieces
+// by consecutive threads: each thread filling its own list position (rows differ in where a given offset
+// falls) scattered partial-sector stores over the list and cost the build 2x its bytes in L2 write sectors
+// (ncu, bandwidth case).
 template <class T, int C, bool IMP>
 __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::uint32_t kin) {
   extern __shared__ __align__(16) unsigned char sm[];
-  T* cols = reinterpret_cast<T*>(sm);                                               // [C][C]
-  unsigned char* es = sm + std::size_t(C) * C * sizeof(T);                          // [e_bytes]
-  T* inc = reinterpret_cast<T*>(es + Q.e_bytes);                                    // [C][kin]
-  std::uint8_t* ino = reinterpret_cast<std::uint8_t*>(inc + std::size_t(C) * kin);  // [C][kin]
-  __shared__ std::uint32_t nin[C];
+  T* lv = reinterpret_cast<T*>(sm);                                                   // [linv_bytes]
+  unsigned char* es = sm + Q.linv_bytes;                                              // [e_bytes]
+  T* inc = reinterpret_cast<T*>(es + Q.e_bytes);                                      // [C][kin]
+  std::uint32_t* ins = reinterpret_cast<std::uint32_t*>(inc + std::size_t(C) * kin);  // [C][kin]
+  __shared__ std::uint32_t nin[C], rsh[C];  // in-chunk reads of row q (offset 1 apart), row starts in lv
+  __shared__ T b1s[C];                      // coefficient of row q's read of row q - 1 (offset 1)
   // block b = c * heads + h: the heads of one chunk run together, so the sectors of coefficients they share
   // ([k][i][h] layout) are read from DRAM once (with (c, h) as a 2-D grid each sector was read once per head
   // that used it: 20 GB for the 1.3 GB of the bandwidth case, ncu)
   const std::uint32_t c = blockIdx.x / Q.heads, h = blockIdx.x % Q.heads, r = threadIdx.x;
   const std::uint32_t s = c * C, i = s + r;
   unsigned char* pk = Q.pkg + (std::uint64_t(h) * P.nchunks + c) * Q.pkg_bytes;
+  for (std::uint32_t g = r; g < Q.linv_bytes / 16; g += C)
+    reinterpret_cast<uint4*>(lv)[g] = make_uint4(0, 0, 0, 0);
+  rsh[r] = lrow_start<T>(r);
+  b1s[r] = T(0);
+  __syncthreads();
   T* ec = reinterpret_cast<T*>(es);
   std::uint32_t* eo = reinterpret_cast<std::uint32_t*>(ec + std::size_t(Q.kx) * C);
   std::uint32_t* ecnt = eo + std::size_t(Q.kx) * C;
@@ -206,10 +214,14 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   auto take = [&](std::uint32_t o, T v) {
     if (o == 0 || o > i) return;          // not a read of an earlier row
     if (Q.split && o >= Q.split) return;  // split mode: the far workers' read
+    if (o == 1 && r > 0) {                // the substitution takes row q - 1 from a register
+      b1s[r] += v;
+      return;
+    }
     if (o <= r) {
       if (m < kin) {
         inc[r * kin + m] = v;
-        ino[r * kin + m] = std::uint8_t(r - o);
+        ins[r * kin + m] = rsh[r - o] | ((r - o) << 16);
         ++m;
       } else {
         over = true;
@@ -271,31 +283,52 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   ecnt[r] = nn | (nr << 10) | (x << 20);
   nin[r] = m;
   __syncthreads();
-  // thread j: column j of L^{-1} by forward substitution, rows in order
+  // thread j: column j of L^{-1} by forward substitution, rows in order. Row q is b1[q] (row q - 1, kept in
+  // a register) + the in-chunk reads of rows src <= q - 2 (0 where src < j). Those are loaded one row ahead,
+  // so that the chain from row to row is only the fma (they were behind the previous row's store, a round
+  // trip through shared memory per row; with L^{-1} built in place, 22 instead of 29 KB of shared memory per
+  // block, the bandwidth case's build went from 7.8 to 7.0 ms)
+  constexpr std::uint32_t KU = 8;  // reads per row loaded ahead (more are read in place)
   const std::uint32_t j = r;
-  for (std::uint32_t q = 0; q < std::uint32_t(C); ++q) {
-    T v = q == j ? T(1) : T(0);
-    if (q > j) {
-      const std::uint32_t cnt = nin[q];
-      for (std::uint32_t t = 0; t < cnt; ++t) v = fma(inc[q * kin + t], cols[ino[q * kin + t] * C + j], v);
+  T nb[KU], ny[KU];
+  auto ahead = [&](std::uint32_t q) {  // row q's first KU reads (srcs <= q - 2, stored)
+    const std::uint32_t cnt = q < std::uint32_t(C) ? nin[q] : 0u;
+#pragma unroll
+    for (std::uint32_t u = 0; u < KU; ++u) {
+      const bool ok = u < cnt;
+      const std::uint32_t p = ok ? ins[q * kin + u] : 0xffff0000u;
+      nb[u] = ok ? inc[q * kin + u] : T(0);
+      ny[u] = (p >> 16) >= j && ok ? lv[(p & 0xffffu) + j] : T(0);
     }
-    cols[q * C + j] = v;
+  };
+  T prev = T(1);
+  lv[rsh[j] + j] = prev;
+  ahead(j + 1);
+  for (std::uint32_t q = j + 1; q < std::uint32_t(C); ++q) {
+    T cb[KU], cy[KU];
+#pragma unroll
+    for (std::uint32_t u = 0; u < KU; ++u) {
+      cb[u] = nb[u];
+      cy[u] = ny[u];
+    }
+    ahead(q + 1);
+    T a0 = T(0), a1 = T(0);
+#pragma unroll
+    for (std::uint32_t u = 0; u < KU; u += 2) {
+      a0 = fma(cb[u], cy[u], a0);
+      a1 = fma(cb[u + 1], cy[u + 1], a1);
+    }
+    for (std::uint32_t u = KU, cnt = nin[q]; u < cnt; ++u) {
+      const std::uint32_t p = ins[q * kin + u];
+      if ((p >> 16) >= j) a0 = fma(inc[q * kin + u], lv[(p & 0xffffu) + j], a0);
+    }
+    prev = fma(b1s[q], prev, a0 + a1);
+    lv[rsh[q] + j] = prev;
   }
   __syncthreads();
-  // out: L^{-1} in 16-byte pieces (row q's pieces from lrow_start(q); columns >= C are padding, 0), then E
-  constexpr std::uint32_t EP = 16 / sizeof(T), NPC = lrow_start<T>(C) / EP;
-  using V = std::conditional_t<sizeof(T) == 4, float4, double2>;
-  std::uint32_t q = 0, qs = 0;  // row of piece g, and its first piece
-  for (std::uint32_t g = r; g < NPC; g += C) {
-    while (g >= qs + lrow_len<T>(q) / EP) qs += lrow_len<T>(q++) / EP;
-    const std::uint32_t j0 = (g - qs) * EP;
-    T v[EP];
-#pragma unroll
-    for (std::uint32_t e = 0; e < EP; ++e) v[e] = j0 + e < std::uint32_t(C) ? cols[q * C + j0 + e] : T(0);
-    V w;
-    memcpy(&w, v, sizeof w);
-    reinterpret_cast<V*>(pk)[g] = w;
-  }
+  // out: L^{-1} (padding included) and E, in 16-byte pieces
+  for (std::uint32_t g = r; g < Q.linv_bytes / 16; g += C)
+    reinterpret_cast<uint4*>(pk)[g] = reinterpret_cast<const uint4*>(lv)[g];
   for (std::uint32_t g = r; g < Q.e_bytes / 16; g += C)
     reinterpret_cast<uint4*>(pk + Q.linv_bytes)[g] = reinterpret_cast<const uint4*>(es)[g];
 }
@@ -723,14 +756,14 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
       for (int p = 1; p < NP; ++p) seg_add(w, seg_ld(fpart + ((c & 1) * NP + p) * C * W + tid * W));
       const EView<T, C> e = ev(c);
       const std::uint32_t nn = e.cnt[tid] & 1023u;
-      for (std::uint32_t k = 0; k < nn; ++k)
+      for (std::uint32_t k = 0; k < ((Q.diag & 32) ? 0u : nn); ++k)
         seg_fma(w, e.coef[k * C + tid], seg_ld(ring + ((s + tid - e.off[k * C + tid]) & rmask) * W));
       T wv[W];
       memcpy(wv, &w, sizeof wv);
 #pragma unroll
       for (int q = 0; q < W; ++q) wt[q * LD + tid] = wv[q];
     } else if (tid < T0) {
-      far(c + 1, (tid - C) % C, (tid - C) / C);
+      if (!(Q.diag & 16)) far(c + 1, (tid - C) % C, (tid - C) / C);
     } else {
       issue(T0, (Q.diag & 2) ? nch : c + 2, (Q.diag & 2) ? nch : c + EB - 1, c + 3);
     }
@@ -744,7 +777,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
       const T* wv = wt + cl * LD;
       // two accumulators over 16-byte pieces; pieces past the diagonal hold zeros or padding, never read
       T a0 = T(0), a1 = T(0);
-      const std::uint32_t nq = r / EP + 1;
+      const std::uint32_t nq = (Q.diag & 64) ? 1u : r / EP + 1;
       std::uint32_t q = 0;
       for (; q + 1 < nq; q += 2) {
         const V x0 = *reinterpret_cast<const V*>(lr + q * EP), y0 = *reinterpret_cast<const V*>(wv + q * EP);
@@ -757,9 +790,9 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
         a0 = dot_acc(*reinterpret_cast<const V*>(lr + q * EP), *reinterpret_cast<const V*>(wv + q * EP), a0);
       const T y = a0 + a1;
       ring[((s + r) & rmask) * W + cl] = y;
-      if (ytma)  // this thread's ring write, before the tensor store (async proxy) that reads it
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      else if (s + r < n && !(Q.diag & 4))
+      if (ytma) {  // this thread's ring write, before the tensor store (async proxy) that reads it
+        if (!(Q.diag & 8)) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      } else if (s + r < n && !(Q.diag & 4))
         P.y[std::uint64_t(s + r) * P.d + col0 + cl] = y;
     }
     if (Q.prof) prof_mark(pacc, 2, pt);

@@ -1492,7 +1492,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     for (std::uint32_t k = 0; k < b.k && j < gx; ++k)
       if (b.offsets[k] > R - C) pl.bq.goff[j++] = b.offsets[k];
   }
-  pl.bi_build_smem = std::size_t(C) * C * sizeof(T) + eb + std::size_t(C) * kin * (sizeof(T) + 1);
+  pl.bi_build_smem = lb + eb + std::size_t(C) * kin * (sizeof(T) + 4);
   const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi::bi_build<T, C, true>)
                                : reinterpret_cast<const void*>(bi::bi_build<T, C, false>);
   MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
