@@ -91,9 +91,11 @@ struct Params {
   int ytma =
       0;  // with tma: Y rows written by one tensor store per chunk from the ring (no per-thread stores)
   std::uint32_t goff[kGCap] = {};  // the offsets > R - C, ascending (the order of every row's global reads)
+  int mvbal = 1;                   // balanced matvec (MIXGRAPH_GPU_MVBAL=0: each warp its own rows)
   int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
                  // in the loop, 4 no Y stores, 8 no proxy fence before the Y stores, 16 no far role, 32 no
-                 // near reads, 64 a one-piece matvec
+                 // near reads, 64 a one-piece matvec, 256 no proxy fence before the staging copies, 512 no
+                 // wait for the Y stores in the loop
 };
 
 // Package: [L^{-1}: lower triangle, padded rows (lrow_start)][E: coef [kx][C] T | off [kx][C] u32 | cnt [C]
@@ -178,6 +180,14 @@ __device__ __forceinline__ void cp_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
+// an in-chunk read of bi_build: coefficient, and the source row's start in L^{-1} | source row << 16 (one
+// 8- or 16-byte shared load: the build is bound by shared-memory throughput, ncu)
+template <class T>
+struct alignas(sizeof(T) == 4 ? 8 : 16) BRead {
+  T c;
+  std::uint32_t p;
+};
+
 // ---- bi_build: grid chunks x heads (1-D, see below), C threads ----
 // Shared memory: L^{-1} being built, already in the package's layout (lower triangle, padded rows), the
 // package's read lists (part E, e_bytes), and the in-chunk reads per row other than offset 1 (coefficient,
@@ -188,10 +198,9 @@ __device__ __forceinline__ void cp_wait_all() {
 template <class T, int C, bool IMP>
 __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::uint32_t kin) {
   extern __shared__ __align__(16) unsigned char sm[];
-  T* lv = reinterpret_cast<T*>(sm);                                                   // [linv_bytes]
-  unsigned char* es = sm + Q.linv_bytes;                                              // [e_bytes]
-  T* inc = reinterpret_cast<T*>(es + Q.e_bytes);                                      // [C][kin]
-  std::uint32_t* ins = reinterpret_cast<std::uint32_t*>(inc + std::size_t(C) * kin);  // [C][kin]
+  T* lv = reinterpret_cast<T*>(sm);                            // [linv_bytes]
+  unsigned char* es = sm + Q.linv_bytes;                       // [e_bytes]
+  BRead<T>* rd = reinterpret_cast<BRead<T>*>(es + Q.e_bytes);  // [C][kin]
   __shared__ std::uint32_t nin[C], rsh[C];  // in-chunk reads of row q (offset 1 apart), row starts in lv
   __shared__ T b1s[C];                      // coefficient of row q's read of row q - 1 (offset 1)
   // block b = c * heads + h: the heads of one chunk run together, so the sectors of coefficients they share
@@ -220,8 +229,7 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
     }
     if (o <= r) {
       if (m < kin) {
-        inc[r * kin + m] = v;
-        ins[r * kin + m] = rsh[r - o] | ((r - o) << 16);
+        rd[r * kin + m] = BRead<T>{v, rsh[r - o] | ((r - o) << 16)};
         ++m;
       } else {
         over = true;
@@ -296,8 +304,9 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
 #pragma unroll
     for (std::uint32_t u = 0; u < KU; ++u) {
       const bool ok = u < cnt;
-      const std::uint32_t p = ok ? ins[q * kin + u] : 0xffff0000u;
-      nb[u] = ok ? inc[q * kin + u] : T(0);
+      const BRead<T> e = ok ? rd[q * kin + u] : BRead<T>{T(0), 0xffff0000u};
+      const std::uint32_t p = e.p;
+      nb[u] = e.c;
       ny[u] = (p >> 16) >= j && ok ? lv[(p & 0xffffu) + j] : T(0);
     }
   };
@@ -319,8 +328,8 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
       a1 = fma(cb[u + 1], cy[u + 1], a1);
     }
     for (std::uint32_t u = KU, cnt = nin[q]; u < cnt; ++u) {
-      const std::uint32_t p = ins[q * kin + u];
-      if ((p >> 16) >= j) a0 = fma(inc[q * kin + u], lv[(p & 0xffffu) + j], a0);
+      const BRead<T> e = rd[q * kin + u];
+      if ((e.p >> 16) >= j) a0 = fma(e.c, lv[(e.p & 0xffffu) + j], a0);
     }
     prev = fma(b1s[q], prev, a0 + a1);
     lv[rsh[q] + j] = prev;
@@ -578,7 +587,8 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   gbuf += (128u - (smem_u32(gbuf) & 127u)) & 127u;
   T* fpart = reinterpret_cast<T*>(gbuf + kGBufs * std::size_t(Q.g_bytes));  // [2][NP][C][W]
   T* wt = fpart + 2 * NP * C * W;                                           // [W][LD]
-  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);      // [kLBufs + EB + kGBufs]
+  T* xs = wt + W * LD;                                                      // [NT / 64][32]
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(xs + NT / 2);      // [kLBufs + EB + kGBufs]
   const std::uint32_t tid = threadIdx.x;
   const std::uint32_t col0 = blockIdx.x * W;
   const std::uint32_t h = Q.heads > 1 ? col0 / P.dh : 0;
@@ -621,7 +631,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
         std::uint64_t* bar = bars + kLBufs + EB + gc % kGBufs;
         // the Y rows read here were written by st.global (generic proxy) chunks ago, ordered before this
         // thread by the role barriers; the proxy fence orders them before the tensor copies (async proxy)
-        asm volatile("fence.proxy.async.global;" ::: "memory");
+        if (!(Q.diag & 256)) asm volatile("fence.proxy.async.global;" ::: "memory");
         mbar_expect(bar, (gx + 1) * C * W * unsigned(sizeof(T)));
         const int row = int(gc * C);
         tma_box(d, Q.a_prepass ? &tmy : &tmx, int(col0), row, bar);
@@ -747,6 +757,17 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   const bool ytma = kTma && Q.tma && Q.ytma && !(Q.diag & 4) && !(smem_u32(ring) & 127u);
   const std::uint32_t TS = T0 + ((NT - T0) > 64 ? 64u : 0u);
   const std::uint32_t lstart = lrow_start<T>(r);
+  // balanced matvec: the rows of warp g need up to P(g) pieces (P grows with g); warps g and NG - 1 - g share
+  // their P(g) + P(NG - 1 - g) pieces: the lower one also computes the first mk pieces of the partner's rows
+  // (row rb, same column) and hands the partial sums over through xs and named barrier 2 + g (the longest
+  // warp's chain goes from 16 to 9 pieces at C = 64, fp32)
+  constexpr std::uint32_t RPW = 32 / W, NG = NT / 32;
+  const std::uint32_t warp = tid / 32;
+  const bool mlow = warp < NG / 2;
+  const std::uint32_t ga = mlow ? warp : NG - 1 - warp, gb = NG - 1 - ga;
+  const std::uint32_t rb = gb * RPW + (tid % 32) / W, lstart_b = lrow_start<T>(rb);
+  const std::uint32_t mk =
+      Q.mvbal && !(Q.diag & 64) ? (((gb + 1) * RPW - 1) / EP - ((ga + 1) * RPW - 1) / EP) / 2 : 0u;
   for (std::uint32_t c = 0; c < nch; ++c) {
     const std::uint32_t s = c * C;
     if (tid < C) {
@@ -773,22 +794,38 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
     if (Q.prof) prof_mark(pacc, 1, pt);
     // y = L^{-1} w
     {
-      const T* lr = lbuf + (c % kLBufs) * LB + lstart;
+      const T* lc = lbuf + (c % kLBufs) * LB;
       const T* wv = wt + cl * LD;
-      // two accumulators over 16-byte pieces; pieces past the diagonal hold zeros or padding, never read
-      T a0 = T(0), a1 = T(0);
+      // pieces [q, nq) of a row of L^{-1} times w: two accumulators over 16-byte pieces; pieces past the
+      // diagonal hold zeros or padding, never read
+      auto dot = [&](const T* lr, std::uint32_t q, std::uint32_t nq) {
+        T a0 = T(0), a1 = T(0);
+        for (; q + 1 < nq; q += 2) {
+          const V x0 = *reinterpret_cast<const V*>(lr + q * EP),
+                  y0 = *reinterpret_cast<const V*>(wv + q * EP);
+          const V x1 = *reinterpret_cast<const V*>(lr + q * EP + EP),
+                  y1 = *reinterpret_cast<const V*>(wv + q * EP + EP);
+          a0 = dot_acc(x0, y0, a0);
+          a1 = dot_acc(x1, y1, a1);
+        }
+        if (q < nq)
+          a0 =
+              dot_acc(*reinterpret_cast<const V*>(lr + q * EP), *reinterpret_cast<const V*>(wv + q * EP), a0);
+        return a0 + a1;
+      };
       const std::uint32_t nq = (Q.diag & 64) ? 1u : r / EP + 1;
-      std::uint32_t q = 0;
-      for (; q + 1 < nq; q += 2) {
-        const V x0 = *reinterpret_cast<const V*>(lr + q * EP), y0 = *reinterpret_cast<const V*>(wv + q * EP);
-        const V x1 = *reinterpret_cast<const V*>(lr + q * EP + EP),
-                y1 = *reinterpret_cast<const V*>(wv + q * EP + EP);
-        a0 = dot_acc(x0, y0, a0);
-        a1 = dot_acc(x1, y1, a1);
+      T y;
+      if (mk == 0) {
+        y = dot(lc + lstart, 0, nq);
+      } else if (mlow) {  // own rows, then the partner's first mk pieces (partial sums to xs)
+        y = dot(lc + lstart, 0, nq);
+        xs[warp * 32 + tid % 32] = dot(lc + lstart_b, 0, min(mk, rb / EP + 1));
+        asm volatile("bar.arrive %0, 64;" ::"r"(2 + warp) : "memory");
+      } else {  // pieces from mk on, then the partner's partial sums
+        y = dot(lc + lstart, mk, nq);
+        asm volatile("bar.sync %0, 64;" ::"r"(2 + (NG - 1 - warp)) : "memory");
+        y += xs[(NG - 1 - warp) * 32 + tid % 32];
       }
-      if (q < nq)
-        a0 = dot_acc(*reinterpret_cast<const V*>(lr + q * EP), *reinterpret_cast<const V*>(wv + q * EP), a0);
-      const T y = a0 + a1;
       ring[((s + r) & rmask) * W + cl] = y;
       if (ytma) {  // this thread's ring write, before the tensor store (async proxy) that reads it
         if (!(Q.diag & 8)) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -810,7 +847,9 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
       // Stores in flight: the copies this thread issues next (chunk c + 4's rows, in chunk c + 1) read
       // chunks up to c + 5 - R / C, so at most R / C - 5 stores may be pending (and the ring rows of a chunk,
       // rewritten R / C chunks later, are read by then)
-      if (R >= 24u * C)
+      if (Q.diag & 512)
+        ;
+      else if (R >= 24u * C)
         asm volatile("cp.async.bulk.wait_group 16;" ::: "memory");
       else
         asm volatile("cp.async.bulk.wait_group 2;" ::: "memory");
@@ -818,9 +857,9 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
     if (Q.prof) prof_mark(pacc, 3, pt);
   }
   if (ytma && tid == TS) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-  if (Q.prof && (tid == 0 || tid == C || tid == T0)) {
-    const int role = tid == 0 ? 0 : (tid == C ? 1 : 2);
-    for (int k = 0; k < 4; ++k) Q.prof[(std::size_t(blockIdx.x) * 3 + role) * 4 + k] = pacc[k];
+  if (Q.prof && (tid == 0 || tid == C || tid == T0 || tid == TS)) {
+    const int role = tid == 0 ? 0 : (tid == C ? 1 : (tid == T0 ? 2 : 3));
+    for (int k = 0; k < 4; ++k) Q.prof[(std::size_t(blockIdx.x) * 4 + role) * 4 + k] = pacc[k];
   }
 }
 

@@ -1391,6 +1391,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lb + ebufs * bi::e_bytes<T, C>(kx) +
            256 /* ring, gbuf: 128-byte alignment */ + bi::kGBufs * gb +
            std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T) +
+           std::size_t(C) * W / 2 * sizeof(T) /* xs */ +
            (bi::kLBufs + ebufs + bi::kGBufs) * sizeof(std::uint64_t);
   };
   auto staged_for = [&](std::uint32_t R) { return split ? 0u : std::min(global_reads(R), bi::kGCap); };
@@ -1451,7 +1452,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   if (const char* e = std::getenv("MIXGRAPH_GPU_COPY")) pl.bq.copy = std::atoi(e);  // diagnostics: 0, 1, 2
   pl.bq.diag = std::getenv("MIXGRAPH_GPU_DIAG") ? std::atoi(std::getenv("MIXGRAPH_GPU_DIAG")) : 0;
   if (std::getenv("MIXGRAPH_GPU_PROFILE")) {
-    pl.prof = DevBuf(std::size_t((P.d + W - 1) / W) * 12 * sizeof(unsigned long long));
+    pl.prof = DevBuf(std::size_t((P.d + W - 1) / W) * 16 * sizeof(unsigned long long));
     pl.bq.prof = pl.prof.template as<unsigned long long>();
     for (auto& e : pl.bi_ev) MG_CUDA(cudaEventCreate(&e), "event");  // kept for the process (diagnostics)
   }
@@ -1486,13 +1487,14 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.tma = !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() ? 1 : 0;
   if (const char* e = std::getenv("MIXGRAPH_GPU_TMA")) pl.bq.tma = pl.bq.tma && std::atoi(e);  // diagnostics
   pl.bq.ytma = 1;  // Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than per-thread stores)
-  if (const char* e = std::getenv("MIXGRAPH_GPU_YTMA")) pl.bq.ytma = std::atoi(e);  // diagnostics
+  if (const char* e = std::getenv("MIXGRAPH_GPU_YTMA")) pl.bq.ytma = std::atoi(e);    // diagnostics
+  if (const char* e = std::getenv("MIXGRAPH_GPU_MVBAL")) pl.bq.mvbal = std::atoi(e);  // diagnostics
   if (pl.bq.tma) {
     std::uint32_t j = 0;
     for (std::uint32_t k = 0; k < b.k && j < gx; ++k)
       if (b.offsets[k] > R - C) pl.bq.goff[j++] = b.offsets[k];
   }
-  pl.bi_build_smem = lb + eb + std::size_t(C) * kin * (sizeof(T) + 4);
+  pl.bi_build_smem = lb + eb + std::size_t(C) * kin * sizeof(bi::BRead<T>);
   const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi::bi_build<T, C, true>)
                                : reinterpret_cast<const void*>(bi::bi_build<T, C, false>);
   MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
@@ -1679,18 +1681,19 @@ void check_plan(Plan<T>& pl) {
     MG_CUDA(cudaMemcpy(&err, pl.bq.stall, sizeof err, cudaMemcpyDeviceToHost), "read status");
     if (err) throw std::string("internal error: the blockinv split mode stalled (a wait exceeded 20 s)");
     if (pl.prof.p) {  // the last launch's counters, averaged over the CTAs (cycles)
-      std::vector<unsigned long long> hp(std::size_t(pl.ntiles) * 12);
+      std::vector<unsigned long long> hp(std::size_t(pl.ntiles) * 16);
       MG_CUDA(cudaMemcpy(hp.data(), pl.prof.p, hp.size() * sizeof(hp[0]), cudaMemcpyDeviceToHost), "prof");
-      double v[12] = {0};
+      double v[16] = {0};
       for (std::uint32_t t = 0; t < pl.ntiles; ++t)
-        for (int k = 0; k < 12; ++k) v[k] += double(hp[t * 12 + k]) / pl.ntiles / 1e6;
-      for (int role = 0; role < 3; ++role)
+        for (int k = 0; k < 16; ++k) v[k] += double(hp[t * 16 + k]) / pl.ntiles / 1e6;
+      for (int role = 0; role < 4; ++role)
         std::fprintf(
             stderr,
             "profile (Mcycles per CTA) %-5s: own work %.3f barrier %.3f matvec %.3f wait+barrier %.3f\n",
             role == 0   ? "near"
             : role == 1 ? "far"
-                        : "issue",
+            : role == 2 ? "issue"
+                        : "tma",
             v[role * 4], v[role * 4 + 1], v[role * 4 + 2], v[role * 4 + 3]);
       float b_ms = 0, s_ms = 0;
       MG_CUDA(cudaEventElapsedTime(&b_ms, pl.bi_ev[0], pl.bi_ev[1]), "event");
