@@ -91,7 +91,6 @@ struct Params {
   int ytma =
       0;  // with tma: Y rows written by one tensor store per chunk from the ring (no per-thread stores)
   std::uint32_t goff[kGCap] = {};  // the offsets > R - C, ascending (the order of every row's global reads)
-  int mvbal = 1;                   // balanced matvec (MIXGRAPH_GPU_MVBAL=0: each warp its own rows)
   int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
                  // in the loop, 4 no Y stores, 8 no proxy fence before the Y stores, 16 no far role, 32 no
                  // near reads, 64 a one-piece matvec, 256 no proxy fence before the staging copies, 512 no
@@ -181,7 +180,7 @@ __device__ __forceinline__ void cp_wait_all() {
 }
 
 // an in-chunk read of bi_build: coefficient, and the source row's start in L^{-1} | source row << 16 (one
-// 8- or 16-byte shared load: the build is bound by shared-memory throughput, ncu)
+// 8- or 16-byte shared load)
 template <class T>
 struct alignas(sizeof(T) == 4 ? 8 : 16) BRead {
   T c;
@@ -587,8 +586,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   gbuf += (128u - (smem_u32(gbuf) & 127u)) & 127u;
   T* fpart = reinterpret_cast<T*>(gbuf + kGBufs * std::size_t(Q.g_bytes));  // [2][NP][C][W]
   T* wt = fpart + 2 * NP * C * W;                                           // [W][LD]
-  T* xs = wt + W * LD;                                                      // [NT / 64][32]
-  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(xs + NT / 2);      // [kLBufs + EB + kGBufs]
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);      // [kLBufs + EB + kGBufs]
   const std::uint32_t tid = threadIdx.x;
   const std::uint32_t col0 = blockIdx.x * W;
   const std::uint32_t h = Q.heads > 1 ? col0 / P.dh : 0;
@@ -757,17 +755,6 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   const bool ytma = kTma && Q.tma && Q.ytma && !(Q.diag & 4) && !(smem_u32(ring) & 127u);
   const std::uint32_t TS = T0 + ((NT - T0) > 64 ? 64u : 0u);
   const std::uint32_t lstart = lrow_start<T>(r);
-  // balanced matvec: the rows of warp g need up to P(g) pieces (P grows with g); warps g and NG - 1 - g share
-  // their P(g) + P(NG - 1 - g) pieces: the lower one also computes the first mk pieces of the partner's rows
-  // (row rb, same column) and hands the partial sums over through xs and named barrier 2 + g (the longest
-  // warp's chain goes from 16 to 9 pieces at C = 64, fp32)
-  constexpr std::uint32_t RPW = 32 / W, NG = NT / 32;
-  const std::uint32_t warp = tid / 32;
-  const bool mlow = warp < NG / 2;
-  const std::uint32_t ga = mlow ? warp : NG - 1 - warp, gb = NG - 1 - ga;
-  const std::uint32_t rb = gb * RPW + (tid % 32) / W, lstart_b = lrow_start<T>(rb);
-  const std::uint32_t mk =
-      Q.mvbal && !(Q.diag & 64) ? (((gb + 1) * RPW - 1) / EP - ((ga + 1) * RPW - 1) / EP) / 2 : 0u;
   for (std::uint32_t c = 0; c < nch; ++c) {
     const std::uint32_t s = c * C;
     if (tid < C) {
@@ -794,38 +781,22 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
     if (Q.prof) prof_mark(pacc, 1, pt);
     // y = L^{-1} w
     {
-      const T* lc = lbuf + (c % kLBufs) * LB;
+      const T* lr = lbuf + (c % kLBufs) * LB + lstart;
       const T* wv = wt + cl * LD;
-      // pieces [q, nq) of a row of L^{-1} times w: two accumulators over 16-byte pieces; pieces past the
-      // diagonal hold zeros or padding, never read
-      auto dot = [&](const T* lr, std::uint32_t q, std::uint32_t nq) {
-        T a0 = T(0), a1 = T(0);
-        for (; q + 1 < nq; q += 2) {
-          const V x0 = *reinterpret_cast<const V*>(lr + q * EP),
-                  y0 = *reinterpret_cast<const V*>(wv + q * EP);
-          const V x1 = *reinterpret_cast<const V*>(lr + q * EP + EP),
-                  y1 = *reinterpret_cast<const V*>(wv + q * EP + EP);
-          a0 = dot_acc(x0, y0, a0);
-          a1 = dot_acc(x1, y1, a1);
-        }
-        if (q < nq)
-          a0 =
-              dot_acc(*reinterpret_cast<const V*>(lr + q * EP), *reinterpret_cast<const V*>(wv + q * EP), a0);
-        return a0 + a1;
-      };
+      // two accumulators over 16-byte pieces; pieces past the diagonal hold zeros or padding, never read
+      T a0 = T(0), a1 = T(0);
       const std::uint32_t nq = (Q.diag & 64) ? 1u : r / EP + 1;
-      T y;
-      if (mk == 0) {
-        y = dot(lc + lstart, 0, nq);
-      } else if (mlow) {  // own rows, then the partner's first mk pieces (partial sums to xs)
-        y = dot(lc + lstart, 0, nq);
-        xs[warp * 32 + tid % 32] = dot(lc + lstart_b, 0, min(mk, rb / EP + 1));
-        asm volatile("bar.arrive %0, 64;" ::"r"(2 + warp) : "memory");
-      } else {  // pieces from mk on, then the partner's partial sums
-        y = dot(lc + lstart, mk, nq);
-        asm volatile("bar.sync %0, 64;" ::"r"(2 + (NG - 1 - warp)) : "memory");
-        y += xs[(NG - 1 - warp) * 32 + tid % 32];
+      std::uint32_t q = 0;
+      for (; q + 1 < nq; q += 2) {
+        const V x0 = *reinterpret_cast<const V*>(lr + q * EP), y0 = *reinterpret_cast<const V*>(wv + q * EP);
+        const V x1 = *reinterpret_cast<const V*>(lr + q * EP + EP),
+                y1 = *reinterpret_cast<const V*>(wv + q * EP + EP);
+        a0 = dot_acc(x0, y0, a0);
+        a1 = dot_acc(x1, y1, a1);
       }
+      if (q < nq)
+        a0 = dot_acc(*reinterpret_cast<const V*>(lr + q * EP), *reinterpret_cast<const V*>(wv + q * EP), a0);
+      const T y = a0 + a1;
       ring[((s + r) & rmask) * W + cl] = y;
       if (ytma) {  // this thread's ring write, before the tensor store (async proxy) that reads it
         if (!(Q.diag & 8)) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

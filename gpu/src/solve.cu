@@ -1391,7 +1391,6 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lb + ebufs * bi::e_bytes<T, C>(kx) +
            256 /* ring, gbuf: 128-byte alignment */ + bi::kGBufs * gb +
            std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T) +
-           std::size_t(C) * W / 2 * sizeof(T) /* xs */ +
            (bi::kLBufs + ebufs + bi::kGBufs) * sizeof(std::uint64_t);
   };
   auto staged_for = [&](std::uint32_t R) { return split ? 0u : std::min(global_reads(R), bi::kGCap); };
@@ -1487,8 +1486,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.tma = !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() ? 1 : 0;
   if (const char* e = std::getenv("MIXGRAPH_GPU_TMA")) pl.bq.tma = pl.bq.tma && std::atoi(e);  // diagnostics
   pl.bq.ytma = 1;  // Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than per-thread stores)
-  if (const char* e = std::getenv("MIXGRAPH_GPU_YTMA")) pl.bq.ytma = std::atoi(e);    // diagnostics
-  if (const char* e = std::getenv("MIXGRAPH_GPU_MVBAL")) pl.bq.mvbal = std::atoi(e);  // diagnostics
+  if (const char* e = std::getenv("MIXGRAPH_GPU_YTMA")) pl.bq.ytma = std::atoi(e);  // diagnostics
   if (pl.bq.tma) {
     std::uint32_t j = 0;
     for (std::uint32_t k = 0; k < b.k && j < gx; ++k)
