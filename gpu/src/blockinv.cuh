@@ -818,12 +818,12 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
       // Stores in flight: the copies this thread issues next (chunk c + 4's rows, in chunk c + 1) read
       // chunks up to c + 5 - R / C, so at most R / C - 5 stores may be pending (and the ring rows of a chunk,
       // rewritten R / C chunks later, are read by then)
-      if (Q.diag & 512)
-        ;
-      else if (R >= 24u * C)
-        asm volatile("cp.async.bulk.wait_group 16;" ::: "memory");
-      else
-        asm volatile("cp.async.bulk.wait_group 2;" ::: "memory");
+      if (!(Q.diag & 512)) {
+        if (R >= 24u * C)
+          asm volatile("cp.async.bulk.wait_group 16;" ::: "memory");
+        else
+          asm volatile("cp.async.bulk.wait_group 2;" ::: "memory");
+      }
     }
     if (Q.prof) prof_mark(pacc, 3, pt);
   }

@@ -1451,7 +1451,10 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   if (const char* e = std::getenv("MIXGRAPH_GPU_COPY")) pl.bq.copy = std::atoi(e);  // diagnostics: 0, 1, 2
   pl.bq.diag = std::getenv("MIXGRAPH_GPU_DIAG") ? std::atoi(std::getenv("MIXGRAPH_GPU_DIAG")) : 0;
   if (std::getenv("MIXGRAPH_GPU_PROFILE")) {
-    pl.prof = DevBuf(std::size_t((P.d + W - 1) / W) * 16 * sizeof(unsigned long long));
+    const std::size_t pb = std::size_t((P.d + W - 1) / W) * 16 * sizeof(unsigned long long);
+    pl.prof = DevBuf(pb);
+    // zeros for roles a kernel does not have (the tensor-copy thread is the issue thread in narrow CTAs)
+    MG_CUDA(cudaMemset(pl.prof.p, 0, pb), "memset");
     pl.bq.prof = pl.prof.template as<unsigned long long>();
     for (auto& e : pl.bi_ev) MG_CUDA(cudaEventCreate(&e), "event");  // kept for the process (diagnostics)
   }
