@@ -491,6 +491,31 @@ TEST(Gpu, BlockInvCoversEveryPath) {
   ::unsetenv("MIXGRAPH_GPU_SPLIT");
 }
 
+// The warp-specialized solve (bi_solve_ws: fp32, A diagonal, staged rows and Y by tensor copies, split mode
+// off): chunks of 64 and 32, several tiles and heads, a partial last chunk, and a small ring (most reads
+// staged); and the same problems through bi_solve (MIXGRAPH_GPU_WS=0), both against the fp64 reference.
+TEST(Gpu, BlockInvWarpSpecializedCoversEveryPath) {
+  REQUIRE_GPU();
+  ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);
+  for (const char* ws : {"1", "0"}) {
+    ::setenv("MIXGRAPH_GPU_WS", ws, 1);
+    const std::string want = ws[0] == '1' ? ",ws" : "!,ws";
+    for (const char* chunk : {"64", "32"}) {
+      ::setenv("MIXGRAPH_GPU_CHUNK", chunk, 1);
+      gpu_vs_cpu("pow2", 20000, 1, 64, false, want);
+      gpu_vs_cpu("pow2", 3001, 2, 24, false, want);
+      gpu_vs_cpu("pow2", 4100, 2, 16, false, want);
+      ::setenv("MIXGRAPH_GPU_RING", std::string(chunk) == "64" ? "512" : "256", 1);
+      gpu_vs_cpu("pow2", 9001, 4, 8, false, want);
+      gpu_vs_cpu("pow2", 6000, 16, 8, false, want);
+      ::unsetenv("MIXGRAPH_GPU_RING");
+    }
+  }
+  ::unsetenv("MIXGRAPH_GPU_CHUNK");
+  ::unsetenv("MIXGRAPH_GPU_WS");
+  ::unsetenv("MIXGRAPH_GPU_SPLIT");
+}
+
 // Split mode: far-worker CTAs write A X + the reads at offsets >= G into Y ahead of the tiles (cooperative
 // grid, progress flags). Forced on here, with chunks of 64 and 32, fp32 and fp64, implicit and CSR B,
 // several heads, rings of 1024 / 512 rows (so most reads are the workers') and a partial last chunk.

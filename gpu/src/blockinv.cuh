@@ -91,6 +91,7 @@ struct Params {
   int ytma =
       0;  // with tma: Y rows written by one tensor store per chunk from the ring (no per-thread stores)
   std::uint32_t goff[kGCap] = {};  // the offsets > R - C, ascending (the order of every row's global reads)
+  int mma = 0;   // fp32: L^{-1} in fragment order (linv_frag_bytes), y = L^{-1} w by 3xTF32 mma.sync
   int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
                  // in the loop, 4 no Y stores, 8 no proxy fence before the Y stores, 16 no far role, 32 no
                  // near reads, 64 a one-piece matvec, 256 no proxy fence before the staging copies, 512 no
@@ -105,9 +106,26 @@ __host__ __device__ constexpr std::uint32_t round16(std::uint32_t b) {
 __host__ __device__ constexpr std::uint32_t round128(std::uint32_t b) {
   return (b + 127u) & ~127u;
 }
+// L^{-1} as padded rows (bi_build builds it so; the fp64 package and Params::mma = 0 keep it so)
 template <class T, int C>
-__host__ __device__ constexpr std::uint32_t linv_bytes() {
+__host__ __device__ constexpr std::uint32_t linv_rows_bytes() {
   return round16(std::uint32_t(lrow_start<T>(C) * sizeof(T)));
+}
+// fp32 with Params::mma: L^{-1} as the A fragments of mma.sync m16n8k8 (tf32), tile (mi, ki) of 16 rows x 8
+// columns for ki <= 2 mi + 1 at index mi (mi + 1) + ki, 32 lanes x 4 values each (lane l: rows 16 mi + l / 4
+// (+ 8), columns 8 ki + l % 4 (+ 4)), so that every lane loads its fragment as one 16-byte piece
+template <int C>
+__host__ __device__ constexpr std::uint32_t frag_tiles() {
+  return std::uint32_t(C / 16) * std::uint32_t(C / 16 + 1);
+}
+template <int C>
+__host__ __device__ constexpr std::uint32_t linv_frag_bytes() {
+  return frag_tiles<C>() * 512u;
+}
+template <class T, int C>  // one L^{-1} buffer of bi_solve: either layout fits
+__host__ __device__ constexpr std::uint32_t linv_bytes() {
+  return sizeof(T) == 4 && linv_frag_bytes<C>() > linv_rows_bytes<T, C>() ? linv_frag_bytes<C>()
+                                                                          : linv_rows_bytes<T, C>();
 }
 template <class T, int C>
 __host__ __device__ constexpr std::uint32_t e_bytes(std::uint32_t kx) {
@@ -197,8 +215,9 @@ struct alignas(sizeof(T) == 4 ? 8 : 16) BRead {
 template <class T, int C, bool IMP>
 __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::uint32_t kin) {
   extern __shared__ __align__(16) unsigned char sm[];
-  T* lv = reinterpret_cast<T*>(sm);                            // [linv_bytes]
-  unsigned char* es = sm + Q.linv_bytes;                       // [e_bytes]
+  constexpr std::uint32_t LVB = linv_rows_bytes<T, C>();
+  T* lv = reinterpret_cast<T*>(sm);                            // [LVB]
+  unsigned char* es = sm + LVB;                                // [e_bytes]
   BRead<T>* rd = reinterpret_cast<BRead<T>*>(es + Q.e_bytes);  // [C][kin]
   __shared__ std::uint32_t nin[C], rsh[C];  // in-chunk reads of row q (offset 1 apart), row starts in lv
   __shared__ T b1s[C];                      // coefficient of row q's read of row q - 1 (offset 1)
@@ -208,8 +227,7 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   const std::uint32_t c = blockIdx.x / Q.heads, h = blockIdx.x % Q.heads, r = threadIdx.x;
   const std::uint32_t s = c * C, i = s + r;
   unsigned char* pk = Q.pkg + (std::uint64_t(h) * P.nchunks + c) * Q.pkg_bytes;
-  for (std::uint32_t g = r; g < Q.linv_bytes / 16; g += C)
-    reinterpret_cast<uint4*>(lv)[g] = make_uint4(0, 0, 0, 0);
+  for (std::uint32_t g = r; g < LVB / 16; g += C) reinterpret_cast<uint4*>(lv)[g] = make_uint4(0, 0, 0, 0);
   rsh[r] = lrow_start<T>(r);
   b1s[r] = T(0);
   __syncthreads();
@@ -334,9 +352,24 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
     lv[rsh[q] + j] = prev;
   }
   __syncthreads();
-  // out: L^{-1} (padding included) and E, in 16-byte pieces
-  for (std::uint32_t g = r; g < Q.linv_bytes / 16; g += C)
-    reinterpret_cast<uint4*>(pk)[g] = reinterpret_cast<const uint4*>(lv)[g];
+  // out: L^{-1} (padding included, or in fragment order) and E, in 16-byte pieces
+  if (sizeof(T) == 4 && Q.mma) {
+    for (std::uint32_t g = r; g < frag_tiles<C>() * 32u; g += C) {
+      const std::uint32_t t = g / 32, l = g % 32;
+      std::uint32_t mi = 0;
+      while ((mi + 1) * (mi + 2) <= t) ++mi;
+      const std::uint32_t r0 = 16 * mi + l / 4, c0 = 8 * (t - mi * (mi + 1)) + l % 4;
+      auto at = [&](std::uint32_t q, std::uint32_t j) { return j <= q ? lv[rsh[q] + j] : T(0); };
+      const float v[4] = {float(at(r0, c0)), float(at(r0 + 8, c0)), float(at(r0, c0 + 4)),
+                          float(at(r0 + 8, c0 + 4))};  // (only fp32 gets here)
+      uint4 u;
+      memcpy(&u, v, sizeof u);
+      reinterpret_cast<uint4*>(pk)[g] = u;
+    }
+  } else {
+    for (std::uint32_t g = r; g < LVB / 16; g += C)
+      reinterpret_cast<uint4*>(pk)[g] = reinterpret_cast<const uint4*>(lv)[g];
+  }
   for (std::uint32_t g = r; g < Q.e_bytes / 16; g += C)
     reinterpret_cast<uint4*>(pk + Q.linv_bytes)[g] = reinterpret_cast<const uint4*>(es)[g];
 }
@@ -548,6 +581,64 @@ __device__ void bi_far(const DevProblem<T>& P, const Params& Q, std::uint32_t w)
   }
 }
 
+// 3xTF32 (fp32-accurate) tensor-core products: x = big + small, both tf32; big * big + big * small + small *
+// big (the small * small term is below fp32 rounding). big is x with its low 13 bits cleared (x - big is then
+// exact), small is passed as is (the tensor core ignores its low 13 bits). Rounding both by cvt.rna instead
+// made the bandwidth case 21% slower (benchmarks.md, GPU v10): four instructions instead of two, per value
+__device__ __forceinline__ void tf32_split(float x, std::uint32_t& big, std::uint32_t& small) {
+  big = __float_as_uint(x) & 0xffffe000u;
+  small = __float_as_uint(x - __uint_as_float(big));
+}
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                         std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+// y = L^{-1} w for the 16 rows of m-tile mi by one warp (lane l): L^{-1} in fragment order (Params::mma), w
+// as [W][LD] (column-major). Returns rows 16 mi + l / 4 (+ 8), columns 2 (l % 4) (+ 1) in y[0..3] (the
+// accumulator layout). NK k-tiles (2 mi + 2), every load issued before the first product, and the products
+// spread over NA accumulators per kind, so that no chain of dependent mma is longer than NK / NA.
+template <int LD, int NK>
+__device__ __forceinline__ void mma_rows(const float* lf, const float* wt, std::uint32_t mi,
+                                         std::uint32_t lane, float (&y)[4]) {
+  constexpr int NA = NK < 4 ? NK : 4;
+  const float4* a4 = reinterpret_cast<const float4*>(lf) + mi * (mi + 1) * 32 + lane;
+  const float* wb = wt + (lane >> 2) * LD + (lane & 3);  // B fragment: k = l % 4 (+ 4), n = l / 4
+  float4 a[NK];
+  float b0[NK], b1[NK];
+#pragma unroll
+  for (int k = 0; k < NK; ++k) {
+    a[k] = a4[k * 32];
+    b0[k] = wb[k * 8];
+    b1[k] = wb[k * 8 + 4];
+  }
+  float acc[NA][4] = {}, acx[NA][4] = {};  // big * big; the cross terms
+#pragma unroll
+  for (int k = 0; k < NK; ++k) {
+    const float av[4] = {a[k].x, a[k].y, a[k].z, a[k].w};
+    std::uint32_t ab[4], as[4], bb0, bs0, bb1, bs1;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) tf32_split(av[u], ab[u], as[u]);
+    tf32_split(b0[k], bb0, bs0);
+    tf32_split(b1[k], bb1, bs1);
+    mma_tf32(acc[k % NA], ab, bb0, bb1);
+    mma_tf32(acx[k % NA], ab, bs0, bs1);
+    mma_tf32(acx[k % NA], as, bb0, bb1);
+  }
+#pragma unroll
+  for (int u = 0; u < 4; ++u) {
+    float big = 0.f, cross = 0.f;
+#pragma unroll
+    for (int m = 0; m < NA; ++m) {
+      big += acc[m][u];
+      cross += acx[m][u];
+    }
+    y[u] = big + cross;
+  }
+}
 // Roles per chunk c (thread t of NT = C W):
 //   t < C                 "near": row t's w = F + reads of chunk c - 1 (ring), all W columns;
 //   C <= t < C (1 + P)    "far": row (t - C) % C, part (t - C) / C of F for chunk c + 1 (ring reads and
@@ -780,7 +871,33 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
     sync_roles();
     if (Q.prof) prof_mark(pacc, 1, pt);
     // y = L^{-1} w
-    {
+    if (sizeof(T) == 4 && Q.mma) {  // warp mi < C / 16: rows of m-tile mi by tensor-core products
+      const std::uint32_t wp = tid >> 5, lane = tid & 31;
+      if (wp < std::uint32_t(C / 16)) {
+        float y[4];
+        const float* lf = reinterpret_cast<const float*>(lbuf + (c % kLBufs) * LB);
+        const float* wf = reinterpret_cast<const float*>(wt);
+        if (wp == 0 || (Q.diag & 64))
+          mma_rows<LD, 2>(lf, wf, wp, lane, y);
+        else if (wp == 1)
+          mma_rows<LD, 4>(lf, wf, wp, lane, y);
+        else if (C > 32 && wp == 2)
+          mma_rows<LD, 6>(lf, wf, wp, lane, y);
+        else
+          mma_rows<LD, (C > 32 ? 8 : 4)>(lf, wf, wp, lane, y);
+        const std::uint32_t r0 = 16 * wp + (lane >> 2), c0 = 2 * (lane & 3);
+#pragma unroll
+        for (std::uint32_t h8 = 0; h8 < 2; ++h8) {
+          const std::uint32_t rr = r0 + 8 * h8;
+          *reinterpret_cast<float2*>(ring + ((s + rr) & rmask) * W + c0) =
+              make_float2(y[2 * h8], y[2 * h8 + 1]);
+          if (!ytma && s + rr < n && !(Q.diag & 4))
+            *reinterpret_cast<float2*>(P.y + std::uint64_t(s + rr) * P.d + col0 + c0) =
+                make_float2(y[2 * h8], y[2 * h8 + 1]);
+        }
+        if (ytma && !(Q.diag & 8)) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      }
+    } else {
       const T* lr = lbuf + (c % kLBufs) * LB + lstart;
       const T* wv = wt + cl * LD;
       // two accumulators over 16-byte pieces; pieces past the diagonal hold zeros or padding, never read
@@ -832,6 +949,246 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
     const int role = tid == 0 ? 0 : (tid == C ? 1 : (tid == T0 ? 2 : 3));
     for (int k = 0; k < 4; ++k) Q.prof[(std::size_t(blockIdx.x) * 4 + role) * 4 + k] = pacc[k];
   }
+}
+
+// ---- bi_solve_ws: the warp-specialized solve (fp32, L^{-1} in fragment order, staged rows and Y by tensor
+// copies, split mode off), one CTA per tile of W columns ----
+// bi_solve's two barriers of all C W threads per chunk made every chunk step as long as its slowest role
+// (benchmarks.md, GPU v9: the far sums, the tensor copies and the product each near 20 ms of the bandwidth
+// case). Here three groups run their own loops and meet only through mbarriers:
+//   product (2 C threads, warps 0 .. C / 16 - 1): per chunk c, waits until F_c is ready and the lists and
+//     L^{-1} of c have arrived; w_c = F_c + near reads (thread: row t / 2, 4 columns); named barrier; y_c =
+//     L^{-1} w_c by 3xTF32 mma (warp mi: m-tile mi) into the ring; named barrier; "chunk c done".
+//   far (kParts C threads): F_c = A X + ring reads + staged rows (row t % C, every kParts-th read), after
+//     "chunk c - 2 done" (its ring rows are final, and the F buffer it reuses was read) and the arrival of
+//     c's lists and staged rows; then "F_c ready".
+//   issue (one thread): after "chunk c - 1 done", the tensor store of Y rows of c - 1 from the ring, and the
+//     copies that reuse c - 1's buffers: L^{-1} of c + 2, lists of c + EB - 1; after "F_c ready", the staged
+//     rows of c + 3 (into c's staging buffer).
+// Every wait is on an earlier chunk of another group, so the groups cannot deadlock; "done" and "F ready"
+// are arrays of kWsK mbarriers indexed by chunk, and no group gets kWsK chunks ahead of a waiter (each is
+// held back by the others' copies), so a waiter's parity is never ambiguous.
+constexpr int kWsK = 8;
+template <int C>
+constexpr int ws_threads() {
+  return 2 * C + kParts * C + 32;
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
+}
+template <int C>
+__global__ void __launch_bounds__(ws_threads<C>(), 1)
+    bi_solve_ws(DevProblem<float> P, Params Q, const __grid_constant__ CUtensorMap tmx,
+                const __grid_constant__ CUtensorMap tmy) {
+  using T = float;
+  constexpr int W = kW<T>, LD = kLD<C>, NP = kParts, EB = kEBufs;
+  constexpr std::uint32_t NPT = 2 * C, NFT = NP * C, TI = NPT + NFT;  // product, far threads; issue thread
+  constexpr std::uint32_t LB = linv_bytes<T, C>() / sizeof(T);
+  extern __shared__ __align__(16) unsigned char sm[];
+  const std::uint32_t R = Q.R, rmask = R - 1;
+  // the layout of bi_solve (bi_plan sizes it), then the chunk-indexed mbarriers
+  T* ring = reinterpret_cast<T*>(sm + ((128u - (smem_u32(sm) & 127u)) & 127u));  // [R][W]
+  T* lbuf = ring + std::size_t(R) * W;                                           // [kLBufs][LB]
+  unsigned char* ebuf = reinterpret_cast<unsigned char*>(lbuf + kLBufs * LB);    // [EB][e_bytes]
+  unsigned char* gbuf = ebuf + EB * std::size_t(Q.e_bytes);
+  gbuf += (128u - (smem_u32(gbuf) & 127u)) & 127u;                          // [kGBufs][g_bytes]
+  T* fpart = reinterpret_cast<T*>(gbuf + kGBufs * std::size_t(Q.g_bytes));  // [2][NP][C][W]
+  T* wt = fpart + 2 * NP * C * W;                                           // [W][LD]
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);      // L, lists, staged rows
+  std::uint64_t* barF = bars + kLBufs + EB + kGBufs;                        // [kWsK] F_c ready
+  std::uint64_t* barD = barF + kWsK;                                        // [kWsK] chunk c done
+  const std::uint32_t tid = threadIdx.x, col0 = blockIdx.x * W;
+  const std::uint32_t h = Q.heads > 1 ? col0 / P.dh : 0;
+  const std::uint32_t nch = P.nchunks, gx = Q.gx, n = P.n;
+  const unsigned char* pk0 = Q.pkg + std::uint64_t(h) * nch * Q.pkg_bytes;
+  auto ev = [&](std::uint32_t c) { return eview<T, C>(ebuf + (c % EB) * std::size_t(Q.e_bytes), Q.kx); };
+  auto gx_rows = [&](std::uint32_t c) {
+    return reinterpret_cast<T*>(gbuf + (c % kGBufs) * std::size_t(Q.g_bytes));
+  };
+  auto wait_on = [](std::uint64_t* b, std::uint32_t k, std::uint32_t c) {
+    mbar_wait(b + c % k, (c / k) & 1u);
+  };
+  unsigned long long pacc[4] = {0, 0, 0, 0};
+  long long pt = Q.prof ? clock64() : 0;
+  auto mark = [&](int k) {
+    if (Q.prof) prof_mark(pacc, k, pt);
+  };
+  if (tid == 0) {
+    for (int b = 0; b < kLBufs + EB + kGBufs; ++b) mbar_init(bars + b, 1);
+    for (int b = 0; b < kWsK; ++b) {
+      mbar_init(barF + b, NFT);
+      mbar_init(barD + b, 1);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  int role = 0;
+  if (tid >= TI) {  // ---- issue ----
+    if (tid != TI) return;
+    role = 2;
+    auto copy_l = [&](std::uint32_t c) {
+      if (c < nch)
+        bulk_copy(lbuf + (c % kLBufs) * LB, pk0 + std::uint64_t(c) * Q.pkg_bytes, Q.linv_bytes,
+                  bars + c % kLBufs);
+    };
+    auto copy_e = [&](std::uint32_t c) {
+      if (c < nch)
+        bulk_copy(ebuf + (c % EB) * std::size_t(Q.e_bytes),
+                  pk0 + std::uint64_t(c) * Q.pkg_bytes + Q.linv_bytes, Q.e_bytes, bars + kLBufs + c % EB);
+    };
+    auto stage = [&](std::uint32_t c) {  // x (or A X) and the rows beyond the ring, one box each
+      if (c >= nch) return;
+      std::uint64_t* bar = bars + kLBufs + EB + c % kGBufs;
+      asm volatile("fence.proxy.async.global;" ::: "memory");
+      mbar_expect(bar, (gx + 1) * C * W * unsigned(sizeof(T)));
+      T* d = gx_rows(c);
+      tma_box(d, Q.a_prepass ? &tmy : &tmx, int(col0), int(c * C), bar);
+      for (std::uint32_t j = 0; j < gx; ++j)
+        tma_box(d + (j + 1) * C * W, &tmy, int(col0), int(c * C) - int(Q.goff[j]), bar);
+    };
+    auto store = [&](std::uint32_t c) {  // Y rows of chunk c from the ring
+      tma_store_box(&tmy, int(col0), int(c * C), ring + ((c * C) & rmask) * W);
+      // at most 16 (2 for small rings) stores pending: the staged rows of c + 4, copied next, are rows of
+      // chunks <= c + 4 - (R - C) / C - 1, complete by then; and a ring slot is rewritten R / C chunks later
+      if (R >= 24u * C)
+        asm volatile("cp.async.bulk.wait_group 16;" ::: "memory");
+      else
+        asm volatile("cp.async.bulk.wait_group 2;" ::: "memory");
+    };
+    copy_l(0);
+    copy_l(1);
+    for (std::uint32_t c = 0; c + 1 < std::uint32_t(EB); ++c) copy_e(c);
+    for (std::uint32_t c = 0; c < 3; ++c) stage(c);
+    for (std::uint32_t c = 0; c < nch; ++c) {
+      if (c >= 1) {
+        wait_on(barD, kWsK, c - 1);
+        mark(0);
+        store(c - 1);
+        mark(1);
+      }
+      copy_l(c + 2);
+      copy_e(c + EB - 1);
+      mark(2);
+      wait_on(barF, kWsK, c);  // far has read c's staged rows
+      stage(c + 3);
+      mark(3);
+    }
+    wait_on(barD, kWsK, nch - 1);
+    tma_store_box(&tmy, int(col0), int((nch - 1) * C), ring + (((nch - 1) * C) & rmask) * W);
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  } else if (tid >= NPT) {  // ---- far ----
+    role = 1;
+    const std::uint32_t t = tid - NPT, r = t % C, p = t / C;
+    auto a_of = [&](std::uint32_t c) {  // A's diagonal at row c C + r (read a chunk ahead: global latency)
+      const std::uint32_t i = c * C + r;
+      return (Q.a_prepass || c >= nch || i >= n) ? T(1)
+                                                 : __ldg(P.a.val + (h * P.a.hs + std::uint64_t(i) * P.a.is));
+    };
+    T a_next = a_of(0);
+    for (std::uint32_t c = 0; c < nch; ++c) {
+      const T a = a_next;
+      a_next = a_of(c + 1);
+      if (c >= 2) wait_on(barD, kWsK, c - 2);
+      mark(0);
+      wait_on(bars + kLBufs, EB, c);
+      wait_on(bars + kLBufs + EB, kGBufs, c);
+      mark(1);
+      Seg<T> f = seg_zero<T>();
+      const std::uint32_t i = c * C + r;
+      if (i < n) {
+        const T* g = gx_rows(c);
+        if (p == 0) seg_fma(f, a, seg_ld(g + std::size_t(r) * W));
+        const EView<T, C> e = ev(c);
+        const std::uint32_t q = e.cnt[r], nn = q & 1023u, nr = (q >> 10) & 1023u, nx = q >> 20;
+        // reads in batches of KB, every load of a batch issued before the first is used (one at a time,
+        // each waiting for its offset, the far sums were the longest role of the bandwidth case)
+        constexpr std::uint32_t KB = 4;
+        for (std::uint32_t k0 = nn + p; k0 < nx; k0 += KB * NP) {
+          T cf[KB];
+          const T* src[KB];
+#pragma unroll
+          for (std::uint32_t u = 0; u < KB; ++u) {
+            const std::uint32_t k = k0 + u * NP;
+            cf[u] = k < nx ? e.coef[k * C + r] : T(0);
+            // every read beyond the ring is staged (bi_plan)
+            src[u] = k >= nx  ? g
+                     : k < nr ? ring + ((i - e.off[k * C + r]) & rmask) * W
+                              : g + (std::size_t(k - nr + 1) * C + r) * W;
+          }
+          Seg<T> v[KB];
+#pragma unroll
+          for (std::uint32_t u = 0; u < KB; ++u) v[u] = seg_ld(src[u]);
+#pragma unroll
+          for (std::uint32_t u = 0; u < KB; ++u)
+            if (k0 + u * NP < nx) seg_fma(f, cf[u], v[u]);
+        }
+      }
+      seg_st(fpart + ((c & 1) * NP + p) * C * W + r * W, f);
+      mbar_arrive(barF + c % kWsK);
+      mark(2);
+    }
+  } else {  // ---- product ----
+    const std::uint32_t r = tid >> 1, hf = tid & 1, wp = tid >> 5, lane = tid & 31;
+    for (std::uint32_t c = 0; c < nch; ++c) {
+      const std::uint32_t s = c * C;
+      wait_on(barF, kWsK, c);
+      wait_on(bars + kLBufs, EB, c);
+      mark(0);
+      {  // near: w = F + reads of chunk c - 1, row r, columns 4 hf ..
+        const T* fp = fpart + (c & 1) * NP * C * W + r * W + 4 * hf;
+        float4 w = *reinterpret_cast<const float4*>(fp);
+#pragma unroll
+        for (int p = 1; p < NP; ++p) vadd(w, *reinterpret_cast<const float4*>(fp + p * C * W));
+        const EView<T, C> e = ev(c);
+        const std::uint32_t nn = e.cnt[r] & 1023u;
+        constexpr std::uint32_t KB = 4;  // batches, as in the far sums
+        for (std::uint32_t k0 = 0; k0 < nn; k0 += KB) {
+          float cf[KB];
+          float4 v[KB];
+#pragma unroll
+          for (std::uint32_t u = 0; u < KB; ++u) {
+            const std::uint32_t k = k0 + u;
+            cf[u] = k < nn ? e.coef[k * C + r] : 0.f;
+            const std::uint32_t o = k < nn ? e.off[k * C + r] : 0u;
+            v[u] = *reinterpret_cast<const float4*>(ring + ((s + r - o) & rmask) * W + 4 * hf);
+          }
+#pragma unroll
+          for (std::uint32_t u = 0; u < KB; ++u)
+            if (k0 + u < nn) vfma(w, cf[u], v[u]);
+        }
+        wt[(4 * hf + 0) * LD + r] = w.x;
+        wt[(4 * hf + 1) * LD + r] = w.y;
+        wt[(4 * hf + 2) * LD + r] = w.z;
+        wt[(4 * hf + 3) * LD + r] = w.w;
+      }
+      mark(1);
+      wait_on(bars, kLBufs, c);
+      asm volatile("bar.sync 2, %0;" ::"n"(NPT) : "memory");
+      mark(2);
+      {  // y = L^{-1} w: warp wp, m-tile wp
+        float y[4];
+        const float* lf = lbuf + (c % kLBufs) * LB;
+        if (wp == 0)
+          mma_rows<LD, 2>(lf, wt, wp, lane, y);
+        else if (wp == 1)
+          mma_rows<LD, 4>(lf, wt, wp, lane, y);
+        else if (C > 32 && wp == 2)
+          mma_rows<LD, 6>(lf, wt, wp, lane, y);
+        else
+          mma_rows<LD, (C > 32 ? 8 : 4)>(lf, wt, wp, lane, y);
+        const std::uint32_t r0 = 16 * wp + (lane >> 2), c0 = 2 * (lane & 3);
+        *reinterpret_cast<float2*>(ring + ((s + r0) & rmask) * W + c0) = make_float2(y[0], y[1]);
+        *reinterpret_cast<float2*>(ring + ((s + r0 + 8) & rmask) * W + c0) = make_float2(y[2], y[3]);
+        // these ring writes, before the tensor store (async proxy) that reads them
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      }
+      asm volatile("bar.sync 2, %0;" ::"n"(NPT) : "memory");
+      if (tid == 0) mbar_arrive(barD + c % kWsK);
+      mark(3);
+    }
+  }
+  if (Q.prof && (tid == 0 || tid == NPT || tid == TI))
+    for (int k = 0; k < 4; ++k) Q.prof[(std::size_t(blockIdx.x) * 4 + role) * 4 + k] = pacc[k];
 }
 
 }  // namespace bi

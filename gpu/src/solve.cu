@@ -1244,6 +1244,7 @@ struct Plan {
   std::uint32_t bi_nflags = 0;
   std::uint32_t bi_kin = 0;
   std::size_t bi_build_smem = 0;
+  bool bi_ws = false;  // the warp-specialized solve (bi_solve_ws) where it applies
   cudaEvent_t bi_ev[3] = {nullptr, nullptr, nullptr};  // MIXGRAPH_GPU_PROFILE: start, built, solved
   void (*bi_launch)(Plan&, const DevProblem<T>&, cudaStream_t) = nullptr;
 };
@@ -1303,7 +1304,13 @@ void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
                                         args, pl.smem, st),
             "blockinv split launch");
   } else {
-    bi::bi_solve<T, C, bi::kEBufs><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, q, tmx, tmy);
+    bool ws = false;
+    if constexpr (sizeof(T) == 4)
+      if (pl.bi_ws && q.tma && q.ytma && q.mma) {  // (q.tma: the tensor maps were encoded)
+        bi::bi_solve_ws<C><<<pl.ntiles, bi::ws_threads<C>(), pl.smem, st>>>(P, q, tmx, tmy);
+        ws = true;
+      }
+    if (!ws) bi::bi_solve<T, C, bi::kEBufs><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, q, tmx, tmy);
     MG_CUDA(cudaGetLastError(), "blockinv solve launch");
   }
   if (pl.bi_ev[2]) MG_CUDA(cudaEventRecord(pl.bi_ev[2], st), "event");
@@ -1313,7 +1320,8 @@ void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
 // mode 0: one CTA per tile, reads beyond the ring staged from Y (up to kGCap per row, the rest read
 // directly); 1: the same, but only when no row has more than kGCap such reads; 2: split mode (far workers
 // compute the reads at offsets >= G = R - C + 1, the tiles only the ring's).
-enum BiMode { kBiPlain = 0, kBiPlainStaged = 1, kBiSplit = 2 };
+// 3: as 1, and only where the warp-specialized solve applies (fp32, tensor copies throughout)
+enum BiMode { kBiPlain = 0, kBiPlainStaged = 1, kBiSplit = 2, kBiPlainWs = 3 };
 template <class T, int C>
 bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMatrix& b, std::uint32_t heads,
              int mode, std::string& why) {
@@ -1368,7 +1376,12 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   int dev = 0, optin = 0;
   cudaGetDevice(&dev);
   MG_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
-  const std::size_t lb = bi::linv_bytes<T, C>();
+  // fp32: L^{-1} in mma fragment order, products by 3xTF32 tensor-core instructions (benchmarks.md, GPU v10);
+  // MIXGRAPH_GPU_MMA=0 keeps the padded rows and the FMA product (diagnostics)
+  const bool mma =
+      sizeof(T) == 4 && !(std::getenv("MIXGRAPH_GPU_MMA") && !std::atoi(std::getenv("MIXGRAPH_GPU_MMA")));
+  const std::size_t lbuf = bi::linv_bytes<T, C>();  // one L^{-1} buffer of bi_solve (either layout)
+  const std::size_t lb = mma ? bi::linv_frag_bytes<C>() : bi::linv_rows_bytes<T, C>();  // in a package
   const int ebufs = split ? bi::kEBufsSplit : bi::kEBufs;
   // reads per row at offsets > R - C ("global": staged from Y), capped at kGCap (the rest are read directly)
   auto global_reads = [&](std::uint32_t R) {
@@ -1388,10 +1401,10 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   auto smem_for = [&](std::uint32_t R, std::uint32_t gx) {
     if (split) count_reads(R - C, kx, kin);
     const std::size_t gb = bi::round128(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
-    return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lb + ebufs * bi::e_bytes<T, C>(kx) +
+    return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lbuf + ebufs * bi::e_bytes<T, C>(kx) +
            256 /* ring, gbuf: 128-byte alignment */ + bi::kGBufs * gb +
            std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T) +
-           (bi::kLBufs + ebufs + bi::kGBufs) * sizeof(std::uint64_t);
+           (bi::kLBufs + ebufs + bi::kGBufs + 2 * bi::kWsK) * sizeof(std::uint64_t);
   };
   auto staged_for = [&](std::uint32_t R) { return split ? 0u : std::min(global_reads(R), bi::kGCap); };
   std::uint32_t R = 4096;
@@ -1407,13 +1420,27 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     return false;
   }
   smem_for(R, 0);  // kx, kin of this R
-  if (mode == kBiPlainStaged && global_reads(R) > bi::kGCap) {
+  if ((mode == kBiPlainStaged || mode == kBiPlainWs) && global_reads(R) > bi::kGCap) {
     why = "more than " + std::to_string(bi::kGCap) + " reads per row beyond the ring (" +
           std::to_string(global_reads(R)) + ")";
     return false;
   }
   const std::uint32_t gx = staged_for(R);
   const std::size_t eb = bi::e_bytes<T, C>(kx), smem = smem_for(R, gx);
+  // implicit B with every read beyond the ring staged: staged rows by tensor copies (bi_launch checks that
+  // the driver encodes the maps), and Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than
+  // per-thread stores); MIXGRAPH_GPU_TMA=0 / YTMA=0 turn them off (diagnostics)
+  bool tma_ok = !split && b.implicit && gx == global_reads(R) && tensor_map_encoder();
+  if (const char* e = std::getenv("MIXGRAPH_GPU_TMA")) tma_ok = tma_ok && std::atoi(e);
+  const bool ytma_ok = !(std::getenv("MIXGRAPH_GPU_YTMA") && !std::atoi(std::getenv("MIXGRAPH_GPU_YTMA")));
+  // fp32 with tensor copies throughout: the warp-specialized solve (benchmarks.md, GPU v10);
+  // MIXGRAPH_GPU_WS=0 keeps bi_solve (diagnostics)
+  const bool ws_ok = sizeof(T) == 4 && mma && tma_ok && ytma_ok && !split &&
+                     !(std::getenv("MIXGRAPH_GPU_WS") && !std::atoi(std::getenv("MIXGRAPH_GPU_WS")));
+  if (mode == kBiPlainWs && !ws_ok) {
+    why = "the warp-specialized solve does not apply";
+    return false;
+  }
   const void* sfn = split ? reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufsSplit>)
                           : reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufs>);
   MG_CUDA(cudaFuncSetAttribute(sfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), "attribute");
@@ -1441,6 +1468,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.pkg = pl.bi_pkg.template as<unsigned char>();
   pl.bq.pkg_bytes = std::uint32_t(pkg);
   pl.bq.linv_bytes = std::uint32_t(lb);
+  pl.bq.mma = mma ? 1 : 0;
   pl.bq.e_bytes = std::uint32_t(eb);
   pl.bq.kx = kx;
   pl.bq.R = R;
@@ -1484,27 +1512,31 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.smem = smem;
   pl.bq.gx = gx;
   pl.bq.g_bytes = bi::round128(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
-  // implicit B with every read beyond the ring staged: staged rows by tensor copies (bi_launch checks that
-  // the driver encodes the maps)
-  pl.bq.tma = !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() ? 1 : 0;
-  if (const char* e = std::getenv("MIXGRAPH_GPU_TMA")) pl.bq.tma = pl.bq.tma && std::atoi(e);  // diagnostics
-  pl.bq.ytma = 1;  // Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than per-thread stores)
-  if (const char* e = std::getenv("MIXGRAPH_GPU_YTMA")) pl.bq.ytma = std::atoi(e);  // diagnostics
+  pl.bq.tma = tma_ok ? 1 : 0;  // (decided above)
+  pl.bq.ytma = ytma_ok ? 1 : 0;
+  pl.bi_ws = ws_ok;
+  if (pl.bi_ws) {
+    if constexpr (sizeof(T) == 4)
+      MG_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(bi::bi_solve_ws<C>),
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+              "attribute");
+  }
   if (pl.bq.tma) {
     std::uint32_t j = 0;
     for (std::uint32_t k = 0; k < b.k && j < gx; ++k)
       if (b.offsets[k] > R - C) pl.bq.goff[j++] = b.offsets[k];
   }
-  pl.bi_build_smem = lb + eb + std::size_t(C) * kin * sizeof(bi::BRead<T>);
+  pl.bi_build_smem = bi::linv_rows_bytes<T, C>() + eb + std::size_t(C) * kin * sizeof(bi::BRead<T>);
   const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi::bi_build<T, C, true>)
                                : reinterpret_cast<const void*>(bi::bi_build<T, C, false>);
   MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
           "attribute");
   pl.bi_launch = b.implicit ? bi_launch<T, C, true> : bi_launch<T, C, false>;
   pl.name = std::string("gpu-blockinv-") + (b.implicit ? "implicit" : "csr") + "<" +
-            (sizeof(T) == 8 ? "fp64" : "fp32") + ",chunk=" + std::to_string(C) +
+            (sizeof(T) == 8 ? "fp64" : "fp32") + (mma ? ",3xtf32" : "") + ",chunk=" + std::to_string(C) +
             ",tile=" + std::to_string(W) + ",ring=" + std::to_string(R) + ",lists=" + std::to_string(kx) +
             ",staged=" + std::to_string(gx) + (pl.bq.tma ? (pl.bq.ytma ? "(tma),Y=tma" : "(tma)") : "") +
+            (pl.bi_ws ? ",ws" : "") +
             (split ? ",split=" + std::to_string(pl.bq.split) + ",workers=" + std::to_string(pl.bq.nworkers) +
                          "x" + std::to_string(pl.bq.fparts)
                    : std::string(pl.bq.a_prepass ? ",A=pass" : ",A=diag")) +
@@ -1534,15 +1566,18 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
     std::string why;
     const char* ch = std::getenv("MIXGRAPH_GPU_CHUNK");  // diagnostics: 32 or 64
     // chunks of 64 rows, or of 32 when the read lists are too long for 64 (or when asked)
-    // split mode first (it needs at most half the multiprocessors as tiles; measured faster for pow2 and the
-    // only fit for sq1 at n = 65536), then one CTA per tile with staged reads, then with direct reads too.
+    // the warp-specialized solve first where it applies (one CTA per tile; fp32 implicit patterns whose reads
+    // beyond the ring are all staged by tensor copies: pow2 at n = 65536, d = 256 took 1.19 ms against 1.52
+    // in split mode, benchmarks.md GPU v10), then split mode (it needs at most half the multiprocessors as
+    // tiles; the only fit for sq1 at n = 65536), then one CTA per tile with staged reads, then with direct
+    // reads too.
     // MIXGRAPH_GPU_SPLIT=1 / 0 forces split mode on / off (diagnostics, tests)
     const char* sp = std::getenv("MIXGRAPH_GPU_SPLIT");
     const int force_split = sp ? std::atoi(sp) : -1;
     auto try_c = [&](auto plan) {
       if (force_split == 1) return plan(kBiSplit);
       if (force_split == 0) return plan(kBiPlain);
-      return plan(kBiSplit) || plan(kBiPlainStaged) || plan(kBiPlain);
+      return plan(kBiPlainWs) || plan(kBiSplit) || plan(kBiPlainStaged) || plan(kBiPlain);
     };
     const bool ok = (!(ch && std::atoi(ch) == 32) &&
                      try_c([&](int mode) { return bi_plan<T, 64>(pl, P, a, b, heads, mode, why); })) ||
@@ -1687,7 +1722,22 @@ void check_plan(Plan<T>& pl) {
       double v[16] = {0};
       for (std::uint32_t t = 0; t < pl.ntiles; ++t)
         for (int k = 0; k < 16; ++k) v[k] += double(hp[t * 16 + k]) / pl.ntiles / 1e6;
-      for (int role = 0; role < 4; ++role)
+      if (pl.bi_ws) {  // bi_solve_ws: three groups, each phase ends at a mark
+        std::fprintf(stderr,
+                     "profile (Mcycles per CTA) product: wait F/lists %.3f near %.3f wait L/barrier %.3f "
+                     "mma+barrier %.3f\n",
+                     v[0], v[1], v[2], v[3]);
+        std::fprintf(
+            stderr,
+            "profile (Mcycles per CTA) far    : wait done %.3f wait lists/staged %.3f far sums %.3f\n", v[4],
+            v[5], v[6]);
+        std::fprintf(
+            stderr,
+            "profile (Mcycles per CTA) issue  : wait done %.3f Y store %.3f package copies %.3f wait "
+            "F+staging %.3f\n",
+            v[8], v[9], v[10], v[11]);
+      }
+      for (int role = 0; role < (pl.bi_ws ? 0 : 4); ++role)
         std::fprintf(
             stderr,
             "profile (Mcycles per CTA) %-5s: own work %.3f barrier %.3f matvec %.3f wait+barrier %.3f\n",
