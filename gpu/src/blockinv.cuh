@@ -958,7 +958,8 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
 // case). Here three groups run their own loops and meet only through mbarriers:
 //   product (2 C threads, warps 0 .. C / 16 - 1): per chunk c, waits until F_c is ready and the lists and
 //     L^{-1} of c have arrived; w_c = F_c + near reads (thread: row t / 2, 4 columns); named barrier; y_c =
-//     L^{-1} w_c by 3xTF32 mma (warp mi: m-tile mi) into the ring; named barrier; "chunk c done".
+//     L^{-1} w_c by 3xTF32 mma (warp mi: m-tile mi) into the ring; "chunk c done" (every thread arrives);
+//     named barrier.
 //   far (kParts C threads): F_c = A X + ring reads + staged rows (row t % C, every kParts-th read), after
 //     "chunk c - 2 done" (its ring rows are final, and the F buffer it reuses was read) and the arrival of
 //     c's lists and staged rows; then "F_c ready".
@@ -1017,7 +1018,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     for (int b = 0; b < kLBufs + EB + kGBufs; ++b) mbar_init(bars + b, 1);
     for (int b = 0; b < kWsK; ++b) {
       mbar_init(barF + b, NFT);
-      mbar_init(barD + b, 1);
+      mbar_init(barD + b, NPT);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -1117,7 +1118,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
           }
           Seg<T> v[KB];
 #pragma unroll
-          for (std::uint32_t u = 0; u < KB; ++u) v[u] = seg_ld(src[u]);
+          for (std::uint32_t u = 0; u < KB; ++u) v[u] = k0 + u * NP < nx ? seg_ld(src[u]) : seg_zero<T>();
 #pragma unroll
           for (std::uint32_t u = 0; u < KB; ++u)
             if (k0 + u * NP < nx) seg_fma(f, cf[u], v[u]);
@@ -1149,8 +1150,9 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
           for (std::uint32_t u = 0; u < KB; ++u) {
             const std::uint32_t k = k0 + u;
             cf[u] = k < nn ? e.coef[k * C + r] : 0.f;
-            const std::uint32_t o = k < nn ? e.off[k * C + r] : 0u;
-            v[u] = *reinterpret_cast<const float4*>(ring + ((s + r - o) & rmask) * W + 4 * hf);
+            v[u] = k < nn ? *reinterpret_cast<const float4*>(ring + ((s + r - e.off[k * C + r]) & rmask) * W +
+                                                             4 * hf)
+                          : make_float4(0.f, 0.f, 0.f, 0.f);
           }
 #pragma unroll
           for (std::uint32_t u = 0; u < KB; ++u)
@@ -1182,8 +1184,11 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
         // these ring writes, before the tensor store (async proxy) that reads them
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       }
+      // every writer of the ring rows arrives itself (a release of its own writes), rather than one thread
+      // after the barrier: compute-sanitizer's racecheck does not follow a barrier then another thread's
+      // arrive, and reported the far sums' ring reads as hazards (benchmarks.md, GPU v10)
+      mbar_arrive(barD + c % kWsK);
       asm volatile("bar.sync 2, %0;" ::"n"(NPT) : "memory");
-      if (tid == 0) mbar_arrive(barD + c % kWsK);
       mark(3);
     }
   }
