@@ -639,6 +639,21 @@ __device__ __forceinline__ void mma_rows(const float* lf, const float* wt, std::
     y[u] = big + cross;
   }
 }
+// m-tile mi of y = L^{-1} w by warp mi (mma_rows with its k-tile count: 2 mi + 2; k-tiles 2 with `one`, for
+// diagnostics)
+template <int C, int LD>
+__device__ __forceinline__ void mma_mtile(const float* lf, const float* wt, std::uint32_t mi,
+                                          std::uint32_t lane, bool one, float (&y)[4]) {
+  if (mi == 0 || one)
+    mma_rows<LD, 2>(lf, wt, mi, lane, y);
+  else if (mi == 1)
+    mma_rows<LD, 4>(lf, wt, mi, lane, y);
+  else if (C > 32 && mi == 2)
+    mma_rows<LD, 6>(lf, wt, mi, lane, y);
+  else
+    mma_rows<LD, (C > 32 ? 8 : 4)>(lf, wt, mi, lane, y);
+}
+
 // Roles per chunk c (thread t of NT = C W):
 //   t < C                 "near": row t's w = F + reads of chunk c - 1 (ring), all W columns;
 //   C <= t < C (1 + P)    "far": row (t - C) % C, part (t - C) / C of F for chunk c + 1 (ring reads and
@@ -877,14 +892,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
         float y[4];
         const float* lf = reinterpret_cast<const float*>(lbuf + (c % kLBufs) * LB);
         const float* wf = reinterpret_cast<const float*>(wt);
-        if (wp == 0 || (Q.diag & 64))
-          mma_rows<LD, 2>(lf, wf, wp, lane, y);
-        else if (wp == 1)
-          mma_rows<LD, 4>(lf, wf, wp, lane, y);
-        else if (C > 32 && wp == 2)
-          mma_rows<LD, 6>(lf, wf, wp, lane, y);
-        else
-          mma_rows<LD, (C > 32 ? 8 : 4)>(lf, wf, wp, lane, y);
+        mma_mtile<C, LD>(lf, wf, wp, lane, (Q.diag & 64) != 0, y);
         const std::uint32_t r0 = 16 * wp + (lane >> 2), c0 = 2 * (lane & 3);
 #pragma unroll
         for (std::uint32_t h8 = 0; h8 < 2; ++h8) {
@@ -1170,14 +1178,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       {  // y = L^{-1} w: warp wp, m-tile wp
         float y[4];
         const float* lf = lbuf + (c % kLBufs) * LB;
-        if (wp == 0)
-          mma_rows<LD, 2>(lf, wt, wp, lane, y);
-        else if (wp == 1)
-          mma_rows<LD, 4>(lf, wt, wp, lane, y);
-        else if (C > 32 && wp == 2)
-          mma_rows<LD, 6>(lf, wt, wp, lane, y);
-        else
-          mma_rows<LD, (C > 32 ? 8 : 4)>(lf, wt, wp, lane, y);
+        mma_mtile<C, LD>(lf, wt, wp, lane, false, y);
         const std::uint32_t r0 = 16 * wp + (lane >> 2), c0 = 2 * (lane & 3);
         *reinterpret_cast<float2*>(ring + ((s + r0) & rmask) * W + c0) = make_float2(y[0], y[1]);
         *reinterpret_cast<float2*>(ring + ((s + r0 + 8) & rmask) * W + c0) = make_float2(y[2], y[3]);
