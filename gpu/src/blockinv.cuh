@@ -584,7 +584,7 @@ __device__ void bi_far(const DevProblem<T>& P, const Params& Q, std::uint32_t w)
 // 3xTF32 (fp32-accurate) tensor-core products: x = big + small, both tf32; big * big + big * small + small *
 // big (the small * small term is below fp32 rounding). big is x with its low 13 bits cleared (x - big is then
 // exact), small is passed as is (the tensor core ignores its low 13 bits). Rounding both by cvt.rna instead
-// made the bandwidth case 21% slower (benchmarks.md, GPU v10): four instructions instead of two, per value
+// made the bandwidth case 21% slower (benchmarks.md, GPU v10)
 __device__ __forceinline__ void tf32_split(float x, std::uint32_t& big, std::uint32_t& small) {
   big = __float_as_uint(x) & 0xffffe000u;
   small = __float_as_uint(x - __uint_as_float(big));

@@ -1281,6 +1281,12 @@ bool tensor_map(CUtensorMap& m, const T* p, std::uint32_t n, std::uint32_t d, st
              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// A diagnostics switch that is on unless the variable says 0 (MIXGRAPH_GPU_MMA, _TMA, _YTMA, _WS).
+bool env_on(const char* name) {
+  const char* e = std::getenv(name);
+  return !e || std::atoi(e) != 0;
+}
+
 // gpu-blockinv launch: packages (coefficients only), then the solve.
 template <class T, int C, bool IMP>
 void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
@@ -1378,8 +1384,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   MG_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
   // fp32: L^{-1} in mma fragment order, products by 3xTF32 tensor-core instructions (benchmarks.md, GPU v10);
   // MIXGRAPH_GPU_MMA=0 keeps the padded rows and the FMA product (diagnostics)
-  const bool mma =
-      sizeof(T) == 4 && !(std::getenv("MIXGRAPH_GPU_MMA") && !std::atoi(std::getenv("MIXGRAPH_GPU_MMA")));
+  const bool mma = sizeof(T) == 4 && env_on("MIXGRAPH_GPU_MMA");
   const std::size_t lbuf = bi::linv_bytes<T, C>();  // one L^{-1} buffer of bi_solve (either layout)
   const std::size_t lb = mma ? bi::linv_frag_bytes<C>() : bi::linv_rows_bytes<T, C>();  // in a package
   const int ebufs = split ? bi::kEBufsSplit : bi::kEBufs;
@@ -1430,13 +1435,12 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   // implicit B with every read beyond the ring staged: staged rows by tensor copies (bi_launch checks that
   // the driver encodes the maps), and Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than
   // per-thread stores); MIXGRAPH_GPU_TMA=0 / YTMA=0 turn them off (diagnostics)
-  bool tma_ok = !split && b.implicit && gx == global_reads(R) && tensor_map_encoder();
-  if (const char* e = std::getenv("MIXGRAPH_GPU_TMA")) tma_ok = tma_ok && std::atoi(e);
-  const bool ytma_ok = !(std::getenv("MIXGRAPH_GPU_YTMA") && !std::atoi(std::getenv("MIXGRAPH_GPU_YTMA")));
+  const bool tma_ok =
+      !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() && env_on("MIXGRAPH_GPU_TMA");
+  const bool ytma_ok = env_on("MIXGRAPH_GPU_YTMA");
   // fp32 with tensor copies throughout: the warp-specialized solve (benchmarks.md, GPU v10);
   // MIXGRAPH_GPU_WS=0 keeps bi_solve (diagnostics)
-  const bool ws_ok = sizeof(T) == 4 && mma && tma_ok && ytma_ok && !split &&
-                     !(std::getenv("MIXGRAPH_GPU_WS") && !std::atoi(std::getenv("MIXGRAPH_GPU_WS")));
+  const bool ws_ok = sizeof(T) == 4 && mma && tma_ok && ytma_ok && !split && env_on("MIXGRAPH_GPU_WS");
   if (mode == kBiPlainWs && !ws_ok) {
     why = "the warp-specialized solve does not apply";
     return false;
