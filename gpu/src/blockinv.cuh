@@ -52,6 +52,11 @@ constexpr int kLBufs = 3;  // L^{-1} buffers: in use, and two in flight
 // staging of global rows), c + 4 and c + 5 in flight; 4 in split mode (no global rows): c (near) and c + 1
 // (far) in use, c + 2 and c + 3 in flight.
 constexpr int kEBufs = 6;
+// bi_solve_ws: list buffers (issued three chunks ahead, after the chunk that last read the buffer is done),
+// staging buffers (c + 3 staged into the buffer that c - 1 released) and far threads per row
+constexpr int kEBufsWs = 4;
+constexpr int kGBufsWs = 4;
+constexpr int kWsParts = 4;
 constexpr int kEBufsSplit = 4;
 // split mode: bi_solve runs one more warp per tile CTA, the *publisher*: it is in none of the tile's barriers
 // (they are named barriers over the C W role threads) and turns the tile's "chunks done" (a shared-memory
@@ -91,7 +96,9 @@ struct Params {
   int ytma =
       0;  // with tma: Y rows written by one tensor store per chunk from the ring (no per-thread stores)
   std::uint32_t goff[kGCap] = {};  // the offsets > R - C, ascending (the order of every row's global reads)
-  int mma = 0;   // fp32: L^{-1} in fragment order (linv_frag_bytes), y = L^{-1} w by 3xTF32 mma.sync
+  int mma = 0;    // fp32: L^{-1} in fragment order (linv_frag_bytes), y = L^{-1} w by 3xTF32 mma.sync
+  int nooff = 0;  // read lists without offsets (implicit B, bi_solve_ws): row r's list is the offsets above r
+  std::uint32_t noffs = 0;  // with nooff: B's offsets that bi_solve_ws keeps in shared memory (<= C + kx)
   int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
                  // in the loop, 4 no Y stores, 8 no proxy fence before the Y stores, 16 no far role, 32 no
                  // near reads, 64 a one-piece matvec, 256 no proxy fence before the staging copies, 512 no
@@ -128,8 +135,8 @@ __host__ __device__ constexpr std::uint32_t linv_bytes() {
                                                                           : linv_rows_bytes<T, C>();
 }
 template <class T, int C>
-__host__ __device__ constexpr std::uint32_t e_bytes(std::uint32_t kx) {
-  return round16(std::uint32_t(kx * C * sizeof(T) + kx * C * 4 + C * 4));
+__host__ __device__ constexpr std::uint32_t e_bytes(std::uint32_t kx, bool nooff = false) {
+  return round16(std::uint32_t(kx * C * sizeof(T) + (nooff ? 0u : kx * C * 4) + C * 4));
 }
 
 __device__ __forceinline__ void cp16(void* s, const void* g) {
@@ -232,8 +239,9 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   b1s[r] = T(0);
   __syncthreads();
   T* ec = reinterpret_cast<T*>(es);
+  // (with Q.nooff the lists hold no offsets: eo is not written, the counts follow the coefficients)
   std::uint32_t* eo = reinterpret_cast<std::uint32_t*>(ec + std::size_t(Q.kx) * C);
-  std::uint32_t* ecnt = eo + std::size_t(Q.kx) * C;
+  std::uint32_t* ecnt = Q.nooff ? eo : eo + std::size_t(Q.kx) * C;
   const DevMatrix<T>& B = P.b;
   std::uint32_t m = 0, x = 0, nn = 0, nr = 0;
   bool over = false;
@@ -258,7 +266,7 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
       return;
     }
     ec[std::size_t(x) * C + r] = v;
-    eo[std::size_t(x) * C + r] = o;
+    if (!Q.nooff) eo[std::size_t(x) * C + r] = o;
     ++x;
     if (o <= r + C) nn = x;
     if (o <= Q.R - C) nr = x;
@@ -303,7 +311,7 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   nr = nr < nn ? nn : nr;
   for (std::uint32_t k = x; k < Q.kx; ++k) {
     ec[std::size_t(k) * C + r] = T(0);
-    eo[std::size_t(k) * C + r] = 0;
+    if (!Q.nooff) eo[std::size_t(k) * C + r] = 0;
   }
   ecnt[r] = nn | (nr << 10) | (x << 20);
   nin[r] = m;
@@ -457,11 +465,12 @@ struct EView {  // a read list (package part E) in shared memory
   const std::uint32_t* cnt;
 };
 template <class T, int C>
-__device__ __forceinline__ EView<T, C> eview(const unsigned char* b, std::uint32_t kx) {
+__device__ __forceinline__ EView<T, C> eview(const unsigned char* b, std::uint32_t kx, bool nooff = false) {
   EView<T, C> v;
   v.coef = reinterpret_cast<const T*>(b);
-  v.off = reinterpret_cast<const std::uint32_t*>(v.coef + std::size_t(kx) * C);
-  v.cnt = v.off + std::size_t(kx) * C;
+  v.off = nooff ? nullptr : reinterpret_cast<const std::uint32_t*>(v.coef + std::size_t(kx) * C);
+  v.cnt = nooff ? reinterpret_cast<const std::uint32_t*>(v.coef + std::size_t(kx) * C)
+                : v.off + std::size_t(kx) * C;
   return v;
 }
 
@@ -980,7 +989,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
 constexpr int kWsK = 8;
 template <int C>
 constexpr int ws_threads() {
-  return 2 * C + kParts * C + 32;
+  return 2 * C + kWsParts * C + 32;
 }
 __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
@@ -990,7 +999,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     bi_solve_ws(DevProblem<float> P, Params Q, const __grid_constant__ CUtensorMap tmx,
                 const __grid_constant__ CUtensorMap tmy) {
   using T = float;
-  constexpr int W = kW<T>, LD = kLD<C>, NP = kParts, EB = kEBufs;
+  constexpr int W = kW<T>, LD = kLD<C>, NP = kWsParts, EB = kEBufsWs, GB = kGBufsWs;
   constexpr std::uint32_t NPT = 2 * C, NFT = NP * C, TI = NPT + NFT;  // product, far threads; issue thread
   constexpr std::uint32_t LB = linv_bytes<T, C>() / sizeof(T);
   extern __shared__ __align__(16) unsigned char sm[];
@@ -1000,19 +1009,28 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
   T* lbuf = ring + std::size_t(R) * W;                                           // [kLBufs][LB]
   unsigned char* ebuf = reinterpret_cast<unsigned char*>(lbuf + kLBufs * LB);    // [EB][e_bytes]
   unsigned char* gbuf = ebuf + EB * std::size_t(Q.e_bytes);
-  gbuf += (128u - (smem_u32(gbuf) & 127u)) & 127u;                          // [kGBufs][g_bytes]
-  T* fpart = reinterpret_cast<T*>(gbuf + kGBufs * std::size_t(Q.g_bytes));  // [2][NP][C][W]
-  T* wt = fpart + 2 * NP * C * W;                                           // [W][LD]
-  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);      // L, lists, staged rows
-  std::uint64_t* barF = bars + kLBufs + EB + kGBufs;                        // [kWsK] F_c ready
-  std::uint64_t* barD = barF + kWsK;                                        // [kWsK] chunk c done
+  gbuf += (128u - (smem_u32(gbuf) & 127u)) & 127u;                      // [GB][g_bytes]
+  T* fpart = reinterpret_cast<T*>(gbuf + GB * std::size_t(Q.g_bytes));  // [2][NP][C][W]
+  T* wt = fpart + 2 * NP * C * W;                                       // [W][LD]
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(wt + W * LD);  // L, lists, staged rows
+  std::uint64_t* barF = bars + kLBufs + EB + GB;                        // [kWsK] F_c ready
+  std::uint64_t* barD = barF + kWsK;                                    // [kWsK] chunk c done
+  // B's offsets (the lists hold none: row r's read k is at offset offs[m_r + k], m_r = offsets <= r)
+  std::uint32_t* offs = reinterpret_cast<std::uint32_t*>(barD + kWsK);  // [Q.noffs]
   const std::uint32_t tid = threadIdx.x, col0 = blockIdx.x * W;
   const std::uint32_t h = Q.heads > 1 ? col0 / P.dh : 0;
   const std::uint32_t nch = P.nchunks, gx = Q.gx, n = P.n;
   const unsigned char* pk0 = Q.pkg + std::uint64_t(h) * nch * Q.pkg_bytes;
-  auto ev = [&](std::uint32_t c) { return eview<T, C>(ebuf + (c % EB) * std::size_t(Q.e_bytes), Q.kx); };
+  auto ev = [&](std::uint32_t c) {
+    return eview<T, C>(ebuf + (c % EB) * std::size_t(Q.e_bytes), Q.kx, true);
+  };
+  auto m_of = [&](std::uint32_t r) {  // offsets <= r (they ascend)
+    std::uint32_t m = 0;
+    while (m < Q.noffs && offs[m] <= r) ++m;
+    return m;
+  };
   auto gx_rows = [&](std::uint32_t c) {
-    return reinterpret_cast<T*>(gbuf + (c % kGBufs) * std::size_t(Q.g_bytes));
+    return reinterpret_cast<T*>(gbuf + (c % GB) * std::size_t(Q.g_bytes));
   };
   auto wait_on = [](std::uint64_t* b, std::uint32_t k, std::uint32_t c) {
     mbar_wait(b + c % k, (c / k) & 1u);
@@ -1023,13 +1041,14 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     if (Q.prof) prof_mark(pacc, k, pt);
   };
   if (tid == 0) {
-    for (int b = 0; b < kLBufs + EB + kGBufs; ++b) mbar_init(bars + b, 1);
+    for (int b = 0; b < kLBufs + EB + GB; ++b) mbar_init(bars + b, 1);
     for (int b = 0; b < kWsK; ++b) {
       mbar_init(barF + b, NFT);
       mbar_init(barD + b, NPT);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
+  for (std::uint32_t k = tid; k < Q.noffs; k += blockDim.x) offs[k] = __ldg(P.b.off + k);
   __syncthreads();
   int role = 0;
   if (tid >= TI) {  // ---- issue ----
@@ -1047,7 +1066,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     };
     auto stage = [&](std::uint32_t c) {  // x (or A X) and the rows beyond the ring, one box each
       if (c >= nch) return;
-      std::uint64_t* bar = bars + kLBufs + EB + c % kGBufs;
+      std::uint64_t* bar = bars + kLBufs + EB + c % GB;
       asm volatile("fence.proxy.async.global;" ::: "memory");
       mbar_expect(bar, (gx + 1) * C * W * unsigned(sizeof(T)));
       T* d = gx_rows(c);
@@ -1078,7 +1097,8 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       copy_l(c + 2);
       copy_e(c + EB - 1);
       mark(2);
-      wait_on(barF, kWsK, c);  // far has read c's staged rows
+      if (c >= 1)
+        wait_on(barF, kWsK, c - 1);  // far has read the staged rows of c - 1, whose buffer c + 3 takes
       stage(c + 3);
       mark(3);
     }
@@ -1087,7 +1107,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
   } else if (tid >= NPT) {  // ---- far ----
     role = 1;
-    const std::uint32_t t = tid - NPT, r = t % C, p = t / C;
+    const std::uint32_t t = tid - NPT, r = t % C, p = t / C, mr = m_of(r);
     auto a_of = [&](std::uint32_t c) {  // A's diagonal at row c C + r (read a chunk ahead: global latency)
       const std::uint32_t i = c * C + r;
       return (Q.a_prepass || c >= nch || i >= n) ? T(1)
@@ -1100,7 +1120,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       if (c >= 2) wait_on(barD, kWsK, c - 2);
       mark(0);
       wait_on(bars + kLBufs, EB, c);
-      wait_on(bars + kLBufs + EB, kGBufs, c);
+      wait_on(bars + kLBufs + EB, GB, c);
       mark(1);
       Seg<T> f = seg_zero<T>();
       const std::uint32_t i = c * C + r;
@@ -1121,7 +1141,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
             cf[u] = k < nx ? e.coef[k * C + r] : T(0);
             // every read beyond the ring is staged (bi_plan)
             src[u] = k >= nx  ? g
-                     : k < nr ? ring + ((i - e.off[k * C + r]) & rmask) * W
+                     : k < nr ? ring + ((i - offs[mr + k]) & rmask) * W
                               : g + (std::size_t(k - nr + 1) * C + r) * W;
           }
           Seg<T> v[KB];
@@ -1137,7 +1157,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       mark(2);
     }
   } else {  // ---- product ----
-    const std::uint32_t r = tid >> 1, hf = tid & 1, wp = tid >> 5, lane = tid & 31;
+    const std::uint32_t r = tid >> 1, hf = tid & 1, wp = tid >> 5, lane = tid & 31, mr = m_of(r);
     for (std::uint32_t c = 0; c < nch; ++c) {
       const std::uint32_t s = c * C;
       wait_on(barF, kWsK, c);
@@ -1158,9 +1178,10 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
           for (std::uint32_t u = 0; u < KB; ++u) {
             const std::uint32_t k = k0 + u;
             cf[u] = k < nn ? e.coef[k * C + r] : 0.f;
-            v[u] = k < nn ? *reinterpret_cast<const float4*>(ring + ((s + r - e.off[k * C + r]) & rmask) * W +
-                                                             4 * hf)
-                          : make_float4(0.f, 0.f, 0.f, 0.f);
+            v[u] =
+                k < nn
+                    ? *reinterpret_cast<const float4*>(ring + ((s + r - offs[mr + k]) & rmask) * W + 4 * hf)
+                    : make_float4(0.f, 0.f, 0.f, 0.f);
           }
 #pragma unroll
           for (std::uint32_t u = 0; u < KB; ++u)

@@ -1311,6 +1311,9 @@ void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
             "blockinv split launch");
   } else {
     bool ws = false;
+    // its read lists hold no offsets, so bi_solve cannot take a warp-specialized plan's packages
+    if (pl.bi_ws && !(q.tma && q.ytma && q.mma))
+      throw std::string("internal error: the tensor maps of the warp-specialized solve could not be encoded");
     if constexpr (sizeof(T) == 4)
       if (pl.bi_ws && q.tma && q.ytma && q.mma) {  // (q.tma: the tensor maps were encoded)
         bi::bi_solve_ws<C><<<pl.ntiles, bi::ws_threads<C>(), pl.smem, st>>>(P, q, tmx, tmy);
@@ -1387,7 +1390,15 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   const bool mma = sizeof(T) == 4 && env_on("MIXGRAPH_GPU_MMA");
   const std::size_t lbuf = bi::linv_bytes<T, C>();  // one L^{-1} buffer of bi_solve (either layout)
   const std::size_t lb = mma ? bi::linv_frag_bytes<C>() : bi::linv_rows_bytes<T, C>();  // in a package
-  const int ebufs = split ? bi::kEBufsSplit : bi::kEBufs;
+  // the warp-specialized solve (mode kBiPlainWs; benchmarks.md, GPU v10): fp32 implicit B, its own buffer
+  // counts and far threads, read lists without offsets. MIXGRAPH_GPU_WS=0 keeps bi_solve (diagnostics)
+  const bool wsl = mode == kBiPlainWs;
+  if (wsl && !(sizeof(T) == 4 && mma && b.implicit && !split && env_on("MIXGRAPH_GPU_WS"))) {
+    why = "the warp-specialized solve does not apply";
+    return false;
+  }
+  const int ebufs = wsl ? bi::kEBufsWs : split ? bi::kEBufsSplit : bi::kEBufs;
+  const int gbufs = wsl ? bi::kGBufsWs : bi::kGBufs, parts = wsl ? bi::kWsParts : bi::kParts;
   // reads per row at offsets > R - C ("global": staged from Y), capped at kGCap (the rest are read directly)
   auto global_reads = [&](std::uint32_t R) {
     std::uint32_t g = 0;
@@ -1406,10 +1417,11 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   auto smem_for = [&](std::uint32_t R, std::uint32_t gx) {
     if (split) count_reads(R - C, kx, kin);
     const std::size_t gb = bi::round128(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
-    return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lbuf + ebufs * bi::e_bytes<T, C>(kx) +
-           256 /* ring, gbuf: 128-byte alignment */ + bi::kGBufs * gb +
-           std::size_t(2) * bi::kParts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T) +
-           (bi::kLBufs + ebufs + bi::kGBufs + 2 * bi::kWsK) * sizeof(std::uint64_t);
+    return std::size_t(R) * W * sizeof(T) + bi::kLBufs * lbuf + ebufs * bi::e_bytes<T, C>(kx, wsl) +
+           256 /* ring, gbuf: 128-byte alignment */ + gbufs * gb +
+           std::size_t(2) * parts * C * W * sizeof(T) + std::size_t(W) * bi::kLD<C> * sizeof(T) +
+           (bi::kLBufs + ebufs + gbufs + 2 * bi::kWsK) * sizeof(std::uint64_t) +
+           (wsl ? std::size_t(std::min<std::uint32_t>(b.k, C + kx)) * 4 : 0);  // bi_solve_ws: B's offsets
   };
   auto staged_for = [&](std::uint32_t R) { return split ? 0u : std::min(global_reads(R), bi::kGCap); };
   std::uint32_t R = 4096;
@@ -1431,18 +1443,15 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     return false;
   }
   const std::uint32_t gx = staged_for(R);
-  const std::size_t eb = bi::e_bytes<T, C>(kx), smem = smem_for(R, gx);
+  const std::size_t eb = bi::e_bytes<T, C>(kx, wsl), smem = smem_for(R, gx);
   // implicit B with every read beyond the ring staged: staged rows by tensor copies (bi_launch checks that
   // the driver encodes the maps), and Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than
   // per-thread stores); MIXGRAPH_GPU_TMA=0 / YTMA=0 turn them off (diagnostics)
   const bool tma_ok =
       !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() && env_on("MIXGRAPH_GPU_TMA");
   const bool ytma_ok = env_on("MIXGRAPH_GPU_YTMA");
-  // fp32 with tensor copies throughout: the warp-specialized solve (benchmarks.md, GPU v10);
-  // MIXGRAPH_GPU_WS=0 keeps bi_solve (diagnostics)
-  const bool ws_ok = sizeof(T) == 4 && mma && tma_ok && ytma_ok && !split && env_on("MIXGRAPH_GPU_WS");
-  if (mode == kBiPlainWs && !ws_ok) {
-    why = "the warp-specialized solve does not apply";
+  if (wsl && !(tma_ok && ytma_ok)) {  // it needs tensor copies throughout
+    why = "the warp-specialized solve needs every read beyond the ring staged by tensor copies";
     return false;
   }
   const void* sfn = split ? reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufsSplit>)
@@ -1473,6 +1482,8 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.pkg_bytes = std::uint32_t(pkg);
   pl.bq.linv_bytes = std::uint32_t(lb);
   pl.bq.mma = mma ? 1 : 0;
+  pl.bq.nooff = wsl ? 1 : 0;
+  pl.bq.noffs = wsl ? std::min<std::uint32_t>(b.k, C + kx) : 0;
   pl.bq.e_bytes = std::uint32_t(eb);
   pl.bq.kx = kx;
   pl.bq.R = R;
@@ -1518,7 +1529,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.g_bytes = bi::round128(std::uint32_t(((gx + 1) * C * W + C) * sizeof(T)));
   pl.bq.tma = tma_ok ? 1 : 0;  // (decided above)
   pl.bq.ytma = ytma_ok ? 1 : 0;
-  pl.bi_ws = ws_ok;
+  pl.bi_ws = wsl;
   if (pl.bi_ws) {
     if constexpr (sizeof(T) == 4)
       MG_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(bi::bi_solve_ws<C>),
@@ -1580,7 +1591,7 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
     const int force_split = sp ? std::atoi(sp) : -1;
     auto try_c = [&](auto plan) {
       if (force_split == 1) return plan(kBiSplit);
-      if (force_split == 0) return plan(kBiPlain);
+      if (force_split == 0) return plan(kBiPlainWs) || plan(kBiPlain);
       return plan(kBiPlainWs) || plan(kBiSplit) || plan(kBiPlainStaged) || plan(kBiPlain);
     };
     const bool ok = (!(ch && std::atoi(ch) == 32) &&
