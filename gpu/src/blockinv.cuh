@@ -204,13 +204,24 @@ __device__ __forceinline__ void cp_wait_all() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
-// an in-chunk read of bi_build: coefficient, and the source row's start in L^{-1} | source row << 16 (one
-// 8- or 16-byte shared load)
+// an in-chunk read of bi_build: coefficient, and the byte offset of the source row's start in L^{-1} (one 8-
+// or 16-byte shared load; rows start in increasing order, so source row >= j is p >= the start of row j)
 template <class T>
 struct alignas(sizeof(T) == 4 ? 8 : 16) BRead {
   T c;
   std::uint32_t p;
 };
+// bi_build's reads per row loaded one row ahead (more are read in place): the smallest of 4, 6, 8 that holds
+// every row's in-chunk reads (kin), so that no row pays for more (benchmarks.md, GPU v11)
+__host__ __device__ constexpr std::uint32_t build_ku(std::uint32_t kin) {
+  return kin <= 4 ? 4u : (kin <= 6 ? 6u : 8u);
+}
+// the in-chunk reads in shared memory: [C + 1][max(kin, KU)], each row padded with reads {0, 0} (coefficient
+// 0 of row 0) to at least KU, and a row C of padding (read ahead after the last row)
+template <class T, int C>
+__host__ __device__ constexpr std::uint32_t build_rd_bytes(std::uint32_t kin) {
+  return std::uint32_t((C + 1) * (kin > build_ku(kin) ? kin : build_ku(kin)) * sizeof(BRead<T>));
+}
 
 // ---- bi_build: grid chunks x heads (1-D, see below), C threads ----
 // Shared memory: L^{-1} being built, already in the package's layout (lower triangle, padded rows), the
@@ -219,13 +230,14 @@ struct alignas(sizeof(T) == 4 ? 8 : 16) BRead {
 // by consecutive threads: each thread filling its own list position (rows differ in where a given offset
 // falls) scattered partial-sector stores over the list and cost the build 2x its bytes in L2 write sectors
 // (ncu, bandwidth case).
-template <class T, int C, bool IMP>
+template <class T, int C, bool IMP, int KU>
 __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::uint32_t kin) {
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr std::uint32_t LVB = linv_rows_bytes<T, C>();
   T* lv = reinterpret_cast<T*>(sm);                            // [LVB]
   unsigned char* es = sm + LVB;                                // [e_bytes]
-  BRead<T>* rd = reinterpret_cast<BRead<T>*>(es + Q.e_bytes);  // [C][kin]
+  BRead<T>* rd = reinterpret_cast<BRead<T>*>(es + Q.e_bytes);  // [C + 1][ks] (build_rd_bytes)
+  const std::uint32_t ks = kin > std::uint32_t(KU) ? kin : std::uint32_t(KU);
   __shared__ std::uint32_t nin[C], rsh[C];  // in-chunk reads of row q (offset 1 apart), row starts in lv
   __shared__ T b1s[C];                      // coefficient of row q's read of row q - 1 (offset 1)
   // block b = c * heads + h: the heads of one chunk run together, so the sectors of coefficients they share
@@ -254,7 +266,7 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
     }
     if (o <= r) {
       if (m < kin) {
-        rd[r * kin + m] = BRead<T>{v, rsh[r - o] | ((r - o) << 16)};
+        rd[r * ks + m] = BRead<T>{v, std::uint32_t(rsh[r - o] * sizeof(T))};
         ++m;
       } else {
         over = true;
@@ -315,49 +327,58 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   }
   ecnt[r] = nn | (nr << 10) | (x << 20);
   nin[r] = m;
+  for (std::uint32_t u = m; u < ks; ++u) rd[r * ks + u] = BRead<T>{T(0), 0u};
+  if (r < ks) rd[std::uint32_t(C) * ks + r] = BRead<T>{T(0), 0u};
   __syncthreads();
   // thread j: column j of L^{-1} by forward substitution, rows in order. Row q is b1[q] (row q - 1, kept in
   // a register) + the in-chunk reads of rows src <= q - 2 (0 where src < j). Those are loaded one row ahead,
   // so that the chain from row to row is only the fma (they were behind the previous row's store, a round
   // trip through shared memory per row; with L^{-1} built in place, 22 instead of 29 KB of shared memory per
-  // block, the bandwidth case's build went from 7.8 to 7.0 ms)
-  constexpr std::uint32_t KU = 8;  // reads per row loaded ahead (more are read in place)
+  // block, the bandwidth case's build went from 7.8 to 7.0 ms). A read is its coefficient and its source
+  // row's byte offset p, and counts in column j when p >= row j's (source row >= j); every row has at least
+  // KU reads (padding), so loading ahead needs neither the row's count nor a guard (7.0 -> 3.6 ms together
+  // with the lanes on one row below, benchmarks.md, GPU v11)
   const std::uint32_t j = r;
+  const std::uint32_t rj = std::uint32_t(rsh[j] * sizeof(T)), j4 = std::uint32_t(j * sizeof(T));
+  const unsigned char* lvb = reinterpret_cast<const unsigned char*>(lv);
   T nb[KU], ny[KU];
-  auto ahead = [&](std::uint32_t q) {  // row q's first KU reads (srcs <= q - 2, stored)
-    const std::uint32_t cnt = q < std::uint32_t(C) ? nin[q] : 0u;
+  auto ahead = [&](std::uint32_t q) {  // row q's first KU reads (srcs <= q - 2, stored; padding reads 0)
+    const BRead<T>* rq = rd + q * ks;
 #pragma unroll
-    for (std::uint32_t u = 0; u < KU; ++u) {
-      const bool ok = u < cnt;
-      const BRead<T> e = ok ? rd[q * kin + u] : BRead<T>{T(0), 0xffff0000u};
-      const std::uint32_t p = e.p;
+    for (int u = 0; u < KU; ++u) {
+      const BRead<T> e = rq[u];
       nb[u] = e.c;
-      ny[u] = (p >> 16) >= j && ok ? lv[(p & 0xffffu) + j] : T(0);
+      ny[u] = e.p >= rj ? *reinterpret_cast<const T*>(lvb + e.p + j4) : T(0);
     }
   };
-  T prev = T(1);
-  lv[rsh[j] + j] = prev;
-  ahead(j + 1);
-  for (std::uint32_t q = j + 1; q < std::uint32_t(C); ++q) {
+  // every lane of a warp is on the same row q (from the warp's first column on; rows above a column are 0
+  // in it), so that a row's reads are broadcast loads and its sources consecutive words: with q = j + 1 ..
+  // per lane, the lanes read different rows and ncu counted 44% of the build's shared-load wavefronts as
+  // bank conflicts (benchmarks.md, GPU v11)
+  const std::uint32_t q0 = j & ~31u;
+  T prev = T(0);
+  ahead(q0);
+  for (std::uint32_t q = q0; q < std::uint32_t(C); ++q) {
     T cb[KU], cy[KU];
 #pragma unroll
-    for (std::uint32_t u = 0; u < KU; ++u) {
+    for (int u = 0; u < KU; ++u) {
       cb[u] = nb[u];
       cy[u] = ny[u];
     }
     ahead(q + 1);
     T a0 = T(0), a1 = T(0);
 #pragma unroll
-    for (std::uint32_t u = 0; u < KU; u += 2) {
+    for (int u = 0; u < KU; u += 2) {
       a0 = fma(cb[u], cy[u], a0);
       a1 = fma(cb[u + 1], cy[u + 1], a1);
     }
-    for (std::uint32_t u = KU, cnt = nin[q]; u < cnt; ++u) {
-      const BRead<T> e = rd[q * kin + u];
-      if ((e.p >> 16) >= j) a0 = fma(e.c, lv[(e.p & 0xffffu) + j], a0);
-    }
-    prev = fma(b1s[q], prev, a0 + a1);
-    lv[rsh[q] + j] = prev;
+    if (ks > std::uint32_t(KU))
+      for (std::uint32_t u = KU, cnt = nin[q]; u < cnt; ++u) {
+        const BRead<T> e = rd[q * ks + u];
+        if (e.p >= rj) a0 = fma(e.c, *reinterpret_cast<const T*>(lvb + e.p + j4), a0);
+      }
+    prev = q == j ? T(1) : fma(b1s[q], prev, a0 + a1);  // (0 above the diagonal: its reads are all 0)
+    if (q >= j) lv[rsh[q] + j] = prev;
   }
   __syncthreads();
   // out: L^{-1} (padding included, or in fragment order) and E, in 16-byte pieces

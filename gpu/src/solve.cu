@@ -1287,6 +1287,15 @@ bool env_on(const char* name) {
   return !e || std::atoi(e) != 0;
 }
 
+// bi_build's instance for kin in-chunk reads per row (bi::build_ku)
+template <class T, int C, bool IMP>
+auto bi_build_kernel(std::uint32_t kin) {
+  const std::uint32_t ku = bi::build_ku(kin);
+  return ku == 4   ? bi::bi_build<T, C, IMP, 4>
+         : ku == 6 ? bi::bi_build<T, C, IMP, 6>
+                   : bi::bi_build<T, C, IMP, 8>;
+}
+
 // gpu-blockinv launch: packages (coefficients only), then the solve.
 template <class T, int C, bool IMP>
 void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
@@ -1299,7 +1308,7 @@ void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
     MG_CUDA(cudaMemsetAsync(pl.bi_flags.p, 0, pl.bi_nflags * sizeof(std::uint32_t), st), "memset");
   if (pl.bi_ev[0]) MG_CUDA(cudaEventRecord(pl.bi_ev[0], st), "event");
   if (pl.bq.a_prepass && !pl.bq.split) bi::bi_ax<T><<<4 * num_sms(), 256, 0, st>>>(P);
-  bi::bi_build<T, C, IMP><<<P.nchunks * q.heads, C, pl.bi_build_smem, st>>>(P, q, pl.bi_kin);
+  bi_build_kernel<T, C, IMP>(pl.bi_kin)<<<P.nchunks * q.heads, C, pl.bi_build_smem, st>>>(P, q, pl.bi_kin);
   MG_CUDA(cudaGetLastError(), "blockinv build launch");
   if (pl.bi_ev[1]) MG_CUDA(cudaEventRecord(pl.bi_ev[1], st), "event");
   if (q.split) {  // tiles and far workers, all co-resident
@@ -1541,9 +1550,9 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     for (std::uint32_t k = 0; k < b.k && j < gx; ++k)
       if (b.offsets[k] > R - C) pl.bq.goff[j++] = b.offsets[k];
   }
-  pl.bi_build_smem = bi::linv_rows_bytes<T, C>() + eb + std::size_t(C) * kin * sizeof(bi::BRead<T>);
-  const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi::bi_build<T, C, true>)
-                               : reinterpret_cast<const void*>(bi::bi_build<T, C, false>);
+  pl.bi_build_smem = bi::linv_rows_bytes<T, C>() + eb + bi::build_rd_bytes<T, C>(kin);
+  const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi_build_kernel<T, C, true>(kin))
+                               : reinterpret_cast<const void*>(bi_build_kernel<T, C, false>(kin));
   MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
           "attribute");
   pl.bi_launch = b.implicit ? bi_launch<T, C, true> : bi_launch<T, C, false>;
