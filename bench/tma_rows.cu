@@ -1,0 +1,161 @@
+// Staging microbenchmark (docs/benchmarks.md, GPU v11): does a tensor copy (TMA) cost per box, per row or
+// per byte? Each CTA owns a tile of TW columns of a 2^20 x 1024 fp32 matrix and, per step, stages NB = 10
+// boxes of TW columns x BR rows at rows s and s - 2048 * 2^j (the pow2 offsets beyond bi_solve_ws's ring),
+// 4 (or 2) buffers deep; one thread issues and waits for the buffer it reuses. The same rows by plain loads
+// (256 threads, 16-byte pieces) for comparison. Not part of the CMake build (it needs a GPU, sm_90):
+//   nvcc -O3 -std=c++17 -arch=sm_90 bench/tma_rows.cu -o tma_rows && ./tma_rows
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+__device__ __forceinline__ unsigned su(const void* p) {
+  return unsigned(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(su(bar)), "r"(parity)
+        : "memory");
+}
+
+template <int GB>
+__global__ void __launch_bounds__(256)
+    tma_stage(const __grid_constant__ CUtensorMap tm, int TW, int BR, int NB, int steps, int rows_per_step,
+              unsigned box_bytes, float* sink) {
+  extern __shared__ __align__(128) unsigned char sm[];
+  __shared__ std::uint64_t bar[GB];
+  unsigned char* buf = sm + ((128u - (su(sm) & 127u)) & 127u);
+  const unsigned per = unsigned(NB) * box_bytes;
+  if (threadIdx.x == 0) {
+    for (int b = 0; b < GB; ++b) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(su(bar + b)));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  float acc = 0.f;
+  if (threadIdx.x == 0) {
+    const int col0 = blockIdx.x * TW;
+    for (int s = 0; s < steps; ++s) {
+      const int b = s % GB;
+      if (s >= GB) {
+        mbar_wait(bar + b, ((s - GB) / GB) & 1u);
+        acc += reinterpret_cast<float*>(buf + b * per)[0];
+      }
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(su(bar + b)), "r"(per)
+                   : "memory");
+      const int row = s * rows_per_step;
+      for (int j = 0; j < NB; ++j) {
+        const int r = j == 0 ? row : row - (2048 << (j - 1));
+        asm volatile(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+            " [%0], [%1, {%2, %3}], [%4];" ::"r"(su(buf + b * per + j * box_bytes)),
+            "l"(reinterpret_cast<std::uint64_t>(&tm)), "r"(col0), "r"(r), "r"(su(bar + b))
+            : "memory");
+      }
+    }
+    for (int s = steps; s < steps + GB; ++s) {
+      const int b = s % GB;
+      if (s - GB >= 0) mbar_wait(bar + b, ((s - GB) / GB) & 1u);
+    }
+    sink[blockIdx.x] = acc;
+  }
+}
+
+// the same rows by plain loads: 256 threads, each row of TW columns read as 16-byte pieces
+__global__ void __launch_bounds__(256)
+    ld_stage(const float* x, int d, int TW, int BR, int NB, int steps, int rows_per_step, float* sink) {
+  const int col0 = blockIdx.x * TW, pieces = TW / 4, per_row = pieces;
+  float4 acc = make_float4(0, 0, 0, 0);
+  for (int s = 0; s < steps; ++s) {
+    const int row = s * rows_per_step;
+    for (int e = threadIdx.x; e < NB * BR * per_row; e += blockDim.x) {
+      const int j = e / (BR * per_row), rr = (e / per_row) % BR, pc = e % per_row;
+      const long r = long(j == 0 ? row : row - (2048 << (j - 1))) + rr;
+      if (r < 0) continue;
+      const float4 v = __ldg(reinterpret_cast<const float4*>(x + r * d + col0) + pc);
+      acc.x += v.x;
+      acc.y += v.y;
+    }
+  }
+  if (acc.x == 12345.f) sink[blockIdx.x] = acc.y;
+}
+
+int main(int argc, char** argv) {
+  const long n = 1 << 20;
+  const int d = 1024;
+  float* x;
+  float* sink;
+  cudaMalloc(&x, n * d * 4);
+  cudaMemset(x, 0, n * d * 4);
+  cudaMalloc(&sink, 4096 * 4);
+  void* f = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
+  auto enc = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  struct Cfg {
+    int TW, BR, NB;
+    const char* what;
+  };
+  // NB = 10 boxes of 64 rows per chunk of 64 rows is bi_solve_ws's bandwidth case
+  const Cfg cfgs[] = {{8, 64, 10, "8 cols x 64 rows (now)"},
+                      {8, 128, 10, "8 x 128 (2 chunks per box)"},
+                      {8, 32, 10, "8 x 32"},
+                      {16, 64, 10, "16 x 64 (64 CTAs)"},
+                      {32, 64, 10, "32 x 64 (32 CTAs)"},
+                      {8, 256, 10, "8 x 256"}};
+  for (const Cfg& c : cfgs) {
+    CUtensorMap tm{};
+    const cuuint64_t dims[2] = {cuuint64_t(d), cuuint64_t(n)}, strides[1] = {cuuint64_t(d) * 4};
+    const cuuint32_t box[2] = {cuuint32_t(c.TW), cuuint32_t(c.BR)}, estr[2] = {1, 1};
+    if (enc(&tm, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, x, dims, strides, box, estr,
+            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+      std::printf("%s: encode failed\n", c.what);
+      continue;
+    }
+    const int ctas = d / c.TW;
+    const unsigned box_bytes = unsigned(c.TW * c.BR * 4);
+    const int steps = int(n / c.BR);
+    const int gb = 4 * size_t(c.NB) * box_bytes <= 200000 ? 4 : 2;
+    const size_t smem = gb * size_t(c.NB) * box_bytes + 128;
+    cudaFuncSetAttribute(tma_stage<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    cudaFuncSetAttribute(tma_stage<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    for (int rep = 0; rep < 3; ++rep) {
+      cudaEventRecord(e0);
+      if (gb == 4)
+        tma_stage<4><<<ctas, 256, smem>>>(tm, c.TW, c.BR, c.NB, steps, c.BR, box_bytes, sink);
+      else
+        tma_stage<2><<<ctas, 256, smem>>>(tm, c.TW, c.BR, c.NB, steps, c.BR, box_bytes, sink);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      const double bytes = double(ctas) * steps * c.NB * box_bytes;
+      std::printf("tma %-28s gb %d ctas %4d boxes %8.2f M  %8.3f ms  %7.1f GB/s  %6.1f ns/box/CTA  err %s\n",
+                  c.what, gb, ctas, double(ctas) * steps * c.NB / 1e6, ms, bytes / ms / 1e6,
+                  ms * 1e6 / (double(steps) * c.NB), cudaGetErrorString(cudaGetLastError()));
+    }
+    for (int rep = 0; rep < 2; ++rep) {
+      cudaEventRecord(e0);
+      ld_stage<<<ctas, 256>>>(x, d, c.TW, c.BR, c.NB, steps, c.BR, sink);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      const double bytes = double(ctas) * steps * c.NB * box_bytes;
+      std::printf("ldg %-28s ctas %4d               %8.3f ms  %7.1f GB/s  err %s\n", c.what, ctas, ms,
+                  bytes / ms / 1e6, cudaGetErrorString(cudaGetLastError()));
+    }
+  }
+  return 0;
+}
