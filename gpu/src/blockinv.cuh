@@ -226,10 +226,10 @@ __host__ __device__ constexpr std::uint32_t build_rd_bytes(std::uint32_t kin) {
 // ---- bi_build: grid chunks x heads (1-D, see below), C threads ----
 // Shared memory: L^{-1} being built, already in the package's layout (lower triangle, padded rows), the
 // package's read lists (part E, e_bytes), and the in-chunk reads per row other than offset 1 (coefficient,
-// source row) [C][kin]. The package is assembled in shared memory and written out in whole 16-byte pieces
-// by consecutive threads: each thread filling its own list position (rows differ in where a given offset
-// falls) scattered partial-sector stores over the list and cost the build 2x its bytes in L2 write sectors
-// (ncu, bandwidth case).
+// source row) (build_rd_bytes). The package is assembled in shared memory and written out in whole 16-byte
+// pieces by consecutive threads: each thread filling its own list position (rows differ in where a given
+// offset falls) scattered partial-sector stores over the list and cost the build 2x its bytes in L2 write
+// sectors (ncu, bandwidth case).
 template <class T, int C, bool IMP, int KU>
 __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::uint32_t kin) {
   extern __shared__ __align__(16) unsigned char sm[];
