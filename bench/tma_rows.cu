@@ -14,18 +14,9 @@
 #include <cstdlib>
 #include <vector>
 
-__device__ __forceinline__ unsigned su(const void* p) {
-  return unsigned(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-        : "=r"(done)
-        : "r"(su(bar)), "r"(parity)
-        : "memory");
-}
+#include "../gpu/src/tma.cuh"
+
+using namespace mixgraph::gpu::tma;  // smem_u32, mbar_init, mbar_expect, mbar_wait, tma_box
 
 template <int GB>
 __global__ void __launch_bounds__(256)
@@ -33,10 +24,10 @@ __global__ void __launch_bounds__(256)
               unsigned box_bytes, float* sink) {
   extern __shared__ __align__(128) unsigned char sm[];
   __shared__ std::uint64_t bar[GB];
-  unsigned char* buf = sm + ((128u - (su(sm) & 127u)) & 127u);
+  unsigned char* buf = sm + ((128u - (smem_u32(sm) & 127u)) & 127u);
   const unsigned per = unsigned(NB) * box_bytes;
   if (threadIdx.x == 0) {
-    for (int b = 0; b < GB; ++b) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(su(bar + b)));
+    for (int b = 0; b < GB; ++b) mbar_init(bar + b, 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
@@ -49,16 +40,11 @@ __global__ void __launch_bounds__(256)
         mbar_wait(bar + b, ((s - GB) / GB) & 1u);
         acc += reinterpret_cast<float*>(buf + b * per)[0];
       }
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(su(bar + b)), "r"(per)
-                   : "memory");
+      mbar_expect(bar + b, per);
       const int row = s * rows_per_step;
       for (int j = 0; j < NB; ++j) {
         const int r = j == 0 ? row : row - (2048 << (j - 1));
-        asm volatile(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-            " [%0], [%1, {%2, %3}], [%4];" ::"r"(su(buf + b * per + j * box_bytes)),
-            "l"(reinterpret_cast<std::uint64_t>(&tm)), "r"(col0), "r"(r), "r"(su(bar + b))
-            : "memory");
+        tma_box(buf + b * per + j * box_bytes, &tm, col0, r, bar + b);
       }
     }
     for (int s = steps; s < steps + GB; ++s) {
@@ -80,14 +66,14 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(256)
   constexpr unsigned box_bytes = TW * BR * 4;
   extern __shared__ __align__(128) unsigned char sm[];
   __shared__ std::uint64_t full[GB], empty[GB];
-  unsigned char* buf = sm + ((128u - (su(sm) & 127u)) & 127u);
+  unsigned char* buf = sm + ((128u - (smem_u32(sm) & 127u)) & 127u);
   const unsigned per = unsigned(NB) * box_bytes;
   unsigned rank;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   if (threadIdx.x == 0) {
     for (int b = 0; b < GB; ++b) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(su(full + b)));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 2;" ::"r"(su(empty + b)));
+      mbar_init(full + b, 1);
+      mbar_init(empty + b, 2);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -103,13 +89,13 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(256)
             "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 "
             "%0, 1, 0, p; }"
             : "=r"(done)
-            : "r"(su(bar)), "r"(parity)
+            : "r"(smem_u32(bar)), "r"(parity)
             : "memory");
     };
     auto release = [&](int b) {  // buffer b read here: arrive on empty[b] of both CTAs
       for (unsigned c = 0; c < 2; ++c) {
         unsigned ra;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(su(empty + b)), "r"(c));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(smem_u32(empty + b)), "r"(c));
         asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(ra) : "memory");
       }
     };
@@ -121,15 +107,14 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(256)
         release(b);
         wait_cl(empty + b, ((s - GB) / GB) & 1u);
       }
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(su(full + b)), "r"(per)
-                   : "memory");
+      mbar_expect(full + b, per);
       const int row = s * BR;
       for (int j = int(rank); j < NB; j += 2) {
         const int r = j == 0 ? row : row - (2048 << (j - 1));
         asm volatile(
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::"
-            "cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(su(buf + b * per + j * box_bytes)),
-            "l"(reinterpret_cast<std::uint64_t>(&tm)), "r"(col0), "r"(r), "r"(su(full + b)),
+            "cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_u32(buf + b * per + j * box_bytes)),
+            "l"(reinterpret_cast<std::uint64_t>(&tm)), "r"(col0), "r"(r), "r"(smem_u32(full + b)),
             "h"((unsigned short)3)
             : "memory");
       }

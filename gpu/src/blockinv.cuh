@@ -150,53 +150,15 @@ __device__ __forceinline__ void cp_small(void* s, const void* g, int bytes) {  /
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(sa), "l"(g) : "memory");
 }
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
-               : "memory");
-}
-// One thread: expect `bytes` on the barrier and start the bulk copy (TMA) that completes them.
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
-  mbar_expect(bar, bytes);
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-          smem_u32(dst)),
-      "l"(src), "r"(bytes), "r"(smem_u32(bar))
-      : "memory");
-}
-// One thread: a 2-D tensor copy (TMA) of one box at (c0 = column, c1 = row) into shared memory (128-byte
-// aligned); elements outside the tensor (rows < 0 or >= n) arrive as zeros and count towards the bytes.
-__device__ __forceinline__ void tma_box(void* dst, const CUtensorMap* map, int c0, int c1,
-                                        std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar))
-      : "memory");
-}
-// One thread: a 2-D tensor store (TMA) of one box from shared memory (128-byte aligned) to (c0, c1); rows
-// outside the tensor are not written. Completion is tracked by bulk groups (cp.async.bulk.wait_group).
-__device__ __forceinline__ void tma_store_box(const CUtensorMap* map, int c0, int c1, const void* src) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-                   reinterpret_cast<std::uint64_t>(map)),
-               "r"(c0), "r"(c1), "r"(smem_u32(src))
-               : "memory");
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-        : "=r"(done)
-        : "r"(smem_u32(bar)), "r"(parity)
-        : "memory");
-}
+// the mbarrier and tensor-copy wrappers (tma.cuh)
+using tma::bulk_copy;
+using tma::mbar_arrive;
+using tma::mbar_expect;
+using tma::mbar_init;
+using tma::mbar_wait;
+using tma::smem_u32;
+using tma::tma_box;
+using tma::tma_store_box;
 __device__ __forceinline__ void cp_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
@@ -684,6 +646,17 @@ __device__ __forceinline__ void mma_mtile(const float* lf, const float* wt, std:
     mma_rows<LD, (C > 32 ? 8 : 4)>(lf, wt, mi, lane, y);
 }
 
+// The Y tensor stores' issuing thread, after each store: at most 16 stores pending (2 for rings under 24
+// chunks), so that the rows staged from Y a few chunks later are complete and no ring slot is rewritten while
+// a store still reads it
+template <int C>
+__device__ __forceinline__ void y_stores_throttle(std::uint32_t R) {
+  if (R >= 24u * C)
+    asm volatile("cp.async.bulk.wait_group 16;" ::: "memory");
+  else
+    asm volatile("cp.async.bulk.wait_group 2;" ::: "memory");
+}
+
 // Roles per chunk c (thread t of NT = C W):
 //   t < C                 "near": row t's w = F + reads of chunk c - 1 (ring), all W columns;
 //   C <= t < C (1 + P)    "far": row (t - C) % C, part (t - C) / C of F for chunk c + 1 (ring reads and
@@ -973,12 +946,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
       // Stores in flight: the copies this thread issues next (chunk c + 4's rows, in chunk c + 1) read
       // chunks up to c + 5 - R / C, so at most R / C - 5 stores may be pending (and the ring rows of a chunk,
       // rewritten R / C chunks later, are read by then)
-      if (!(Q.diag & 512)) {
-        if (R >= 24u * C)
-          asm volatile("cp.async.bulk.wait_group 16;" ::: "memory");
-        else
-          asm volatile("cp.async.bulk.wait_group 2;" ::: "memory");
-      }
+      if (!(Q.diag & 512)) y_stores_throttle<C>(R);
     }
     if (Q.prof) prof_mark(pacc, 3, pt);
   }
@@ -1011,9 +979,6 @@ constexpr int kWsK = 8;
 template <int C>
 constexpr int ws_threads() {
   return 2 * C + kWsParts * C + 32;
-}
-__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
-  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
 }
 template <int C>
 __global__ void __launch_bounds__(ws_threads<C>(), 1)
@@ -1097,12 +1062,9 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     };
     auto store = [&](std::uint32_t c) {  // Y rows of chunk c from the ring
       tma_store_box(&tmy, int(col0), int(c * C), ring + ((c * C) & rmask) * W);
-      // at most 16 (2 for small rings) stores pending: the staged rows of c + 4, copied next, are rows of
-      // chunks <= c + 4 - (R - C) / C - 1, complete by then; and a ring slot is rewritten R / C chunks later
-      if (R >= 24u * C)
-        asm volatile("cp.async.bulk.wait_group 16;" ::: "memory");
-      else
-        asm volatile("cp.async.bulk.wait_group 2;" ::: "memory");
+      // the staged rows of c + 4, copied next, are rows of chunks <= c + 4 - (R - C) / C - 1, complete by
+      // then; and a ring slot is rewritten R / C chunks later
+      y_stores_throttle<C>(R);
     };
     copy_l(0);
     copy_l(1);
@@ -1124,7 +1086,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       mark(3);
     }
     wait_on(barD, kWsK, nch - 1);
-    tma_store_box(&tmy, int(col0), int((nch - 1) * C), ring + (((nch - 1) * C) & rmask) * W);
+    store(nch - 1);
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
   } else if (tid >= NPT) {  // ---- far ----
     role = 1;

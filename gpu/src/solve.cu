@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "mixgraph/gpu_solve.hpp"
+#include "tma.cuh"
 
 namespace mixgraph::gpu {
 namespace {
@@ -1319,16 +1320,18 @@ void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
                                         args, pl.smem, st),
             "blockinv split launch");
   } else {
-    bool ws = false;
-    // its read lists hold no offsets, so bi_solve cannot take a warp-specialized plan's packages
-    if (pl.bi_ws && !(q.tma && q.ytma && q.mma))
-      throw std::string("internal error: the tensor maps of the warp-specialized solve could not be encoded");
-    if constexpr (sizeof(T) == 4)
-      if (pl.bi_ws && q.tma && q.ytma && q.mma) {  // (q.tma: the tensor maps were encoded)
+    if (pl.bi_ws) {
+      // its read lists hold no offsets, so bi_solve cannot take a warp-specialized plan's packages
+      if (!q.tma)
+        throw std::string(
+            "internal error: the tensor maps of the warp-specialized solve could not be encoded");
+      if constexpr (sizeof(T) == 4)
         bi::bi_solve_ws<C><<<pl.ntiles, bi::ws_threads<C>(), pl.smem, st>>>(P, q, tmx, tmy);
-        ws = true;
-      }
-    if (!ws) bi::bi_solve<T, C, bi::kEBufs><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, q, tmx, tmy);
+      else
+        throw std::string("internal error: a warp-specialized plan that is not fp32");
+    } else {
+      bi::bi_solve<T, C, bi::kEBufs><<<pl.ntiles, C * bi::kW<T>, pl.smem, st>>>(P, q, tmx, tmy);
+    }
     MG_CUDA(cudaGetLastError(), "blockinv solve launch");
   }
   if (pl.bi_ev[2]) MG_CUDA(cudaEventRecord(pl.bi_ev[2], st), "event");
