@@ -39,11 +39,26 @@ __host__ __device__ constexpr std::uint32_t lrow_len(std::uint32_t r) {
   return (pieces + ((pieces & 1u) ? 0u : 1u)) * ep;
 }
 template <class T>
-__host__ __device__ constexpr std::uint32_t lrow_start(std::uint32_t r) {
+constexpr std::uint32_t lrow_start_sum(std::uint32_t r) {  // the definition: the lengths of rows 0 .. r - 1
   std::uint32_t s = 0;
   for (std::uint32_t q = 0; q < r; ++q) s += lrow_len<T>(q);
   return s;
 }
+// the same in closed form (the loop was 7% of bi_build's instructions, ncu source counters, GPU v12): the ep
+// rows of group m = q / ep have m + 1 pieces, plus one where m + 1 is even, of ep elements each
+template <class T>
+__host__ __device__ constexpr std::uint32_t lrow_start(std::uint32_t r) {
+  const std::uint32_t ep = 16 / sizeof(T), m = r / ep;
+  return ep * ep * (m * (m + 1) / 2 + m / 2) + (r - ep * m) * ep * (m + 1 + (m & 1u));
+}
+template <class T>
+constexpr bool lrow_start_closed_form_holds() {
+  for (std::uint32_t r = 0; r <= 256; ++r)
+    if (lrow_start<T>(r) != lrow_start_sum<T>(r)) return false;
+  return true;
+}
+static_assert(lrow_start_closed_form_holds<float>() && lrow_start_closed_form_holds<double>(),
+              "lrow_start's closed form");
 constexpr std::uint32_t kGCap =
     16;                    // "global" reads per row staged in shared memory (more are read directly)
 constexpr int kLBufs = 3;  // L^{-1} buffers: in use, and two in flight
@@ -97,6 +112,7 @@ struct Params {
       0;  // with tma: Y rows written by one tensor store per chunk from the ring (no per-thread stores)
   std::uint32_t goff[kGCap] = {};  // the offsets > R - C, ascending (the order of every row's global reads)
   int mma = 0;    // fp32: L^{-1} in fragment order (linv_frag_bytes), y = L^{-1} w by 3xTF32 mma.sync
+  int swz = 1;    // far sums (and bi_solve's near sums): row halves in swizzled order (seg_sw)
   int nooff = 0;  // read lists without offsets (implicit B, bi_solve_ws): row r's list is the offsets above r
   std::uint32_t noffs = 0;  // with nooff: B's offsets that bi_solve_ws keeps in shared memory (<= C + kx)
   int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
@@ -173,16 +189,17 @@ struct alignas(sizeof(T) == 4 ? 8 : 16) BRead {
   T c;
   std::uint32_t p;
 };
-// bi_build's reads per row loaded one row ahead (more are read in place): the smallest of 4, 6, 8 that holds
-// every row's in-chunk reads (kin), so that no row pays for more (benchmarks.md, GPU v11)
-__host__ __device__ constexpr std::uint32_t build_ku(std::uint32_t kin) {
-  return kin <= 4 ? 4u : (kin <= 6 ? 6u : 8u);
+// bi_build's reads per row loaded one row ahead (more are read in place): kin itself from 4 to 8 (the
+// longest in-chunk list of a row), 4 below, so that no row pays for more (benchmarks.md, GPU v11, v12);
+// even = true keeps v11's 4, 6, 8 (MIXGRAPH_GPU_KU_EVEN=1, diagnostics)
+__host__ __device__ constexpr std::uint32_t build_ku(std::uint32_t kin, bool even = false) {
+  return even ? (kin <= 4 ? 4u : (kin <= 6 ? 6u : 8u)) : (kin <= 4 ? 4u : (kin <= 8 ? kin : 8u));
 }
 // the in-chunk reads in shared memory: [C + 1][max(kin, KU)], each row padded with reads {0, 0} (coefficient
 // 0 of row 0) to at least KU, and a row C of padding (read ahead after the last row)
 template <class T, int C>
-__host__ __device__ constexpr std::uint32_t build_rd_bytes(std::uint32_t kin) {
-  return std::uint32_t((C + 1) * (kin > build_ku(kin) ? kin : build_ku(kin)) * sizeof(BRead<T>));
+__host__ __device__ constexpr std::uint32_t build_rd_bytes(std::uint32_t kin, std::uint32_t ku) {
+  return std::uint32_t((C + 1) * (kin > ku ? kin : ku) * sizeof(BRead<T>));
 }
 
 // ---- bi_build: grid chunks x heads (1-D, see below), C threads ----
@@ -251,13 +268,18 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   constexpr std::uint32_t KB = 8;
   if (i < P.n) {
     if (IMP) {
+      // row i's coefficient of offset k at cb[k * ks] (the 64-bit index of coef_imp, formed per load, was
+      // most of the gather's instructions: ncu source counters, GPU v12)
+      const T* cb = B.val + (h * B.hs + std::uint64_t(i) * B.is);
+      const std::uint64_t ks = B.ks;
       for (std::uint32_t k0 = 0; k0 < B.k; k0 += KB) {
         std::uint32_t o[KB];
         T v[KB];
 #pragma unroll
         for (std::uint32_t u = 0; u < KB; ++u) o[u] = k0 + u < B.k ? __ldg(B.off + k0 + u) : ~0u;
+        const T* ck = cb + k0 * ks;
 #pragma unroll
-        for (std::uint32_t u = 0; u < KB; ++u) v[u] = o[u] <= i ? coef_imp(B, h, i, k0 + u) : T(0);
+        for (std::uint32_t u = 0; u < KB; ++u) v[u] = o[u] <= i ? __ldg(ck + u * ks) : T(0);
 #pragma unroll
         for (std::uint32_t u = 0; u < KB; ++u)
           if (o[u] <= i) take(o[u], v[u]);
@@ -332,7 +354,7 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
 #pragma unroll
     for (int u = 0; u < KU; u += 2) {
       a0 = fma(cb[u], cy[u], a0);
-      a1 = fma(cb[u + 1], cy[u + 1], a1);
+      if (u + 1 < KU) a1 = fma(cb[u + 1], cy[u + 1], a1);
     }
     if (ks > std::uint32_t(KU))
       for (std::uint32_t u = KU, cnt = nin[q]; u < cnt; ++u) {
@@ -345,10 +367,15 @@ __global__ void __launch_bounds__(C) bi_build(DevProblem<T> P, Params Q, std::ui
   __syncthreads();
   // out: L^{-1} (padding included, or in fragment order) and E, in 16-byte pieces
   if (sizeof(T) == 4 && Q.mma) {
-    for (std::uint32_t g = r; g < frag_tiles<C>() * 32u; g += C) {
-      const std::uint32_t t = g / 32, l = g % 32;
-      std::uint32_t mi = 0;
-      while ((mi + 1) * (mi + 2) <= t) ++mi;
+    // thread r writes pieces g = r + C k: tile t = g / 32 = k C / 32 + r / 32, lane l = r % 32; unrolled over
+    // k, with the tile's m-index mi from three compares (the per-piece search loop and index arithmetic were
+    // 13% of the build's instructions, ncu source counters, GPU v12)
+    static_assert(C % 32 == 0 && C <= 64, "fragment tiles: at most 4 m-tiles");
+    const std::uint32_t l = r % 32;
+#pragma unroll
+    for (std::uint32_t k = 0; k < frag_tiles<C>() * 32u / C; ++k) {
+      const std::uint32_t g = r + C * k, t = g / 32;
+      const std::uint32_t mi = (t >= 2u) + (t >= 6u) + (t >= 12u);  // (mi + 1)(mi + 2) > t
       const std::uint32_t r0 = 16 * mi + l / 4, c0 = 8 * (t - mi * (mi + 1)) + l % 4;
       auto at = [&](std::uint32_t q, std::uint32_t j) { return j <= q ? lv[rsh[q] + j] : T(0); };
       const float v[4] = {float(at(r0, c0)), float(at(r0 + 8, c0)), float(at(r0, c0 + 4)),
@@ -404,6 +431,58 @@ __device__ __forceinline__ Seg<T> seg_ld(const T* p) {  // shared memory or glob
   v.a = *reinterpret_cast<const typename Seg<T>::V*>(p);
   v.b = *reinterpret_cast<const typename Seg<T>::V*>(p + 16 / sizeof(T));
   return v;
+}
+// Rows of W columns are 32 bytes apart in the ring and the staging buffers, so the 16-byte loads of 8
+// consecutive threads reading 8 consecutive rows (a quarter warp's wavefront) fall in only 4 of the 8 16-byte
+// bank groups: 2 wavefronts where 1 would do. A thread whose row has bit 2 set takes its two halves in the
+// other order (sw = kEP elements): the 8 rows then cover all 8 groups, for any common read offset. The
+// segment keeps that order (a = half sw / kEP) through the sums, and seg_st_sw puts it back.
+template <class T>
+__device__ __forceinline__ std::uint32_t seg_sw(std::uint32_t r, bool on) {
+  return on ? ((r >> 2) & 1u) * std::uint32_t(16 / sizeof(T)) : 0u;
+}
+// the halves at pa (= row + sw) and pa + dsw (dsw = kEP - 2 sw: the other half); with sw added to the base
+// pointers once, a read costs one address add more than seg_ld
+template <class T>
+__device__ __forceinline__ Seg<T> seg_ld2(const T* pa, int dsw) {
+  Seg<T> v;
+  v.a = *reinterpret_cast<const typename Seg<T>::V*>(pa);
+  v.b = *reinterpret_cast<const typename Seg<T>::V*>(pa + dsw);
+  return v;
+}
+// a 16-byte shared-memory store, stated in PTX: where the row offset r W + sw was formed with an OR, nvcc
+// no longer knew the alignment and wrote float4 stores as 4 scalar ones (4-way bank conflicts)
+__device__ __forceinline__ void sts16(float* p, const float4& v) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(smem_u32(p)), "f"(v.x), "f"(v.y), "f"(v.z),
+               "f"(v.w)
+               : "memory");
+}
+__device__ __forceinline__ void sts16(double* p, const double2& v) {
+  asm volatile("st.shared.v2.f64 [%0], {%1, %2};" ::"r"(smem_u32(p)), "d"(v.x), "d"(v.y) : "memory");
+}
+template <class T>
+__device__ __forceinline__ void seg_st2(T* pa, int dsw, const Seg<T>& v) {
+  sts16(pa, v.a);
+  sts16(pa + dsw, v.b);
+}
+template <class T>
+__device__ __forceinline__ int seg_dsw(std::uint32_t sw) {
+  return int(16 / sizeof(T)) - 2 * int(sw);
+}
+template <class T>
+__device__ __forceinline__ Seg<T> seg_ld_sw(const T* p, std::uint32_t sw) {
+  return seg_ld2(p + sw, seg_dsw<T>(sw));
+}
+template <class T>
+__device__ __forceinline__ void seg_st_sw(T* p, const Seg<T>& v, std::uint32_t sw) {
+  seg_st2(p + sw, seg_dsw<T>(sw), v);
+}
+template <class T>
+__device__ __forceinline__ Seg<T> seg_unsw(const Seg<T>& v, std::uint32_t sw) {  // back to column order
+  Seg<T> u;
+  u.a = sw ? v.b : v.a;
+  u.b = sw ? v.a : v.b;
+  return u;
 }
 template <class T>
 __device__ __forceinline__ Seg<T> seg_ldcg(const T* p) {
@@ -770,24 +849,25 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   // far part p of F for chunk c (row r): staged x * a (part 0), ring reads, staged global rows -> fpart
   auto far = [&](std::uint32_t c, std::uint32_t r, std::uint32_t p) {
     Seg<T> f = seg_zero<T>();
-    const std::uint32_t i = c * C + r;
+    const std::uint32_t i = c * C + r, sw = seg_sw<T>(r, Q.swz);
     if (c < nch && i < n) {
       const T* g = gx_rows(c);
       if (p == 0) {
         const T a = Q.a_prepass ? T(1) : g[std::size_t(gx + 1) * C * W + r];
-        seg_fma(f, a, seg_ld(g + std::size_t(r) * W));
+        seg_fma(f, a, seg_ld_sw(g + std::size_t(r) * W, sw));
       }
       const EView<T, C> e = ev(c);
       const std::uint32_t q = e.cnt[r], nn = q & 1023u, nr = (q >> 10) & 1023u, nx = q >> 20;
       for (std::uint32_t k = nn + p; k < nr; k += NP)
-        seg_fma(f, e.coef[k * C + r], seg_ld(ring + ((i - e.off[k * C + r]) & rmask) * W));
+        seg_fma(f, e.coef[k * C + r], seg_ld_sw(ring + ((i - e.off[k * C + r]) & rmask) * W, sw));
       const std::uint32_t ns = min(nx, nr + gx);
       for (std::uint32_t k = nr + p; k < ns; k += NP)
-        seg_fma(f, e.coef[k * C + r], seg_ld(g + (std::size_t(k - nr + 1) * C + r) * W));
-      for (std::uint32_t k = ns + p; k < nx; k += NP)
-        seg_fma(f, e.coef[k * C + r], seg_ldcg(P.y + std::uint64_t(i - e.off[k * C + r]) * P.d + col0));
+        seg_fma(f, e.coef[k * C + r], seg_ld_sw(g + (std::size_t(k - nr + 1) * C + r) * W, sw));
+      for (std::uint32_t k = ns + p; k < nx; k += NP)  // (global memory: in column order)
+        seg_fma(f, e.coef[k * C + r],
+                seg_unsw(seg_ldcg(P.y + std::uint64_t(i - e.off[k * C + r]) * P.d + col0), sw));
     }
-    seg_st(fpart + ((c & 1) * NP + p) * C * W + r * W, f);
+    seg_st_sw(fpart + ((c & 1) * NP + p) * C * W + r * W, f, sw);
   };
   unsigned long long pacc[4] = {0, 0, 0, 0};
   long long pt = Q.prof ? clock64() : 0;
@@ -868,13 +948,15 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
     const std::uint32_t s = c * C;
     if (tid < C) {
       // near: w = F + reads of chunk c - 1
-      Seg<T> w = seg_ld(fpart + (c & 1) * NP * C * W + tid * W);
+      const std::uint32_t sw = seg_sw<T>(tid, Q.swz);
+      Seg<T> w = seg_ld_sw(fpart + (c & 1) * NP * C * W + tid * W, sw);
 #pragma unroll
-      for (int p = 1; p < NP; ++p) seg_add(w, seg_ld(fpart + ((c & 1) * NP + p) * C * W + tid * W));
+      for (int p = 1; p < NP; ++p) seg_add(w, seg_ld_sw(fpart + ((c & 1) * NP + p) * C * W + tid * W, sw));
       const EView<T, C> e = ev(c);
       const std::uint32_t nn = e.cnt[tid] & 1023u;
       for (std::uint32_t k = 0; k < ((Q.diag & 32) ? 0u : nn); ++k)
-        seg_fma(w, e.coef[k * C + tid], seg_ld(ring + ((s + tid - e.off[k * C + tid]) & rmask) * W));
+        seg_fma(w, e.coef[k * C + tid], seg_ld_sw(ring + ((s + tid - e.off[k * C + tid]) & rmask) * W, sw));
+      w = seg_unsw(w, sw);
       T wv[W];
       memcpy(wv, &w, sizeof wv);
 #pragma unroll
@@ -1090,7 +1172,9 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
   } else if (tid >= NPT) {  // ---- far ----
     role = 1;
-    const std::uint32_t t = tid - NPT, r = t % C, p = t / C, mr = m_of(r);
+    const std::uint32_t t = tid - NPT, r = t % C, p = t / C, mr = m_of(r), sw = seg_sw<T>(r, Q.swz);
+    const int dsw = seg_dsw<T>(sw);
+    const T* ring_s = ring + sw;        // row halves in swizzled order (seg_sw), sw in the bases
     auto a_of = [&](std::uint32_t c) {  // A's diagonal at row c C + r (read a chunk ahead: global latency)
       const std::uint32_t i = c * C + r;
       return (Q.a_prepass || c >= nch || i >= n) ? T(1)
@@ -1108,8 +1192,8 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       Seg<T> f = seg_zero<T>();
       const std::uint32_t i = c * C + r;
       if (i < n) {
-        const T* g = gx_rows(c);
-        if (p == 0) seg_fma(f, a, seg_ld(g + std::size_t(r) * W));
+        const T* g = gx_rows(c) + sw;
+        if (p == 0) seg_fma(f, a, seg_ld2(g + std::size_t(r) * W, dsw));
         const EView<T, C> e = ev(c);
         const std::uint32_t q = e.cnt[r], nn = q & 1023u, nr = (q >> 10) & 1023u, nx = q >> 20;
         // reads in batches of KB, every load of a batch issued before the first is used (one at a time,
@@ -1124,18 +1208,19 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
             cf[u] = k < nx ? e.coef[k * C + r] : T(0);
             // every read beyond the ring is staged (bi_plan)
             src[u] = k >= nx  ? g
-                     : k < nr ? ring + ((i - offs[mr + k]) & rmask) * W
+                     : k < nr ? ring_s + ((i - offs[mr + k]) & rmask) * W
                               : g + (std::size_t(k - nr + 1) * C + r) * W;
           }
           Seg<T> v[KB];
 #pragma unroll
-          for (std::uint32_t u = 0; u < KB; ++u) v[u] = k0 + u * NP < nx ? seg_ld(src[u]) : seg_zero<T>();
+          for (std::uint32_t u = 0; u < KB; ++u)
+            v[u] = k0 + u * NP < nx ? seg_ld2(src[u], dsw) : seg_zero<T>();
 #pragma unroll
           for (std::uint32_t u = 0; u < KB; ++u)
             if (k0 + u * NP < nx) seg_fma(f, cf[u], v[u]);
         }
       }
-      seg_st(fpart + ((c & 1) * NP + p) * C * W + r * W, f);
+      seg_st2(fpart + ((c & 1) * NP + p) * C * W + r * W + sw, dsw, f);
       mbar_arrive(barF + c % kWsK);
       mark(2);
     }

@@ -1243,7 +1243,7 @@ struct Plan {
   DevBuf bi_pkg, bi_err;  // bi_err: [0] list overflow, [1] split-mode stall
   DevBuf bi_flags;        // split mode: progress [ntiles], fready [nchunks]
   std::uint32_t bi_nflags = 0;
-  std::uint32_t bi_kin = 0;
+  std::uint32_t bi_kin = 0, bi_ku = 4;  // bi_build: longest in-chunk read list, reads loaded ahead (build_ku)
   std::size_t bi_build_smem = 0;
   bool bi_ws = false;  // the warp-specialized solve (bi_solve_ws) where it applies
   cudaEvent_t bi_ev[3] = {nullptr, nullptr, nullptr};  // MIXGRAPH_GPU_PROFILE: start, built, solved
@@ -1288,12 +1288,13 @@ bool env_on(const char* name) {
   return !e || std::atoi(e) != 0;
 }
 
-// bi_build's instance for kin in-chunk reads per row (bi::build_ku)
+// bi_build's instance for ku reads loaded ahead per row (bi::build_ku)
 template <class T, int C, bool IMP>
-auto bi_build_kernel(std::uint32_t kin) {
-  const std::uint32_t ku = bi::build_ku(kin);
-  return ku == 4   ? bi::bi_build<T, C, IMP, 4>
+auto bi_build_kernel(std::uint32_t ku) {
+  return ku <= 4   ? bi::bi_build<T, C, IMP, 4>
+         : ku == 5 ? bi::bi_build<T, C, IMP, 5>
          : ku == 6 ? bi::bi_build<T, C, IMP, 6>
+         : ku == 7 ? bi::bi_build<T, C, IMP, 7>
                    : bi::bi_build<T, C, IMP, 8>;
 }
 
@@ -1309,7 +1310,7 @@ void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
     MG_CUDA(cudaMemsetAsync(pl.bi_flags.p, 0, pl.bi_nflags * sizeof(std::uint32_t), st), "memset");
   if (pl.bi_ev[0]) MG_CUDA(cudaEventRecord(pl.bi_ev[0], st), "event");
   if (pl.bq.a_prepass && !pl.bq.split) bi::bi_ax<T><<<4 * num_sms(), 256, 0, st>>>(P);
-  bi_build_kernel<T, C, IMP>(pl.bi_kin)<<<P.nchunks * q.heads, C, pl.bi_build_smem, st>>>(P, q, pl.bi_kin);
+  bi_build_kernel<T, C, IMP>(pl.bi_ku)<<<P.nchunks * q.heads, C, pl.bi_build_smem, st>>>(P, q, pl.bi_kin);
   MG_CUDA(cudaGetLastError(), "blockinv build launch");
   if (pl.bi_ev[1]) MG_CUDA(cudaEventRecord(pl.bi_ev[1], st), "event");
   if (q.split) {  // tiles and far workers, all co-resident
@@ -1366,15 +1367,19 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
       for (std::uint32_t k = 0; k < b.k; ++k) {
         const std::uint32_t o = b.offsets[k];
         if (o == 0 || o > lim) continue;
-        ++kx;  // row 0 of a chunk reads every offset outside the chunk
-        if (o < std::uint32_t(C)) ++kin;
+        ++kx;                                       // row 0 of a chunk reads every offset outside the chunk
+        if (o < std::uint32_t(C) && o != 1) ++kin;  // (bi_build keeps the read of row q - 1 in a register)
       }
     } else {
       for (std::uint32_t i = 0; i < P.n; ++i) {
         std::uint32_t in = 0, out = 0;
         for (std::uint64_t e = b.ptr[i]; e < b.ptr[i + 1]; ++e) {
           if (b.idx[e] >= i || i - b.idx[e] > lim) continue;
-          (i - b.idx[e] <= i % C ? in : out) += 1;
+          const std::uint64_t o = i - b.idx[e];
+          if (o > i % C)
+            ++out;
+          else if (o != 1)  // (bi_build keeps the read of row q - 1 in a register)
+            ++in;
         }
         kx = std::max(kx, out);
         kin = std::max(kin, in);
@@ -1494,6 +1499,8 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.pkg_bytes = std::uint32_t(pkg);
   pl.bq.linv_bytes = std::uint32_t(lb);
   pl.bq.mma = mma ? 1 : 0;
+  // the far sums' rows in swizzled halves (bi::seg_sw); MIXGRAPH_GPU_SWZ=0 keeps column order (diagnostics)
+  pl.bq.swz = env_on("MIXGRAPH_GPU_SWZ") ? 1 : 0;
   pl.bq.nooff = wsl ? 1 : 0;
   pl.bq.noffs = wsl ? std::min<std::uint32_t>(b.k, C + kx) : 0;
   pl.bq.e_bytes = std::uint32_t(eb);
@@ -1514,6 +1521,10 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     for (auto& e : pl.bi_ev) MG_CUDA(cudaEventCreate(&e), "event");  // kept for the process (diagnostics)
   }
   pl.bi_kin = kin;
+  {
+    const char* ev = std::getenv("MIXGRAPH_GPU_KU_EVEN");  // diagnostics: v11's KU of 4, 6 or 8
+    pl.bi_ku = bi::build_ku(kin, ev && std::atoi(ev) != 0);
+  }
   pl.ntiles = ntiles;
   pl.bq.err = pl.bi_err.template as<std::uint32_t>();
   pl.bq.stall = pl.bq.err + 1;
@@ -1553,9 +1564,9 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     for (std::uint32_t k = 0; k < b.k && j < gx; ++k)
       if (b.offsets[k] > R - C) pl.bq.goff[j++] = b.offsets[k];
   }
-  pl.bi_build_smem = bi::linv_rows_bytes<T, C>() + eb + bi::build_rd_bytes<T, C>(kin);
-  const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi_build_kernel<T, C, true>(kin))
-                               : reinterpret_cast<const void*>(bi_build_kernel<T, C, false>(kin));
+  pl.bi_build_smem = bi::linv_rows_bytes<T, C>() + eb + bi::build_rd_bytes<T, C>(kin, pl.bi_ku);
+  const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi_build_kernel<T, C, true>(pl.bi_ku))
+                               : reinterpret_cast<const void*>(bi_build_kernel<T, C, false>(pl.bi_ku));
   MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
           "attribute");
   pl.bi_launch = b.implicit ? bi_launch<T, C, true> : bi_launch<T, C, false>;
