@@ -539,6 +539,36 @@ TEST(Gpu, BlockInvSplitCoversEveryPath) {
   ::unsetenv("MIXGRAPH_GPU_SPLIT");
 }
 
+// The far sums' swizzled row halves (MIXGRAPH_GPU_SWZ=0: column order) and bi_build's reads loaded ahead
+// (KU = the longest in-chunk list, 4 to 8; MIXGRAPH_GPU_KU_EVEN=1: v11's 4, 6 or 8), each way: the
+// warp-specialized solve, bi_solve (fp32, fp64), split mode, CSR B, and in-chunk lists of 4 (sq1 at chunks
+// of 32), 5 (pow2), 7 (sq1, local:8) and more than 8 (local:40, read in place beyond KU).
+TEST(Gpu, BlockInvSwizzleAndBuildWidthsMatch) {
+  REQUIRE_GPU();
+  ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
+  for (const char* swz : {"1", "0"})
+    for (const char* even : {"0", "1"}) {
+      ::setenv("MIXGRAPH_GPU_SWZ", swz, 1);
+      ::setenv("MIXGRAPH_GPU_KU_EVEN", even, 1);
+      ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);
+      gpu_vs_cpu("pow2", 9001, 2, 16, false, ",ws");
+      gpu_vs_cpu("pow2", 6000, 1, 8, true, "blockinv-implicit");
+      gpu_vs_cpu("sq1", 5000, 2, 16, false, "blockinv-implicit");
+      gpu_vs_cpu("local:8", 3000, 1, 8, false, "blockinv-implicit");
+      gpu_vs_cpu("local:40", 3000, 1, 8, true, "blockinv-implicit");
+      ::setenv("MIXGRAPH_GPU_CHUNK", "32", 1);
+      gpu_vs_cpu("sq1", 3000, 1, 16, false, "chunk=32");
+      ::unsetenv("MIXGRAPH_GPU_CHUNK");
+      ::setenv("MIXGRAPH_GPU_SPLIT", "1", 1);
+      gpu_vs_cpu("sq1", 7000, 1, 24, false, "split=");
+      gpu_vs_cpu("sq1+cache", 5000, 2, 8, true, "blockinv-csr");
+    }
+  ::unsetenv("MIXGRAPH_GPU_SWZ");
+  ::unsetenv("MIXGRAPH_GPU_KU_EVEN");
+  ::unsetenv("MIXGRAPH_GPU_SPLIT");
+  ::unsetenv("MIXGRAPH_GPU_KERNEL");
+}
+
 TEST(Gpu, PerChannelHeadsMatchEq1) {
   REQUIRE_GPU();
   gpu_vs_cpu("ssm", 5000, 96, 1, false);
