@@ -541,8 +541,9 @@ TEST(Gpu, BlockInvSplitCoversEveryPath) {
 
 // The far sums' swizzled row halves (MIXGRAPH_GPU_SWZ=0: column order) and bi_build's reads loaded ahead
 // (KU = the longest in-chunk list, 4 to 8; MIXGRAPH_GPU_KU_EVEN=1: v11's 4, 6 or 8), each way: the
-// warp-specialized solve, bi_solve (fp32, fp64), split mode, CSR B, and in-chunk lists of 4 (sq1 at chunks
-// of 32), 5 (pow2), 7 (sq1, local:8) and more than 8 (local:40, read in place beyond KU).
+// warp-specialized solve, bi_solve (fp32, fp64), split mode, CSR B, and in-chunk lists of 5 (pow2, sq1 at
+// chunks of 32), 7 (sq1, local:8) and more than 8 (local:40, read in place beyond KU); lists of 4 come
+// from pow2 at chunks of 32 in the tests above.
 TEST(Gpu, BlockInvSwizzleAndBuildWidthsMatch) {
   REQUIRE_GPU();
   ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
