@@ -1143,6 +1143,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
         tma_box(d + (j + 1) * C * W, &tmy, int(col0), int(c * C) - int(Q.goff[j]), bar);
     };
     auto store = [&](std::uint32_t c) {  // Y rows of chunk c from the ring
+      if (!Q.ytma) return;               // (the product threads stored them)
       tma_store_box(&tmy, int(col0), int(c * C), ring + ((c * C) & rmask) * W);
       // the staged rows of c + 4, copied next, are rows of chunks <= c + 4 - (R - C) / C - 1, complete by
       // then; and a ring slot is rewritten R / C chunks later
@@ -1271,8 +1272,19 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
         const std::uint32_t r0 = 16 * wp + (lane >> 2), c0 = 2 * (lane & 3);
         *reinterpret_cast<float2*>(ring + ((s + r0) & rmask) * W + c0) = make_float2(y[0], y[1]);
         *reinterpret_cast<float2*>(ring + ((s + r0 + 8) & rmask) * W + c0) = make_float2(y[2], y[3]);
-        // these ring writes, before the tensor store (async proxy) that reads them
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        if (Q.ytma) {
+          // these ring writes, before the tensor store (async proxy) that reads them
+          asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        } else if (col0 + c0 < P.d) {
+          // Y by per-thread stores, off the tensor unit (the issue thread's proxy fence before it stages
+          // rows orders these after "chunk done")
+          if (s + r0 < n)
+            *reinterpret_cast<float2*>(P.y + std::uint64_t(s + r0) * P.d + col0 + c0) =
+                make_float2(y[0], y[1]);
+          if (s + r0 + 8 < n)
+            *reinterpret_cast<float2*>(P.y + std::uint64_t(s + r0 + 8) * P.d + col0 + c0) =
+                make_float2(y[2], y[3]);
+        }
       }
       // every writer of the ring rows arrives itself (a release of its own writes), rather than one thread
       // after the barrier: compute-sanitizer's racecheck does not follow a barrier then another thread's

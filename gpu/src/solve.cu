@@ -1463,11 +1463,12 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   const std::size_t eb = bi::e_bytes<T, C>(kx, wsl), smem = smem_for(R, gx);
   // implicit B with every read beyond the ring staged: staged rows by tensor copies (bi_launch checks that
   // the driver encodes the maps), and Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than
-  // per-thread stores); MIXGRAPH_GPU_TMA=0 / YTMA=0 turn them off (diagnostics)
+  // per-thread stores; in bi_solve_ws 0.7% faster on the bandwidth case but 9% slower at n = 65536, d = 256,
+  // GPU v12); MIXGRAPH_GPU_TMA=0 / YTMA=0 turn them off (diagnostics)
   const bool tma_ok =
       !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() && env_on("MIXGRAPH_GPU_TMA");
   const bool ytma_ok = env_on("MIXGRAPH_GPU_YTMA");
-  if (wsl && !(tma_ok && ytma_ok)) {  // it needs tensor copies throughout
+  if (wsl && !tma_ok) {  // it stages by tensor copies (Y: a tensor store per chunk, or per-thread stores)
     why = "the warp-specialized solve needs every read beyond the ring staged by tensor copies";
     return false;
   }
