@@ -425,13 +425,6 @@ __device__ __forceinline__ Seg<T> seg_zero() {
   memset(&z, 0, sizeof z);
   return z;
 }
-template <class T>
-__device__ __forceinline__ Seg<T> seg_ld(const T* p) {  // shared memory or global written before a barrier
-  Seg<T> v;
-  v.a = *reinterpret_cast<const typename Seg<T>::V*>(p);
-  v.b = *reinterpret_cast<const typename Seg<T>::V*>(p + 16 / sizeof(T));
-  return v;
-}
 // Rows of W columns are 32 bytes apart in the ring and the staging buffers, so the 16-byte loads of 8
 // consecutive threads reading 8 consecutive rows (a quarter warp's wavefront) fall in only 4 of the 8 16-byte
 // bank groups: 2 wavefronts where 1 would do. A thread whose row has bit 2 set takes its two halves in the
@@ -442,7 +435,7 @@ __device__ __forceinline__ std::uint32_t seg_sw(std::uint32_t r, bool on) {
   return on ? ((r >> 2) & 1u) * std::uint32_t(16 / sizeof(T)) : 0u;
 }
 // the halves at pa (= row + sw) and pa + dsw (dsw = kEP - 2 sw: the other half); with sw added to the base
-// pointers once, a read costs one address add more than seg_ld
+// pointers once, a read costs one address add more than an unswizzled one
 template <class T>
 __device__ __forceinline__ Seg<T> seg_ld2(const T* pa, int dsw) {
   Seg<T> v;
