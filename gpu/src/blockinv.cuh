@@ -71,6 +71,9 @@ constexpr int kEBufs = 6;
 // staging buffers (c + 3 staged into the buffer that c - 1 released) and far threads per row
 constexpr int kEBufsWs = 4;
 constexpr int kGBufsWs = 4;
+// (rows staged GB - 1 chunks ahead at offsets > R - C are final for R >= 8 C while GB <= 5; 5 buffers, which
+// need a ring of 1024 rows at the bandwidth case, measured 1.2 ms slower there: benchmarks.md, GPU v13)
+static_assert(kGBufsWs >= 2 && kGBufsWs <= 5, "staging buffers of bi_solve_ws");
 constexpr int kWsParts = 4;
 constexpr int kEBufsSplit = 4;
 // split mode: bi_solve runs one more warp per tile CTA, the *publisher*: it is in none of the tile's barriers
@@ -1055,7 +1058,9 @@ template <int C>
 constexpr int ws_threads() {
   return 2 * C + kWsParts * C + 32;
 }
-template <int C>
+// PROF: the MIXGRAPH_GPU_PROFILE instance (Q.prof set), the only one with the cycle counters (their
+// clock reads and tests were about 5% of the instructions of every role)
+template <int C, bool PROF>
 __global__ void __launch_bounds__(ws_threads<C>(), 1)
     bi_solve_ws(DevProblem<float> P, Params Q, const __grid_constant__ CUtensorMap tmx,
                 const __grid_constant__ CUtensorMap tmy) {
@@ -1097,9 +1102,9 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     mbar_wait(b + c % k, (c / k) & 1u);
   };
   unsigned long long pacc[4] = {0, 0, 0, 0};
-  long long pt = Q.prof ? clock64() : 0;
+  long long pt = PROF ? clock64() : 0;
   auto mark = [&](int k) {
-    if (Q.prof) prof_mark(pacc, k, pt);
+    if (PROF) prof_mark(pacc, k, pt);
   };
   if (tid == 0) {
     for (int b = 0; b < kLBufs + EB + GB; ++b) mbar_init(bars + b, 1);
@@ -1145,7 +1150,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
     copy_l(0);
     copy_l(1);
     for (std::uint32_t c = 0; c + 1 < std::uint32_t(EB); ++c) copy_e(c);
-    for (std::uint32_t c = 0; c < 3; ++c) stage(c);
+    for (std::uint32_t c = 0; c + 1 < std::uint32_t(GB); ++c) stage(c);
     for (std::uint32_t c = 0; c < nch; ++c) {
       if (c >= 1) {
         wait_on(barD, kWsK, c - 1);
@@ -1157,8 +1162,8 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       copy_e(c + EB - 1);
       mark(2);
       if (c >= 1)
-        wait_on(barF, kWsK, c - 1);  // far has read the staged rows of c - 1, whose buffer c + 3 takes
-      stage(c + 3);
+        wait_on(barF, kWsK, c - 1);  // far has read the staged rows of c - 1, whose buffer c + GB - 1 takes
+      stage(c + GB - 1);
       mark(3);
     }
     wait_on(barD, kWsK, nch - 1);
@@ -1287,7 +1292,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       mark(3);
     }
   }
-  if (Q.prof && (tid == 0 || tid == NPT || tid == TI))
+  if (PROF && (tid == 0 || tid == NPT || tid == TI))
     for (int k = 0; k < 4; ++k) Q.prof[(std::size_t(blockIdx.x) * 4 + role) * 4 + k] = pacc[k];
 }
 

@@ -1327,7 +1327,8 @@ void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
         throw std::string(
             "internal error: the tensor maps of the warp-specialized solve could not be encoded");
       if constexpr (sizeof(T) == 4)
-        bi::bi_solve_ws<C><<<pl.ntiles, bi::ws_threads<C>(), pl.smem, st>>>(P, q, tmx, tmy);
+        (q.prof ? bi::bi_solve_ws<C, true>
+                : bi::bi_solve_ws<C, false>)<<<pl.ntiles, bi::ws_threads<C>(), pl.smem, st>>>(P, q, tmx, tmy);
       else
         throw std::string("internal error: a warp-specialized plan that is not fp32");
     } else {
@@ -1556,9 +1557,9 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bi_ws = wsl;
   if (pl.bi_ws) {
     if constexpr (sizeof(T) == 4)
-      MG_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(bi::bi_solve_ws<C>),
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
-              "attribute");
+      for (const void* f : {reinterpret_cast<const void*>(bi::bi_solve_ws<C, false>),
+                            reinterpret_cast<const void*>(bi::bi_solve_ws<C, true>)})
+        MG_CUDA(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), "attribute");
   }
   if (pl.bq.tma) {
     std::uint32_t j = 0;
