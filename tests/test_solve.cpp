@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -568,6 +569,34 @@ TEST(Gpu, BlockInvSwizzleAndBuildWidthsMatch) {
   ::unsetenv("MIXGRAPH_GPU_KU_EVEN");
   ::unsetenv("MIXGRAPH_GPU_SPLIT");
   ::unsetenv("MIXGRAPH_GPU_KERNEL");
+}
+
+// MIXGRAPH_GPU_PROFILE runs another instance of the warp-specialized solve (its cycle counters compiled
+// in): the same arithmetic in the same order, so the same bits as the instance without them
+TEST(Gpu, WsProfileInstanceGivesTheSameBits) {
+  REQUIRE_GPU();
+  ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
+  ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);
+  const Pattern p = make_pattern("pow2", 9001);
+  const std::size_t d = 2 * 16;
+  const auto x = inputs(p.n, d, 2);
+  const auto hs = head_weights(p, 2, 21);
+  const auto w = mixer_weights_from<float>(p, hs);
+  std::vector<float> xf(x.begin(), x.end()), y0(x.size()), y1(x.size());
+  BackendChoice be;
+  be.gpu = true;
+  const auto i0 = solve_on(be, w, xf.data(), y0.data(), d);
+  ::setenv("MIXGRAPH_GPU_PROFILE", "1", 1);
+  const auto i1 = solve_on(be, w, xf.data(), y1.data(), d);
+  ::unsetenv("MIXGRAPH_GPU_PROFILE");
+  ::unsetenv("MIXGRAPH_GPU_SPLIT");
+  ::unsetenv("MIXGRAPH_GPU_KERNEL");
+  EXPECT_NE(i0.kernel.find(",ws"), std::string::npos) << i0.kernel;
+  EXPECT_EQ(i0.kernel, i1.kernel);
+  std::vector<double> ref(x.size());
+  solve_recurrence<double>(hs, p.n, x.data(), ref.data(), d);
+  EXPECT_LE(relative_frobenius(y0.data(), ref.data(), y0.size()), 1e-5);
+  EXPECT_EQ(0, std::memcmp(y0.data(), y1.data(), y0.size() * sizeof(float)));
 }
 
 TEST(Gpu, PerChannelHeadsMatchEq1) {
