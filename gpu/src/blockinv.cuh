@@ -1059,7 +1059,7 @@ constexpr int ws_threads() {
   return 2 * C + kWsParts * C + 32;
 }
 // PROF: the MIXGRAPH_GPU_PROFILE instance (Q.prof set), the only one with the cycle counters (their
-// clock reads and tests were about 5% of the instructions of every role)
+// clock reads and tests were about 7% of the kernel's instructions, benchmarks.md GPU v13)
 template <int C, bool PROF>
 __global__ void __launch_bounds__(ws_threads<C>(), 1)
     bi_solve_ws(DevProblem<float> P, Params Q, const __grid_constant__ CUtensorMap tmx,
