@@ -1,4 +1,4 @@
-// Benchmarks for distances (issue 3). Plain timing main; prints one line per measurement.
+// Benchmarks for distances. Plain timing main; prints one line per measurement.
 //
 //   bench_distances profile SPEC N [auto|bitset-bfs|dp]   distance profile (SPEC random27 = 27 random
 //   offsets) bench_distances source SPEC N J                       single-source distances from position J

@@ -1,4 +1,4 @@
-// Building patterns and their cache profiles at large n (issue 2's speed target: pow2 and pow2+cache at
+// Building patterns and their cache profiles at large n (the speed target: pow2 and pow2+cache at
 // n = 2^24 in seconds on 2 cores, memory O(n + nnz)). Peer in the same run: Boost.Graph's CSR graph
 // construction from sorted edges for the same pattern (what a generic graph library pays to hold it).
 //   bench_pattern [--benchmark_filter=...]      (Google Benchmark when built with it)

@@ -1,4 +1,4 @@
-// Benchmarks for cut ranks (issue 5). Plain timing main; one line per measurement.
+// Benchmarks for cut ranks. Plain timing main; one line per measurement.
 //
 //   bench_rank SPEC N COUNT [PEERS]
 //     SPEC at N with COUNT evenly spaced cuts (COUNT = 0: every cut). Measures:

@@ -1,6 +1,6 @@
 // Benchmarks of the solve engine (docs/benchmarks.md).
 //   bench_solve cpu [log2n=20] [d=64] [reps=3]   CPU OpenMP solve vs Eigen's sparse triangular solve, fp64,
-//   pow2 bench_solve gpu [quick]                       the GPU suite of issue 6 (JSON lines), peers run
+//   pow2 bench_solve gpu [quick]                       the GPU suite (JSON lines), peers run
 //   beside it
 // Both sides are timed from X to Y: ours takes X row-major n x d and writes Y; Eigen computes A X (sparse
 // times column-major dense) and then solves with triangularView<Lower> of a row-major SparseMatrix (I - B).

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Issue 3's speed targets with their peers, in one session (figures for docs/benchmarks.md).
+# The distances speed targets with their peers, in one session (figures for docs/benchmarks.md).
 #   bench/distances_bench.sh BUILD_DIR ANCHORS_DIR [CPUS]
 # BUILD_DIR holds bench/bench_distances and tools/mixgraph; ANCHORS_DIR holds bgl_bfs.cpp and
-# networkx_bfs.py (../shared/anchors); CPUS (e.g. 0,1) pins everything with taskset. Every command is run
+# networkx_bfs.py (the peer scripts, kept outside this repository); CPUS (e.g. 0,1) pins everything with taskset. Every command is run
 # under /usr/bin/time: on a shared machine compare CPU seconds as well as wall seconds.
 set -euo pipefail
 build=${1:-build}
-anchors=${2:-../shared/anchors}
+anchors=${2:?ANCHORS_DIR (the folder with bgl_bfs.cpp and networkx_bfs.py) is required}
 cpus=${3:-}
 pin=(/usr/bin/time -f "  [wall %e s, cpu user+sys %U+%S s, max rss %M KB]")
 if [[ -n "$cpus" ]]; then

@@ -1,6 +1,6 @@
-// Tests for distances (issue 3). Every check compares with an independent reference: closed forms computed
+// Tests for distances. Every check compares with an independent reference: closed forms computed
 // here (popcount, Lagrange by brute force), Boost.Graph's breadth_first_search, or a naive 0-1 BFS on the
-// explicit layered DAG of MATH.md §3 built from edge lists generated in the test.
+// explicit layered DAG of docs/math.md §3 built from edge lists generated in the test.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>

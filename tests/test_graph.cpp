@@ -193,7 +193,7 @@ TEST(Profile, MatchesBruteForceOnEveryFamily) {
 }
 
 TEST(Profile, PaperFacts) {
-  // Decode cost: 2^k gives ceil(log2 i) for i >= 2; k^2+1 gives ceil(sqrt(i-1)) (MATH.md §2).
+  // Decode cost: 2^k gives ceil(log2 i) for i >= 2; k^2+1 gives ceil(sqrt(i-1)) (docs/math.md §2).
   const auto pw = cache_profile(make_pattern("pow2", 5000));
   const auto sq = cache_profile(make_pattern("sq1", 5000));
   for (std::uint32_t i = 2; i <= 5000; ++i) {

@@ -200,7 +200,7 @@ TEST(CacheEfficient, RecursionMatchesNaiveDefinitionAndClosedForm) {
 }
 
 TEST(CacheEfficient, ClosedFormFailsWhenF0IsAboveOne) {
-  // MATH.md §2: offsets {5}: the recursion makes token 6 read 5, the closed form would say 1.
+  // docs/math.md §2: offsets {5}: the recursion makes token 6 read 5, the closed form would say 1.
   const std::vector<std::uint64_t> f = {5};
   EXPECT_FALSE(cache_efficient_closed_form(f, 20).has_value());
   const Csr rec = cache_efficient_reads(f, 20);

@@ -1,7 +1,7 @@
-// mixgraph report and the export layer (issue 7): colour map, pooling, tables, base64, figures (decoded
+// mixgraph report and the export layer: colour map, pooling, tables, base64, figures (decoded
 // with libpng, SVG parsed with expat), the induced operator against a dense Eigen solve, atomic writes,
 // and the `mixgraph report` command end to end (notebook validated with nbformat, executed with nbconvert);
-// the sections of issues 3-6 (distances, congestion, ranks, validation) against independent references.
+// the analysis sections (distances, congestion, ranks, validation) against independent references.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -287,9 +287,9 @@ TEST(Ticks, NiceTicksCoverTheRangeWithRoundSteps) {
 TEST(Table, CsvJsonMarkdownHtmlConventions) {
   DataTable t{"t", "caption", {"name", "count", "value", "d"}, {}};
   t.add({Cell::text("a,\"b\""), Cell::integer(3), Cell::real(0.5), Cell::unreachable()});
-  t.add({Cell::text("x|y"), Cell::integer(-1), Cell::empty(), Cell::text("pending (issue 3)")});
+  t.add({Cell::text("x|y"), Cell::integer(-1), Cell::empty(), Cell::text("not available")});
   EXPECT_THROW(t.add({Cell::integer(1)}), std::invalid_argument);
-  EXPECT_EQ(to_csv(t), "name,count,value,d\n\"a,\"\"b\"\"\",3,0.5,inf\nx|y,-1,,pending (issue 3)\n");
+  EXPECT_EQ(to_csv(t), "name,count,value,d\n\"a,\"\"b\"\"\",3,0.5,inf\nx|y,-1,,not available\n");
   const auto j = to_json(t);
   EXPECT_EQ(j["schema"], "mixgraph.report.table/1");
   EXPECT_TRUE(j["rows"][0]["d"].is_null());  // unreachable = null in JSON
@@ -562,7 +562,7 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
   const auto manifest = nlohmann::json::parse(read_file(r.dir + "/report.json"));
   EXPECT_EQ(manifest["schema"], "mixgraph.report/1");
   for (const auto& sec : manifest["sections"]) {
-    // Every analysis of issues 3-6 is merged: every section ran, none is pending.
+    // Every analysis is built in: every section ran, none is pending.
     const std::string id = sec["id"], status = sec["status"];
     EXPECT_EQ(status, "done") << id;
   }
@@ -625,7 +625,7 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
   if (plots_built_in()) {
     EXPECT_EQ(images, pngs);
   }
-  EXPECT_EQ(md.find("pending (issue"), std::string::npos);
+  EXPECT_EQ(md.find("pending ("), std::string::npos);
   // The notebook embeds the PNGs byte for byte.
   const auto nb = nlohmann::json::parse(read_file(r.dir + "/report.ipynb"));
   std::size_t embedded = 0;
@@ -715,14 +715,14 @@ TEST(ReportCommand, NotebookValidatesWithNbformatAndExecutesSlow) {
   }
 }
 
-// ---- the sections of issues 3-6
+// ---- the analysis sections (distances, congestion, ranks, validation)
 // -----------------------------------------------------------------------------
 
 namespace {
 
-/// d(i, j) for every pair by the test's own BFS over the layered DAG of MATH.md §3, from the pattern's read
-/// lists alone: x_j reaches y_j at 0 when A has the diagonal, y_k at 1 when A(k, j) != 0 (k != j), then every
-/// further hop is a B read. dist[i * n + j]; -1 = no path.
+/// d(i, j) for every pair by the test's own BFS over the layered DAG of docs/math.md §3, from the pattern's
+/// read lists alone: x_j reaches y_j at 0 when A has the diagonal, y_k at 1 when A(k, j) != 0 (k != j), then
+/// every further hop is a B read. dist[i * n + j]; -1 = no path.
 std::vector<int> brute_distances(const Pattern& p) {
   const pos_t n = p.n;
   std::vector<std::vector<pos_t>> a_out(n), b_out(n);

@@ -1,5 +1,5 @@
 // Tests of the solve engine (solve.hpp), its GPU backend (gpu_solve.hpp) and the validate / solve commands.
-// References: dense Eigen, brute-force BFS on the pattern's reads, closed forms of MATH.md (popcount).
+// References: dense Eigen, brute-force BFS on the pattern's reads, closed forms of docs/math.md (popcount).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -174,7 +174,8 @@ TEST(SolveSemiring, DistancesMatchBruteForceAllFamilies) {
 }
 
 TEST(SolveSemiring, Pow2DistanceIsPopcountAndCountsAreFactorials) {
-  // MATH.md Cor. 4.5: delta(m) = popcount(m); the shortest paths are the popcount(m)! orders of the powers.
+  // docs/math.md §3, Cor. 4.5: delta(m) = popcount(m); the shortest paths are the popcount(m)! orders of the
+  // powers.
   const pos_t n = 1024;
   const Pattern p = make_pattern("pow2", n);
   const auto s = solve_structure(p);

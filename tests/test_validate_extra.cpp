@@ -147,7 +147,7 @@ TEST(ValidateExtra, CutRankCheckPassesOnEveryFamily) {
 }
 
 TEST(ValidateExtra, CutRankCheckMeetsTheMathExamplesOnEveryCut) {
-  // MATH.md §5: pow2+cache at n = 256 has max cut rank 14; ssm (1-semiseparable) has rank 1.
+  // docs/math.md §5: pow2+cache at n = 256 has max cut rank 14; ssm (1-semiseparable) has rank 1.
   ValidateOptions o;
   o.rank_cuts = 1000;  // every cut
   std::vector<std::string> kernels;

@@ -1,4 +1,4 @@
-// mixgraph congestion: copy-task routings and congestion with certified bounds (MATH.md §4).
+// mixgraph congestion: copy-task routings and congestion with certified bounds (docs/math.md §4).
 #include <iostream>
 #include <map>
 
@@ -291,7 +291,7 @@ int run_congestion(const CongestionCliOptions& o) {
 Registrar reg(
     "congestion",
     "Copy task of length N (pattern on 2N tokens): routings, congestion, certified lower/upper bounds "
-    "(MATH.md §4)",
+    "(docs/math.md §4)",
     40, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<CongestionCliOptions>();
       app.add_option("--pattern,-p", o->patterns,

@@ -1,4 +1,4 @@
-// mixgraph distances: shortest paths, diameters and path-length tables (MATH.md §3, issue 3).
+// mixgraph distances: shortest paths, diameters and path-length tables (docs/math.md §3).
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -402,7 +402,7 @@ int run_distances(const DistOptions& o) {
 }
 
 Registrar reg(
-    "distances", "Shortest paths d(i, j), diameters, distance profiles and path-length tables (MATH.md §3)",
+    "distances", "Shortest paths d(i, j), diameters, distance profiles, path-length tables (docs/math.md §3)",
     20, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<DistOptions>();
       app.add_option(

@@ -1,4 +1,4 @@
-// mixgraph pattern: a pattern's reads, decode cost and cache profile (MATH.md §2), at one n or a sweep.
+// mixgraph pattern: a pattern's reads, decode cost and cache profile (docs/math.md §2), at one n or a sweep.
 #include <iostream>
 #include <map>
 
@@ -278,7 +278,7 @@ int run_pattern(const PatternOptions& o) {
 }
 
 Registrar reg(
-    "pattern", "A pattern's reads, nnz, decode cost and cache profile (MATH.md §2), at one n or over --sweep",
+    "pattern", "A pattern's reads, nnz, decode cost and cache profile (docs/math.md §2), at one n or a sweep",
     10, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<PatternOptions>();
       app.add_option("--pattern,-p", o->pattern,

@@ -1,5 +1,5 @@
 // mixgraph rank: cut ranks of the induced operator (numeric and Menger), log-linear attention's hierarchical
-// mask, and the Ghodsi interaction rank of SSMs and multi-head mixers (MATH.md §5).
+// mask, and the Ghodsi interaction rank of SSMs and multi-head mixers (docs/math.md §5).
 #include <algorithm>
 #include <iostream>
 #include <memory>

@@ -48,7 +48,7 @@ struct ReportOptions {
   bool pdf = false;
 };
 
-/// Table 1 columns (MATH.md §6): each measured column beside the paper's entry. Sections fill the
+/// Table 1 columns (docs/math.md §6): each measured column beside the paper's entry. Sections fill the
 /// measured ids through ReportContext::table1; "<id>_fit" cells (growth classes) are shown in brackets.
 struct Table1Column {
   std::string id;
@@ -67,7 +67,7 @@ const std::vector<Table1Column>& table1_columns() {
   return c;
 }
 
-/// The paper's Table 1 entries (MATH.md §6) for the patterns it lists; empty for others.
+/// The paper's Table 1 entries (docs/math.md §6) for the patterns it lists; empty for others.
 std::map<std::string, std::string> paper_entries(const Pattern& p) {
   auto row = [](const char* t, const char* c, const char* d, const char* g) {
     return std::map<std::string, std::string>{
@@ -197,7 +197,7 @@ int run_report(const ReportOptions& o) {
       column_pending[c] =
           s.run ? "" : "pending (" + (s.pending.empty() ? std::string("no analysis") : s.pending) + ")";
   DataTable t1{"table1",
-               "Table 1 of the paper, measured at this n (paper columns: the paper's claims, MATH.md §6)",
+               "Table 1 of the paper, measured at this n (paper columns: its claims, docs/math.md §6)",
                {},
                {}};
   t1.columns.push_back("pattern");
@@ -233,11 +233,11 @@ int run_report(const ReportOptions& o) {
       "|C_i|. `shortest_path` is the diameter (max d(i, j) over j < i, section \"Shortest paths\"); "
       "`congestion` the copy task's congestion at the hardest copy length N <= n/2 (section \"Copy task and "
       "congestion\"), exact where it says optimal, else certified lower..upper bounds. The `_paper` columns "
-      "are the paper's Table 1 entries (MATH.md §6); \"not stated\" marks the cells the paper leaves open, "
-      "which this table fills.";
+      "are the paper's Table 1 entries (docs/math.md §6); \"not stated\" marks the cells the paper leaves "
+      "open, which this table fills.";
   bool any_pending = false;
   for (const auto& [col, why] : column_pending) any_pending |= !why.empty();
-  if (any_pending) legend += " \"pending (issue N)\" marks analyses not merged into this build yet.";
+  if (any_pending) legend += " \"pending\" marks analyses not available in this build.";
   out.markdown(legend);
   // Key numbers: each cache-efficient pattern against its base, when both are in the report.
   std::string key;
@@ -347,14 +347,13 @@ Registrar reg(
       app.add_option("--svg-cap", o->svg_cap, "Largest n for SVG heatmaps beside the PNG (default 128)");
       app.add_flag("--pdf", o->pdf, "Also write every figure as PDF");
       app.add_option("--all-pairs-cap", o->all_pairs_cap,
-                     "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14; issue 3)");
+                     "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14)");
       app.add_option("--rank-cap", o->rank_cap,
-                     "Every cut rank for n <= this, else --rank-cuts cuts (default 1024; issue 5)");
-      app.add_option("--rank-cuts", o->rank_cuts, "Cuts above --rank-cap (default 16; issue 5)");
+                     "Every cut rank for n <= this, else --rank-cuts cuts (default 1024)");
+      app.add_option("--rank-cuts", o->rank_cuts, "Cuts above --rank-cap (default 16)");
       app.add_option("--routing-cap", o->routing_cap,
-                     "Congestion-minimising routing up to this copy length (default 1024; issue 4)");
-      app.add_option("--lp-cap", o->lp_cap,
-                     "LP congestion lower bounds up to this copy length (default 32; issue 4)");
+                     "Congestion-minimising routing up to this copy length (default 1024)");
+      app.add_option("--lp-cap", o->lp_cap, "LP congestion lower bounds up to this copy length (default 32)");
       add_common_options(app, o->common);
       return [o] { return run_report(*o); };
     });

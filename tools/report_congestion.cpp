@@ -1,4 +1,4 @@
-// Report section "Copy task and congestion" (issue 4, lib/include/mixgraph/congestion.hpp): for copy lengths
+// Report section "Copy task and congestion" (lib/include/mixgraph/congestion.hpp): for copy lengths
 // N up to n/2 (powers of two, 3 * 2^k and n/2 - 1) the copy distance, the certified lower bounds (Prop. 4.7,
 // cut, LP up to --lp-cap), the checked routings (shift, random, congestion-minimising up to --routing-cap)
 // and the verdict ("optimal" where the bounds meet); a plot of the best bounds over N and of the node load of
@@ -180,8 +180,8 @@ void run_congestion(ReportContext& ctx) {
     if (!up.x.empty()) s_upper.push_back(std::move(up));
   }
   ctx.out.markdown(
-      "The copy task of length N (MATH.md §4) takes the pattern on 2N tokens; input i must reach output i + "
-      "N. "
+      "The copy task of length N (docs/math.md §4) takes the pattern on 2N tokens; input i must reach output "
+      "i + N. "
       "Lower bounds are certified: `prop47` = ceil(sum_i (d_i + 1) / 2N) (Prop. 4.7 generalised), `cut` = "
       "ceil(N / kappa) from a max-flow, `lp` the LP relaxation's dual bound (N <= `--lp-cap " +
       nstr(P.lp_cap) +

@@ -1,4 +1,4 @@
-// Report section "Shortest paths" (issue 3, lib/include/mixgraph/distances.hpp): per pattern the diameter,
+// Report section "Shortest paths" (lib/include/mixgraph/distances.hpp): per pattern the diameter,
 // mean distance and unreachable pairs (translation-invariant patterns from the distance profile delta(m),
 // others from all-pairs BFS up to --all-pairs-cap), the profile delta(m) for selected offsets, the
 // histogram of distances, and the d(i, j) heatmap for n <= --all-pairs-cap. Fills Table 1's shortest_path.
@@ -54,7 +54,7 @@ void run_distances(ReportContext& ctx) {
   const auto& P = ctx.params;
   DataTable t{
       "distances",
-      "Shortest paths d(i, j) over the pairs j < i (hops from x_j to y_i, MATH.md §3): diameter, mean "
+      "Shortest paths d(i, j) over the pairs j < i (hops from x_j to y_i, docs/math.md §3): diameter, mean "
       "over reachable pairs, unreachable pairs",
       {"pattern", "n", "method", "diameter", "mean_distance", "reachable_pairs", "unreachable_pairs",
        "copy_distance_n_half"},
@@ -134,7 +134,7 @@ void run_distances(ReportContext& ctx) {
       res["reachable_pairs"] = s.reachable_pairs;
       res["unreachable_pairs"] = s.unreachable_pairs;
       if (a_only(p))
-        // MATH.md §6: local attention has no multi-hop path; full attention reaches every pair in one hop.
+        // docs/math.md §6: local attention has no multi-hop path; attention reaches every pair in one hop.
         t1 = s.unreachable_pairs > 0 ? Cell::text("inf (no multi-hop)") : u64(s.diameter);
       else if (s.unreachable_pairs > 0)
         t1 = Cell::text(nstr(s.diameter) + " (" + nstr(s.unreachable_pairs) + " pairs unreachable)");
@@ -154,8 +154,8 @@ void run_distances(ReportContext& ctx) {
   }
   ctx.out.table(t);
   ctx.out.markdown(
-      "d(i, j) counts hops from input x_j to output y_i in the layered DAG (MATH.md §3): an A edge only as "
-      "the "
+      "d(i, j) counts hops from input x_j to output y_i in the layered DAG (docs/math.md §3): an A edge only "
+      "as the "
       "first hop, every other hop a B read. Translation-invariant patterns use the profile delta(m) (the "
       "fewest offsets summing to m, Prop. 4.4; the n - m pairs at offset m all have d = delta(m)); other "
       "patterns run all-pairs BFS up to `--all-pairs-cap " +

@@ -42,8 +42,8 @@ void run_summary(ReportContext& ctx) {
   ctx.out.table(t);
   ctx.out.markdown(
       "`max_decode_cost` is the time per token (the most positions one token reads); `max_cache` the most "
-      "positions a decoder must keep after any step (MATH.md §2). `max_kept_set` (cache-efficient patterns "
-      "only) is max |S_i| of Def. 4.10, a different set.");
+      "positions a decoder must keep after any step (docs/math.md §2). `max_kept_set` (cache-efficient "
+      "patterns only) is max |S_i| of Def. 4.10, a different set.");
 }
 
 // ---- profile: per position and over n -------------------------------------------------------------------

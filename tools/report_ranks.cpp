@@ -1,4 +1,4 @@
-// Report section "Interaction rank" (issue 5, lib/include/mixgraph/rank.hpp): the cut-rank profile
+// Report section "Interaction rank" (lib/include/mixgraph/rank.hpp): the cut-rank profile
 // r(K) = rank M[K+1..n, 1..K] of the induced operator: up to --rank-cap the Menger (max-flow) rank at every
 // cut, with the numeric rank (dense QR or sketch) at --rank-cuts evenly spaced cuts as the cross-check; above
 // it both at the spaced cuts. Checked against the cache bound r(K) <= 2|C_K| (|C_K| when A is diagonal),
@@ -127,14 +127,14 @@ void run_ranks(ReportContext& ctx) {
     ctx.out.note("capped", "cut ranks: every cut only for n <= --rank-cap " + nstr(P.rank_cap) + "; " +
                                nstr(P.rank_cuts) + " evenly spaced cuts (--rank-cuts) above it");
   ctx.out.markdown(
-      "r(K) is the rank of the block of M = (I - B)^{-1}A that maps tokens 1..K to tokens K+1..n (MATH.md "
-      "§5). "
+      "r(K) is the rank of the block of M = (I - B)^{-1}A that maps tokens 1..K to tokens K+1..n "
+      "(docs/math.md §5). "
       "`flow` ranks come from a max-flow (Menger: vertex-disjoint paths), which equals the rank for generic "
       "weights, at every cut up to `--rank-cap " +
       nstr(P.rank_cap) + "` (else at `--rank-cuts " + nstr(P.rank_cuts) +
       "` evenly spaced cuts); `numeric` ranks (column-pivoted QR of the dense operator for n <= 1024, a "
       "randomized sketch above) at the `--rank-cuts` spaced cuts cross-check them (`numeric_equals_flow`). "
-      "Cache bound (MATH.md §5): every path crossing "
+      "Cache bound (docs/math.md §5): every path crossing "
       "the cut leaves through x_l or y_l for some l in the cache C_K, so r(K) <= 2|C_K| for any weights "
       "(|C_K| when A is diagonal).");
   ctx.out.table(sum);

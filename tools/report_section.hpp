@@ -6,7 +6,7 @@
 //   void run_distances(ReportContext& ctx) {
 //     for (auto& r : ctx.runs) {
 //       ctx.progress(r, "distances");
-//       auto d = mixgraph::distances(r.pattern, ...);                 // lib/, issue 3
+//       auto d = mixgraph::distances(r.pattern, ...);                 // lib/
 //       ctx.out.table(...);                                           // tables/<name>.csv + .json
 //       ctx.out.heatmap("d_" + r.stem, view, opts, "caption");        // figures/d_<stem>.png
 //       ctx.table1[r.spec]["shortest_path"] = mixgraph::Cell::integer(d.diameter);
@@ -16,8 +16,9 @@
 //   ReportSectionRegistrar reg_distances("distances", "Shortest paths", 50, {"shortest_path"},
 //   run_distances);
 //
-// While an analysis is not merged yet its section is registered as pending (tools/report_pending.cpp):
-// the report then lists what it will add and marks its Table 1 columns "pending (issue N)".
+// A section whose analysis is not available in this build can be registered as pending
+// (tools/report_pending.cpp): the report then says what it would add and marks its Table 1 columns
+// "pending (<why>)".
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -42,7 +43,7 @@ struct ReportParams {
   std::uint64_t heatmap_cap = 16384;  ///< --heatmap-cap: mask heatmaps only for n <= this
   std::uint64_t svg_cap = 128;        ///< --svg-cap: heatmaps also as SVG for n <= this
   std::uint64_t sweep_min = 16;       ///< the internal sweep runs powers of two from here to n
-  // Caps for the sections of issues 3-5 (flags exist now; the sections read them when they merge):
+  // Caps for the distances, ranks and congestion sections:
   std::uint64_t all_pairs_cap =
       16384;                         ///< --all-pairs-cap: all-pairs distances (d(i,j) heatmap) for n <= this
   std::uint64_t rank_cap = 1024;     ///< --rank-cap: every cut rank for n <= this, else --rank-cuts cuts
@@ -79,7 +80,7 @@ struct ReportSection {
   std::string id;                           ///< "profile", "distances", ...: report.json's section id
   std::string title;                        ///< the section heading in report.md / report.ipynb
   int order = 100;                          ///< position in the documents (Table 1 is 5)
-  std::string pending;                      ///< "issue N" while the analysis is not merged (no `run`)
+  std::string pending;                      ///< why the analysis is not available (no `run`)
   std::vector<std::string> table1_columns;  ///< Table 1 columns this section fills
   std::string planned;                      ///< pending sections: what the section will add (Markdown)
   std::function<void(ReportContext&)> run;  ///< emits blocks and files; never prints
@@ -110,7 +111,7 @@ inline std::string nstr(std::uint64_t n) {
   return std::to_string(n);
 }
 
-/// A section whose analysis is not merged yet: `issue` ("issue 3"), and what it will add (Markdown).
+/// A section whose analysis is not available: `issue` says why, `planned` what it would add (Markdown).
 inline ReportSection pending_section(std::string id, std::string title, int order, std::string issue,
                                      std::vector<std::string> table1_columns, std::string planned) {
   ReportSection s;

@@ -1,4 +1,4 @@
-// Report section "Solver validation" (issue 6, lib/include/mixgraph/validate.hpp): the checks of
+// Report section "Solver validation" (lib/include/mixgraph/validate.hpp): the checks of
 // `mixgraph validate` for every pattern on the CPU (fast solve vs the recurrence of Eq. 1 vs dense Eigen for
 // small n; the (min,+), (or,and) and path-count semirings vs the graph code), as one pass/fail table.
 #include <algorithm>

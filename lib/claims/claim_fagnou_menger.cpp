@@ -65,7 +65,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
 }
 
 ClaimRegistrar reg(
-    {"fagnou.menger", "MATH.md §5 (Fagnou et al.)", "cut rank = Menger",
+    {"fagnou.menger", "Fagnou et al., arXiv 2605.31367; docs/math.md §5", "cut rank = Menger",
      "For generic (random) weights the cut rank r(K) = rank M[K+1..n, 1..K] of M = (I-B)^{-1} A "
      "equals the maximum number of vertex-disjoint paths from x_{<=K} to y_{>K} (Menger / max-flow)",
      "any pattern with generic weights; every cut, n up to n-max (default and at most 384)", check});

@@ -38,7 +38,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
       }
     }
   }
-  // The f(0) > 1 counterexample (MATH.md §2), computed: offsets {5}, token 6.
+  // The f(0) > 1 counterexample (docs/math.md §2), computed: offsets {5}, token 6.
   const Csr five = cache_efficient_reads({5}, 6);
   const std::uint64_t a0 = 1, i = 6, f0 = 5;
   const std::uint64_t closed_says = a0 * ((i - f0 + a0 - 1) / a0);  // a_0 ceil((i - f(0)) / a_0)

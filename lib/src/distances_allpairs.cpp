@@ -1,5 +1,5 @@
 // All-pairs distances by bit-parallel multi-source BFS, summaries from profiles, copy distances and the
-// path-length table (MATH.md §3, §4).
+// path-length table (docs/math.md §3, §4).
 #include <algorithm>
 #include <atomic>
 #include <bit>

@@ -1,4 +1,4 @@
-// Single-source and single-target distances and shortest-path counts on any pattern (MATH.md §3).
+// Single-source and single-target distances and shortest-path counts on any pattern (docs/math.md §3).
 // Every B edge goes from an earlier to a later position, so position order is a topological order of the
 // layered DAG: a BFS reduces to one pass over B's rows (forward for a source, backward for a target).
 #include <algorithm>

@@ -1,5 +1,6 @@
-// Distance profiles delta(m) of translation-invariant patterns (MATH.md §3, Prop. 4.4): a level-synchronous
-// BFS on bitsets over the implicit offsets, and the coin-change DP as the fallback for deep patterns.
+// Distance profiles delta(m) of translation-invariant patterns (docs/math.md §3, Prop. 4.4): a
+// level-synchronous BFS on bitsets over the implicit offsets, and the coin-change DP as the fallback for deep
+// patterns.
 #include <algorithm>
 #include <cstring>
 

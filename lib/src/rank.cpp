@@ -1,4 +1,4 @@
-// Numeric cut ranks (dense and sketched) and the combined cut-rank profile (MATH.md §5).
+// Numeric cut ranks (dense and sketched) and the combined cut-rank profile (docs/math.md §5).
 #include "mixgraph/rank.hpp"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// Menger cut ranks: incremental Dinic max-flow with unit node capacities on the layered DAG (MATH.md §5).
+// Menger cut ranks: incremental Dinic max-flow with unit node capacities on the layered DAG (docs/math.md
+// §5).
 #include <algorithm>
 #include <cstdint>
 #include <vector>

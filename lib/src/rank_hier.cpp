@@ -1,4 +1,4 @@
-// Log-linear attention (Fenwick buckets) and dyadic block ranks (MATH.md §2, §5).
+// Log-linear attention (Fenwick buckets) and dyadic block ranks (docs/math.md §2, §5).
 #include <algorithm>
 
 #include "mixgraph/error.hpp"

@@ -1,4 +1,4 @@
-// Ghodsi interaction rank of LTI SSMs and multi-head token mixers (MATH.md §5).
+// Ghodsi interaction rank of LTI SSMs and multi-head token mixers (docs/math.md §5).
 #include <cmath>
 #include <fstream>
 #include <sstream>

@@ -199,7 +199,7 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
   auto dist_text = [](std::uint32_t d) { return d == kUnreachable ? std::string("inf") : std::to_string(d); };
   std::vector<std::uint64_t> cnt(n);
   for (std::size_t c = 0; c < src.size(); ++c) {
-    // the graph code's BFS (lib/distances: MATH.md §3, A only as the first hop, the diagonal free)
+    // the graph code's BFS (lib/distances: docs/math.md §3, A only as the first hop, the diagonal free)
     const auto ref = single_source_distances(p, src[c]);
     // shortest-path counts in G from the BFS distances (diagonal entry only, as solve_path_counts)
     std::fill(cnt.begin(), cnt.end(), 0);

@@ -1,5 +1,5 @@
 #pragma once
-// The communication graph G (MATH.md §3): nodes 1..n, edge j -> i when token i reads j through B.
+// The communication graph G (docs/math.md §3): nodes 1..n, edge j -> i when token i reads j through B.
 //
 //   auto g = mixgraph::build_comm_graph(pattern);
 //   for (pos_t i : g.out.row(j)) ...          // readers of j

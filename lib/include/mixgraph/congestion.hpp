@@ -1,5 +1,5 @@
 #pragma once
-// Copy-task congestion with certified bounds (MATH.md §4): Prop. 4.7 (generalised), the cut bound
+// Copy-task congestion with certified bounds (docs/math.md §4): Prop. 4.7 (generalised), the cut bound
 // ceil(N / kappa) by max-flow, the LP relaxation (GLPK) and, for tiny N, the exact integer optimum;
 // Prop. 4.8 and the best checked routing as upper bounds.
 //

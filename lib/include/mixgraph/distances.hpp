@@ -1,6 +1,6 @@
 #pragma once
-// Shortest paths in the layered DAG of MATH.md §3: d(i, j) = the fewest hops from input x_j to output y_i
-// (an A edge only as the first hop, the diagonal edge x_j -> y_j free, every other edge one hop). For the
+// Shortest paths in the layered DAG of docs/math.md §3: d(i, j) = the fewest hops from input x_j to output
+// y_i (an A edge only as the first hop, the diagonal edge x_j -> y_j free, every other edge one hop). For the
 // shared-pattern case this is BFS on the communication graph G (edge j -> i when token i reads j through B);
 // for A-only patterns (local:w, attention) d is 1 where A reads and unreachable elsewhere.
 //
@@ -81,7 +81,7 @@ const char* to_string(ProfileMethod m);
 DistanceProfile offset_distance_profile(const std::vector<pos_t>& offsets, pos_t n,
                                         ProfileMethod method = ProfileMethod::Auto);
 
-/// The distance profile of a translation-invariant pattern (MATH.md §3): B patterns through
+/// The distance profile of a translation-invariant pattern (docs/math.md §3): B patterns through
 /// offset_distance_profile (ssm: delta(m) = m); A-only patterns (local:w, attention): 0 at m = 0, 1 at
 /// A's offsets, UNREACHABLE elsewhere (never multi-hop). Throws UsageError for other families.
 DistanceProfile distance_profile(const Pattern& p, ProfileMethod method = ProfileMethod::Auto);
@@ -156,7 +156,7 @@ DistanceSummary all_pairs_summary(const Pattern& p, const AllPairsOptions& opt =
 /// all_pairs_summary.
 DistanceSummary distance_summary(const Pattern& p, const AllPairsOptions& opt = {});
 
-/// Copy distance for the copy task of length N (MATH.md §4) on a pattern built on >= 2N positions:
+/// Copy distance for the copy task of length N (docs/math.md §4) on a pattern built on >= 2N positions:
 /// max_{j < N} d(j + N, j), UNREACHABLE if some copy pair has no path. Translation-invariant: delta(N)
 /// from a profile of length N + 1. Otherwise the multi-source BFS of all_pairs_summary over the sources
 /// 0..N-1 only (256 per block, OpenMP across blocks), O(N/64 * levels * (n + nnz(B))).

@@ -1,5 +1,5 @@
 #pragma once
-// Errors carry the process exit code the CLI should use (ARCHITECTURE.md):
+// Errors carry the process exit code the CLI should use (docs/design.md):
 // 1 runtime failure, 2 usage error, 3 bad input data, 4 GPU required but absent.
 #include <stdexcept>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Hierarchical operators (MATH.md §2, §5): the log-linear attention mask M^H (Fenwick buckets) and the
+// Hierarchical operators (docs/math.md §2, §5): the log-linear attention mask M^H (Fenwick buckets) and the
 // rank of every dyadic off-diagonal block (the HODLR property), for M^H and for a pattern's operator M.
 //
 //   auto s = mixgraph::loglinear_summary(131072, /*seed=*/1);

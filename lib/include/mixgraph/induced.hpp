@@ -1,6 +1,6 @@
 #pragma once
 // The induced operator M = (I - B)^{-1} A of a pattern with seeded random weights, as a dense matrix
-// (MATH.md §1): entry (i, j) is how much input j contributes to output i. For pictures and small checks.
+// (docs/math.md §1): entry (i, j) is how much input j contributes to output i. For pictures and small checks.
 //
 //   auto p = mixgraph::make_pattern("pow2", 256);
 //   Eigen::MatrixXd m = mixgraph::induced_operator_dense(p, /*seed=*/1);   // m(i, j), 0-indexed

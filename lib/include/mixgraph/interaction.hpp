@@ -1,5 +1,5 @@
 #pragma once
-// Ghodsi interaction rank (MATH.md §5, "How Many Heads Make an SSM?"): a mixer y_i = sum_j W_ij x_j with
+// Ghodsi interaction rank (docs/math.md §5, "How Many Heads Make an SSM?"): a mixer y_i = sum_j W_ij x_j with
 // W_ij in R^{p x d} has interaction rank k = dim span{W_ij}; it needs H >= k heads, and the best H-head
 // approximation in Frobenius norm leaves sqrt(sum_{l > H} sigma_l^2) (Eckart-Young).
 //

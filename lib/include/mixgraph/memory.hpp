@@ -1,5 +1,5 @@
 #pragma once
-// Memory estimates: refuse work that would not fit before allocating (ARCHITECTURE.md).
+// Memory estimates: refuse work that would not fit before allocating (docs/design.md).
 #include <cstdint>
 #include <string>
 

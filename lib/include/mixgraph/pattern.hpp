@@ -4,7 +4,7 @@
 //   auto p = mixgraph::make_pattern("pow2+cache", 4096);
 //   mixgraph::for_each_b_read(p, 99, [](pos_t j) { ... });   // positions read by position 100
 //
-// Spec grammar (MATH.md §2, docs/cli.md "Pattern specs"):
+// Spec grammar (docs/math.md §2, docs/cli.md "Pattern specs"):
 //   pow2 | pow:b | sq1 | sq | fib | window:w | ssm | dense | local:w | attention
 //   expr:<f(k)> | offsets:o1,o2,... | mtx:B.mtx | mtx:A.mtx,B.mtx | <translation-invariant spec>+cache
 #include <cstdint>
@@ -65,7 +65,8 @@ Pattern make_pattern(const std::string& spec, std::uint64_t n);
 /// Throws UsageError unless 1 <= n and positions 1..n fit in 32 bits.
 void validate_n(std::uint64_t n);
 
-/// The f(k) < n values of a translation-invariant spec (no +cache, no mtx:), validated as MATH.md asks.
+/// The f(k) < n values of a translation-invariant spec (no +cache, no mtx:), validated as docs/math.md §2
+/// asks.
 std::vector<std::uint64_t> f_values_for(const std::string& spec, std::uint64_t n);
 
 /// Evaluate expr:<f(k)> (muParser). Stops at the first f(k) >= n. Throws UsageError naming the first bad

@@ -1,5 +1,5 @@
 #pragma once
-// Decode cost and cache profile (MATH.md §2).
+// Decode cost and cache profile (docs/math.md §2).
 //
 //   auto prof = mixgraph::cache_profile(mixgraph::make_pattern("pow2+cache", 1 << 20));
 //   prof.max_cache;  // max_i |C_i|

@@ -1,5 +1,5 @@
 #pragma once
-// Interaction rank of the induced operator M = (I - B)^{-1} A (MATH.md §5): the cut-rank profile
+// Interaction rank of the induced operator M = (I - B)^{-1} A (docs/math.md §5): the cut-rank profile
 // r(K) = rank M[K+1..n, 1..K], numerically (dense or sketched) and combinatorially (Menger / max-flow).
 //
 //   auto p = mixgraph::make_pattern("pow2+cache", 256);
@@ -92,8 +92,8 @@ struct FlowCutRanks {
   std::uint64_t cancelled = 0;      ///< flow units removed when a sink became an inner node
 };
 
-/// Menger cut ranks on the layered DAG (MATH.md §3, §5): nodes x_1..x_n, y_1..y_n, edge x_j -> y_i for each
-/// alpha_ij != 0 (A's stored entries), y_j -> y_i for each beta_ij != 0 (B's stored entries), unit node
+/// Menger cut ranks on the layered DAG (docs/math.md §3, §5): nodes x_1..x_n, y_1..y_n, edge x_j -> y_i for
+/// each alpha_ij != 0 (A's stored entries), y_j -> y_i for each beta_ij != 0 (B's stored entries), unit node
 /// capacities by node splitting. A hand-written Dinic max-flow; cuts are processed in increasing order and
 /// each starts from the previous cut's flow: moving K to K' adds sources x_{K+1..K'}, turns sinks
 /// y_{K+1..K'} into inner nodes (the paths that ended there are cancelled), then augments.

@@ -1,5 +1,5 @@
 #pragma once
-// Copy-task routings (MATH.md §3-§4): the layered DAG of a pattern on 2N tokens, copy distances, and the
+// Copy-task routings (docs/math.md §3-§4): the layered DAG of a pattern on 2N tokens, copy distances, and the
 // shift / random shortest-path / congestion-minimising routings with an independent checker.
 //
 //   auto cg = mixgraph::make_copy_graph(mixgraph::make_pattern("pow2", 2 * 1000), 1000);

@@ -1,6 +1,6 @@
 #pragma once
 // The solve engine: Eq. 1, y_i = a_i(x) ⊕ ⨁_{j reads} (beta_ij ⊗ y_j), written once and run over several
-// semirings (ARCHITECTURE.md "One recurrence, many semirings", MATH.md §1 and §3).
+// semirings (docs/math.md §1 and §3).
 //
 //   auto p = mixgraph::make_pattern("pow2", 1 << 16);
 //   auto w = mixgraph::make_mixer_weights<double>(p, /*heads=*/4, /*seed=*/1);   // head h: seed + h
@@ -79,11 +79,11 @@ SolveInfo solve_mixer(const MixerWeights<T>& w, const T* x, T* y, std::size_t d,
 template <class T>
 void solve_recurrence(const std::vector<WeightedPattern>& heads, pos_t n, const T* x, T* y, std::size_t d);
 
-// ---- semirings on the structure (weights fixed by the semiring, MATH.md §3) ----
+// ---- semirings on the structure (weights fixed by the semiring, docs/math.md §3) ----
 
 
 /// (min, +) with weight 0 on A's diagonal and 1 on every other entry of A and B, impulse inputs
-/// (x_s = 0 in column s, +inf elsewhere): dist[i * S + c] = d(i, sources[c]) of MATH.md §3 (hops from
+/// (x_s = 0 in column s, +inf elsewhere): dist[i * S + c] = d(i, sources[c]) of docs/math.md §3 (hops from
 /// x_s to y_i), kUnreachable where no path exists (also for i < s). O(S (nnz_A + nnz_B)).
 std::vector<std::uint32_t> solve_distances(const Pattern& p, const std::vector<pos_t>& sources,
                                            int threads = 0);

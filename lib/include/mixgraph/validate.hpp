@@ -1,5 +1,5 @@
 #pragma once
-// Validation of the solve engine against independent references (MATH.md §1, §3): the fast CPU solve vs
+// Validation of the solve engine against independent references (docs/math.md §1, §3): the fast CPU solve vs
 // the plain recurrence of Eq. 1 vs dense fp64 Eigen (small n) [vs another backend, e.g. the GPU], and the
 // semiring solves vs the graph code (Boost.Graph BFS distances, transitive closure, BFS path counts).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Two checks of `mixgraph validate` that tie the solve engine to the analyses (MATH.md §4, §5):
+// Two checks of `mixgraph validate` that tie the solve engine to the analyses (docs/math.md §4, §5):
 //   * cut ranks read off the solved operator M = (I - B)^{-1} A (the engine run on X = I, d = n impulse
 //     columns, through the validate run's backend) == the rank analysis (rank.hpp: dense numeric ranks of
 //     an independently built M, and the Menger max-flow ranks), on the same seeded weights;
@@ -43,7 +43,7 @@ std::vector<std::uint32_t> cut_ranks_of_operator(const std::vector<double>& m_ro
                                                  const std::vector<pos_t>& cuts, double tol, int threads = 0);
 
 /// The comparison: `solved` (parallel to prof.cuts) against prof.numeric, and against prof.flow when the
-/// weights are generic (Matrix patterns with file values: numeric only, MATH.md §5). passed = equal on
+/// weights are generic (Matrix patterns with file values: numeric only, docs/math.md §5). passed = equal on
 /// every cut; the detail names the cut count, the max rank and the first mismatch (1-indexed cut). `where`
 /// describes the operator (positions, backend) for the detail. O(cuts).
 ValidateCheck compare_cut_ranks(const std::vector<std::uint32_t>& solved, const CutRankProfile& prof,

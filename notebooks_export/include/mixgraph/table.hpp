@@ -11,8 +11,8 @@
 
 namespace mixgraph {
 
-/// One table cell. Unreachable is `inf` in CSV and `null` in JSON (ARCHITECTURE.md); Empty is an empty
-/// CSV field and `null` in JSON; Text may say why a value is missing ("pending (issue 3)").
+/// One table cell. Unreachable is `inf` in CSV and `null` in JSON (docs/design.md); Empty is an empty
+/// CSV field and `null` in JSON; Text may say why a value is missing ("not available in this build").
 struct Cell {
   enum class Kind { Empty, Integer, Real, Text, Unreachable };
   Kind kind = Kind::Empty;
