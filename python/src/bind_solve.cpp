@@ -25,7 +25,9 @@ pb::tuple run(const PatternHolder& h, const pb::buffer_info& xb, pb::object out,
   } else {
     check_memory(mixer_weights_bytes(p, heads, sizeof(T)), mem_limit,
                  "solve weights for " + p.spec + " at n = " + std::to_string(p.n));
-    if (!pb::isinstance<pb::array_t<T, 0>>(out)) throw UsageError("out must be a numpy array");
+    if (!pb::isinstance<pb::array_t<T, 0>>(out))
+      throw UsageError(std::string("out must be a numpy array of X's dtype (") +
+                       (sizeof(T) == 8 ? "float64" : "float32") + ")");
     y = out.cast<pb::array_t<T, 0>>();
     const pb::buffer_info yb = y.request(true);
     if (yb.format != xb.format || yb.ndim != xb.ndim || yb.shape != xb.shape || yb.strides != xb.strides)

@@ -84,8 +84,10 @@ def test_rejects_what_it_would_have_to_copy():
         mixgraph.solve(p, X, heads=3)
     with pytest.raises(mixgraph.UsageError, match="overlap"):
         mixgraph.solve(p, X, out=X)
-    with pytest.raises(ValueError):
+    with pytest.raises(mixgraph.UsageError, match="dtype"):
         mixgraph.solve(p, X, out=np.empty((64, 8), dtype=np.float32))
+    with pytest.raises(mixgraph.UsageError, match="shape"):
+        mixgraph.solve(p, X, out=np.empty((64, 4)))
 
 
 def test_vector_input():
