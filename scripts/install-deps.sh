@@ -9,10 +9,11 @@ PKGS=(
   libboost-graph-dev libeigen3-dev libcli11-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libfmt-dev libmuparser-dev libbenchmark-dev
   libglpk-dev libcairo2-dev libpng-dev libexpat1-dev fonts-dejavu-core
+  python3-dev pybind11-dev python3-numpy
 )
 if [ "${1:-}" = "--with-python" ]; then
-  PKGS+=(python3-numpy python3-networkx python3-nbformat jupyter-nbconvert python3-ipykernel
-         python3-pandas python3-matplotlib)
+  PKGS+=(python3-networkx python3-nbformat jupyter-nbconvert python3-ipykernel
+         python3-pandas python3-matplotlib python3-pytest python3-scipy)
 fi
 missing=()
 for p in "${PKGS[@]}"; do

@@ -36,10 +36,10 @@ void check_memory(std::uint64_t bytes, std::uint64_t limit, const std::string& w
   const bool physical = limit == 0;
   if (physical) limit = physical_memory_bytes();
   if (limit == 0 || bytes <= limit) return;
-  throw RuntimeFailure(what + " needs about " + format_bytes(bytes) + ", more than the " +
-                       (physical ? "physical memory (" : "--mem-limit (") + format_bytes(limit) +
-                       "); refused before allocating. Use a smaller n" +
-                       (physical ? std::string("") : std::string(" or raise --mem-limit")));
+  throw MemoryRefused(what + " needs about " + format_bytes(bytes) + ", more than the " +
+                      (physical ? "physical memory (" : "--mem-limit (") + format_bytes(limit) +
+                      "); refused before allocating. Use a smaller n" +
+                      (physical ? std::string("") : std::string(" or raise --mem-limit")));
 }
 
 std::uint64_t parse_memory_size(const std::string& text) {

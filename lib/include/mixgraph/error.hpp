@@ -29,6 +29,11 @@ struct InputError : Error {
 struct RuntimeFailure : Error {
   explicit RuntimeFailure(const std::string& w) : Error(ExitCode::Runtime, w) {}
 };
+/// Work refused before allocating because it would not fit in memory (check_memory; exit 1, a
+/// RuntimeFailure, so callers that catch RuntimeFailure still see it).
+struct MemoryRefused : RuntimeFailure {
+  explicit MemoryRefused(const std::string& w) : RuntimeFailure(w) {}
+};
 /// A GPU was required (--backend gpu) and none is present (exit 4).
 struct GpuRequired : Error {
   explicit GpuRequired(const std::string& w) : Error(ExitCode::NoGpu, w) {}

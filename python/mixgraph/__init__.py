@@ -1,0 +1,162 @@
+"""mixgraph from Python: causal token-mixer sparsity patterns as graphs.
+
+The same analyses as the ``mixgraph`` CLI, with numpy arrays in and out::
+
+    import mixgraph
+    p = mixgraph.Pattern("pow2", 1 << 20)
+    p.decode_cost().max()                       # 20
+    mixgraph.distances(p).diameter              # 20 (max delta(m), from the distance profile)
+    mixgraph.congestion("pow2", 1000).lower_bounds
+    Y = mixgraph.solve(p, X)                    # Y = (I - B)^{-1} A X, X a float32/float64 numpy array
+
+Positions are 1-indexed (entry 0 of a per-position array is position 1). Distances are uint32 with
+``UNREACHABLE`` (2**32 - 1) where no path exists. Every result has ``to_dict()`` with the fields of the
+CLI's ``--format json`` output. Errors: ``UsageError`` / ``InputError`` (ValueError), ``MemoryRefused``
+(MemoryError), ``RuntimeFailure`` / ``GpuRequired`` (RuntimeError), all ``MixgraphError``.
+"""
+
+from ._core import (
+    UNREACHABLE,
+    GpuRequired,
+    InputError,
+    MemoryRefused,
+    MixgraphError,
+    Pattern,
+    RuntimeFailure,
+    UsageError,
+    __version__,
+)
+from . import _core
+from ._results import Result
+
+__all__ = [
+    "GpuRequired",
+    "InputError",
+    "MemoryRefused",
+    "MixgraphError",
+    "Pattern",
+    "Result",
+    "RuntimeFailure",
+    "UNREACHABLE",
+    "UsageError",
+    "__version__",
+    "congestion",
+    "distances",
+    "rank",
+    "solve",
+]
+
+
+def distances(pattern, n=None, *, source=None, target=None, counts=False, all_pairs=False, summary=False,
+              matrix=False, method="auto", threads=0, mem_limit=None):
+    """Shortest paths d(i, j): the fewest hops from input x_j to output y_i (``mixgraph distances``).
+
+    pattern: a Pattern, or a spec string with n. Returns a Result with the CLI's JSON fields:
+    translation-invariant patterns get the distance profile ``profile`` (delta(m), m = 0..n-1, uint32) and
+    the summary from it in O(n) (bitset BFS, O(levels * |F| * n / 64)); other patterns run all-pairs
+    bit-parallel BFS (O(n^2/64 * levels), automatic up to n = 2**14, ``all_pairs=True`` above), giving
+    ``diameter``, ``mean_distance``, ``histogram`` (pairs j < i per distance), ``reachable_pairs``,
+    ``unreachable_pairs`` and ``eccentricity`` (per position, uint32). ``source=j``: ``dist`` = d(i, j) for
+    every i (uint32, UNREACHABLE for i < j and where no path exists), with ``counts=True`` also
+    ``path_counts`` (uint64, saturating; ``path_counts_overflow``). ``target=i``: ``dist_to_target`` =
+    d(i, j) for every j. Both: ``distance`` = d(target, source). ``summary=True`` leaves out the
+    per-position lists. ``matrix=True`` (n <= 2**15) adds the n x n uint32 matrix ``matrix[i-1, j-1] =
+    d(i, j)`` as an attribute (not in to_dict(); the CLI writes it to a file). Positions are 1-indexed.
+    Releases the GIL while it computes.
+    """
+    fields, extra = _core._distances(pattern, n, source, target, counts, all_pairs, summary, matrix, method,
+                                     threads, mem_limit)
+    return Result("distances", fields, extra)
+
+
+def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, mem_limit=None):
+    """The copy task of length N (the pattern on 2N tokens): routings, loads and certified bounds.
+
+    Input i (1..N) must reach output i+N; a routing picks one path per input and its congestion is the
+    largest number of paths through one position. Returns a Result with the fields of
+    ``mixgraph congestion --format json``: ``copy_distance`` (max_i d(i+N, i)), ``lower_bounds`` keyed by
+    certificate (``prop47``: ceil(sum_i (d_i + 1) / 2N); ``cut``: ceil(N / kappa) by max-flow; ``lp``: the
+    LP relaxation certified through its dual (``lp=True``, GLPK); ``ip``: the exact integer optimum for
+    tiny N) with ``lower_bound_notes``, ``lower_bound`` / ``lower_bound_name`` (the best),
+    ``prop48_bound``, ``upper_bound`` (best checked routing), ``gap``, ``optimal`` and ``routings`` (one
+    dict per checked routing, with ``loads``: paths through each of the 2N positions, a uint32 array).
+    routing: None (every routing that fits the size), 'shift', 'random', 'minmax' or 'all'. paths=True
+    adds ``paths``: {routing name: list of N uint32 arrays of 1-indexed positions} (not in to_dict()).
+    pattern: a spec string or a Pattern (its spec is used on 2N tokens). N may be None for mtx: specs
+    (n / 2). Cost: the routings dominate (random: one BFS per input; minmax: capped rip-up rounds).
+    """
+    fields, extra = _core._congestion(pattern, N, routing, lp, seed, paths, mem_limit)
+    return Result("congestion", fields, extra)
+
+
+def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=False, mem_limit=None):
+    """Cut ranks r(K) = rank M[K+1..n, 1..K] of M = (I - B)^{-1} A (``mixgraph rank``).
+
+    M uses seeded random weights (file values for mtx:). method: 'both' (numeric: dense up to n = 1024,
+    sketched above; and Menger max-flow), 'dense', 'sketch' or 'flow'. cuts: None (every cut up to
+    n = 1024, 64 spaced cuts above), 'all', a count of evenly spaced cuts, or a list of cuts K (cut K
+    separates positions 1..K from K+1..n). Returns a Result with the fields of ``mixgraph rank --format
+    json``: ``cuts``, ``cut_rank_numeric`` and ``cut_rank_flow`` (uint32 arrays parallel to cuts, None when
+    not computed), ``cache_at_cut`` (|C_K|), ``max_cut_rank``, ``agree``, ``cache_bound``, ``contrast``
+    (the +cache variant or base on the same cuts, by flow), ... Cost: dense O(n^2) memory and
+    O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes.
+    """
+    fields, extra = _core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit)
+    return Result("rank", fields, extra)
+
+
+def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None):
+    """Y = (I - B)^{-1} A X on the CPU, the mixer itself (``mixgraph solve``).
+
+    pattern: a Pattern (or a spec string for mtx: files). X: a numpy array, float32 or float64,
+    C-contiguous, n x d (or length n), read in place without a copy. Y is a new array of X's dtype and
+    shape, or ``out`` (same dtype and shape, C-contiguous, not overlapping X) written in place. Weights are
+    the CLI's: head h (columns h*d/heads .. (h+1)*d/heads - 1) uses random_weights(seed + h), with
+    ||(I - B)^{-1}||_inf <= 10 (``Pattern.weights(seed)`` gives the same A and B as scipy matrices).
+    O(d (nnz_A + nnz_B)) work, OpenMP over column tiles (threads=0: all cores), the same bits for any
+    thread count. Releases the GIL. info=True returns (Y, {kernel, threads, seconds, ...}).
+    """
+    y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit)
+    return (y, meta) if info else y
+
+
+def _csr_to_scipy(c, n, ones):
+    import scipy.sparse
+
+    data = _np.ones(c["idx"].size) if ones or c["val"].size == 0 else c["val"]
+    return scipy.sparse.csr_matrix((data, c["idx"], c["ptr"]), shape=(n, n))
+
+
+def _weights(self, seed=1):
+    """(A, B) as scipy.sparse CSR matrices (0-indexed n x n, row i = reader) with the seeded weights the
+    solver uses for one head (random_weights(seed); file values for mtx:). Needs scipy. O(n + nnz)."""
+    w = self._weights(seed)
+    return _csr_to_scipy(w["A"], self.n, False), _csr_to_scipy(w["B"], self.n, False)
+
+
+def _to_scipy(self):
+    """(A, B) as scipy.sparse CSR pattern matrices (0-indexed n x n, entries 1.0; row i = reader, column j
+    = the position it reads). Needs scipy (ImportError otherwise). O(n + nnz) memory."""
+    w = self._weights(1)
+    return _csr_to_scipy(w["A"], self.n, True), _csr_to_scipy(w["B"], self.n, True)
+
+
+def _to_networkx(self):
+    """The communication graph G as a networkx.DiGraph on nodes 1..n: an edge j -> i when position i reads
+    j through B (A's own reads: reads(i)). Needs networkx (ImportError otherwise). O(n + nnz(B)) Python
+    objects: keep n small."""
+    import networkx
+
+    g = networkx.DiGraph()
+    g.add_nodes_from(range(1, self.n + 1))
+    for i in range(1, self.n + 1):
+        b, _ = self.reads(i)
+        g.add_edges_from((int(j), i) for j in b)
+    return g
+
+
+import numpy as _np  # noqa: E402
+
+Pattern.weights = _weights
+Pattern.to_scipy = _to_scipy
+Pattern.to_networkx = _to_networkx

@@ -1,0 +1,156 @@
+// mixgraph.distances: the numbers of `mixgraph distances` (one n) as arrays.
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+#include "mixgraph/distances.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+
+namespace mixgraph::py {
+
+PatternPtr pattern_from(const pb::object& p, const pb::object& n) {
+  if (pb::isinstance<PatternHolder>(p)) {
+    if (!n.is_none()) throw UsageError("give n only with a spec string, not with a Pattern");
+    return p.cast<PatternPtr>();
+  }
+  if (!pb::isinstance<pb::str>(p))
+    throw UsageError("pattern must be a mixgraph.Pattern or a spec string (got " +
+                     pb::repr(p).cast<std::string>() + ")");
+  return pb::module_::import("mixgraph._core").attr("Pattern")(p, n).cast<PatternPtr>();
+}
+
+namespace {
+
+/// Non-translation-invariant summaries run all-pairs by themselves up to this n (as the CLI).
+constexpr std::uint64_t kAutoAllPairsMax = std::uint64_t{1} << 14;
+/// The distance matrix is returned up to this n (n^2 uint32 entries).
+constexpr std::uint64_t kMatrixMax = std::uint64_t{1} << 15;
+
+ProfileMethod parse_method(const std::string& m) {
+  if (m == "auto") return ProfileMethod::Auto;
+  if (m == "bitset-bfs") return ProfileMethod::BitsetBfs;
+  if (m == "dp") return ProfileMethod::Dp;
+  throw UsageError("method must be auto, bitset-bfs or dp (got '" + m + "')");
+}
+
+pos_t position(const Pattern& p, long long v, const char* what) {
+  if (v < 1 || static_cast<std::uint64_t>(v) > p.n)
+    throw UsageError(std::string(what) + " " + std::to_string(v) + " is outside 1.." + std::to_string(p.n) +
+                     " (positions are 1-indexed)");
+  return static_cast<pos_t>(v - 1);
+}
+
+pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object& source_obj,
+                    const pb::object& target_obj, bool counts, bool all_pairs, bool summary, bool matrix,
+                    const std::string& method_text, int threads, const pb::object& mem) {
+  const PatternPtr h = pattern_from(pat, n);
+  const Pattern& p = h->p;
+  const ProfileMethod method = parse_method(method_text);
+  const std::uint64_t mem_limit = mem_limit_from(mem);
+  std::optional<pos_t> source, target;
+  if (!source_obj.is_none()) source = position(p, source_obj.cast<long long>(), "source");
+  if (!target_obj.is_none()) target = position(p, target_obj.cast<long long>(), "target");
+  if (counts && !source) throw UsageError("counts=True needs source=j (shortest-path counts from x_j)");
+  if (matrix && p.n > kMatrixMax)
+    throw UsageError("matrix=True returns n^2 entries; n = " + std::to_string(p.n) + " is above " +
+                     std::to_string(kMatrixMax) + ": use the summary figures or source/target instead");
+  const bool ti = p.translation_invariant() && !(p.a_mode == AMode::Explicit && !p.b_empty());
+  const bool want_lists = source || target;
+  bool do_summary = true;
+  if (!ti && !all_pairs && !matrix && p.n > kAutoAllPairsMax) {
+    if (!want_lists)
+      throw UsageError("pattern " + p.spec +
+                       " is not translation-invariant: its diameter, mean and histogram need all-pairs "
+                       "distances, run automatically only up to n = 2^14 = " +
+                       std::to_string(kAutoAllPairsMax) + " (n is " + std::to_string(p.n) +
+                       "); pass all_pairs=True to run them anyway (O(n^2/64 * levels) work), or ask "
+                       "source=j / target=i for one row");
+    do_summary = false;
+  }
+  std::optional<DistanceProfile> prof;
+  DistanceSummary sum;
+  std::vector<std::uint32_t> mat, from, to;
+  std::string figures_from;
+  PathCounts pc;
+  {
+    pb::gil_scoped_release release;
+    if (ti && !matrix && !all_pairs) {
+      if (do_summary) {
+        check_memory(std::uint64_t{p.n} * (summary ? 3 : 7) + (std::uint64_t{1} << 20), mem_limit,
+                     "the distance profile of " + p.spec + " at n = " + std::to_string(p.n));
+        prof = p.a_mode == AMode::Explicit ? distance_profile(p)
+                                           : offset_distance_profile(p.b_offsets, p.n, method);
+        sum = summary_from_profile(*prof, p.n, !summary);
+        figures_from = "profile";
+      }
+    } else if (do_summary) {
+      AllPairsOptions ap;
+      ap.threads = threads;
+      ap.eccentricities = !summary;
+      ap.mem_limit = mem_limit;
+      if (matrix) ap.matrix = &mat;
+      sum = all_pairs_summary(p, ap);
+      figures_from = "all-pairs";
+      if (ti) prof = distance_profile(p, method);
+    }
+    if (source) {
+      if (counts) {
+        pc = shortest_path_counts(p, *source);
+        from = pc.dist;
+      } else {
+        from = single_source_distances(p, *source);
+      }
+    }
+    if (target) to = single_target_distances(p, *target);
+  }
+  pb::dict j, extra;
+  j["pattern"] = p.spec;
+  j["n"] = p.n;
+  j["family"] = to_string(p.family);
+  j["a_mode"] = to_string(p.a_mode);
+  j["translation_invariant"] = ti;
+  if (do_summary) {
+    j["figures_from"] = figures_from;
+    j["diameter"] = sum.diameter;
+    j["mean_distance"] = sum.mean_distance;
+    j["histogram"] = to_numpy(std::move(sum.histogram));
+    j["reachable_pairs"] = sum.reachable_pairs;
+    j["unreachable_pairs"] = sum.unreachable_pairs;
+    if (prof) {
+      j["max_delta"] = sum.diameter;
+      if (!summary) j["profile"] = to_numpy(prof->to_vector());
+    }
+    if (!summary && !sum.eccentricity.empty()) j["eccentricity"] = to_numpy(std::move(sum.eccentricity));
+  }
+  if (matrix) {
+    auto a = to_numpy(std::move(mat));
+    extra["matrix"] = a.reshape({static_cast<pb::ssize_t>(p.n), static_cast<pb::ssize_t>(p.n)});
+  }
+  std::optional<std::uint32_t> st;
+  if (source && target) st = from[*target];
+  if (source) {
+    j["source"] = *source + 1;
+    j["dist"] = to_numpy(std::move(from));
+    if (counts) {
+      j["path_counts"] = to_numpy(std::move(pc.count));
+      j["path_counts_overflow"] = pc.overflow;
+    }
+  }
+  if (target) {
+    j["target"] = *target + 1;
+    j["dist_to_target"] = to_numpy(std::move(to));
+  }
+  if (st) j["distance"] = *st;
+  return pb::make_tuple(j, extra);
+}
+
+}  // namespace
+
+void bind_distances(pb::module_& m) {
+  m.def("_distances", &distances, pb::arg("pattern"), pb::arg("n") = pb::none(),
+        pb::arg("source") = pb::none(), pb::arg("target") = pb::none(), pb::arg("counts") = false,
+        pb::arg("all_pairs") = false, pb::arg("summary") = false, pb::arg("matrix") = false,
+        pb::arg("method") = "auto", pb::arg("threads") = 0, pb::arg("mem_limit") = pb::none());
+}
+
+}  // namespace mixgraph::py

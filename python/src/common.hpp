@@ -1,0 +1,64 @@
+#pragma once
+// Shared helpers of the Python bindings: vectors handed to numpy without a copy, the Pattern holder, and
+// the binders of each area (one file each).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/profile.hpp"
+
+namespace mixgraph::py {
+
+namespace pb = pybind11;
+
+/// A numpy array that takes over `v` (moved to the heap, freed with the array): no copy of the data.
+template <class T>
+pb::array_t<T> to_numpy(std::vector<T>&& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  pb::capsule owner(heap, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return pb::array_t<T>({static_cast<pb::ssize_t>(heap->size())}, {static_cast<pb::ssize_t>(sizeof(T))},
+                        heap->data(), owner);
+}
+template <class T>
+pb::array_t<T> to_numpy(const std::vector<T>& v) {
+  return to_numpy(std::vector<T>(v));
+}
+
+/// A read-only numpy view of `v`, kept alive by `base` (the Python object that owns v).
+template <class T>
+pb::array_t<T> view(const std::vector<T>& v, pb::handle base) {
+  pb::array_t<T> a({static_cast<pb::ssize_t>(v.size())}, {static_cast<pb::ssize_t>(sizeof(T))}, v.data(),
+                   base);
+  a.attr("setflags")(pb::arg("write") = false);
+  return a;
+}
+
+/// A pattern with its cache profile computed on first use (the Python `Pattern`).
+struct PatternHolder {
+  Pattern p;
+  int threads = 0;
+  std::optional<PatternProfile> prof;
+  const PatternProfile& profile();
+};
+using PatternPtr = std::shared_ptr<PatternHolder>;
+
+/// n as the CLI's --n takes it: an int, or text such as "2^20" / "1e6"; None (0) for mtx: specs.
+std::uint64_t n_from(const pb::object& n, const std::string& spec);
+/// The memory limit in bytes from None / an int / text such as "8G" (0 = physical memory).
+std::uint64_t mem_limit_from(const pb::object& m);
+/// A Pattern argument: a Pattern object, or a spec string with n.
+PatternPtr pattern_from(const pb::object& p, const pb::object& n);
+
+void bind_errors(pb::module_& m);
+void bind_pattern(pb::module_& m);
+void bind_distances(pb::module_& m);
+void bind_congestion(pb::module_& m);
+void bind_ranks(pb::module_& m);
+void bind_solve(pb::module_& m);
+
+}  // namespace mixgraph::py
