@@ -114,7 +114,10 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     the CLI's: head h (columns h*d/heads .. (h+1)*d/heads - 1) uses random_weights(seed + h), with
     ||(I - B)^{-1}||_inf <= 10 (``Pattern.weights(seed)`` gives the same A and B as scipy matrices).
     O(d (nnz_A + nnz_B)) work, OpenMP over column tiles (threads=0: all cores), the same bits for any
-    thread count. Releases the GIL. info=True returns (Y, {kernel, threads, seconds, ...}).
+    thread count. Releases the GIL. The Pattern keeps the weights of its last solve (heads, seed, dtype),
+    so a repeated call pays only the kernel (O(heads (n + nnz)) memory held until the next solve with
+    other settings or until the Pattern is freed). info=True returns (Y, {kernel, threads, seconds,
+    weights_cached, ...}); seconds is the kernel's time.
     """
     y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit)
     return (y, meta) if info else y
