@@ -42,6 +42,7 @@ __all__ = [
     "__version__",
     "congestion",
     "distances",
+    "path_lengths",
     "rank",
     "solve",
 ]
@@ -67,6 +68,21 @@ def distances(pattern, n=None, *, source=None, target=None, counts=False, all_pa
     fields, extra = _core._distances(pattern, n, source, target, counts, all_pairs, summary, matrix, method,
                                      threads, mem_limit)
     return Result("distances", fields, extra)
+
+
+def path_lengths(patterns, sweep, *, all_pairs=False, threads=0, mem_limit=None):
+    """The path-length table over a sweep of n (``mixgraph distances -p ... --sweep``).
+
+    patterns: one spec or a list of specs (not mtx:, whose n is fixed). sweep: the CLI's text, 'LO..HI'
+    (every power of two between, plus LO and HI) or a list '1000,3000'. Returns a Result whose ``sweep``
+    field is a list with one entry per pattern: ``rows`` (n, diameter, copy_distance = delta(n) or
+    max_j d(j + n, j) on 2n tokens, None when some copy is impossible; mean_distance, max_delta,
+    unreachable_pairs, source_of_figures) and ``growth`` (the fitted class among O(1), O(log n),
+    O(sqrt n), O(n) with its relative residual, for diameter, copy distance and mean distance).
+    Translation-invariant patterns: O(n) per row from the profile; others all-pairs (up to n = 2**14
+    unless all_pairs=True). Releases the GIL while it computes.
+    """
+    return Result("distances", _core._path_lengths(patterns, sweep, all_pairs, threads, mem_limit))
 
 
 def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, mem_limit=None):
