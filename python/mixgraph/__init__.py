@@ -174,8 +174,21 @@ def _to_networkx(self):
     return g
 
 
+def _pattern_to_pandas(self):
+    """Per position (``position`` 1..n): ``decode_cost``, ``cache_size`` and, for +cache patterns,
+    ``kept_set_size``, as a pandas DataFrame (the CLI's ``pattern --profile --format csv``). Needs pandas."""
+    import pandas as pd
+
+    cols = {"position": _np.arange(1, self.n + 1), "decode_cost": self.decode_cost(),
+            "cache_size": self.cache_sizes()}
+    if self.kept_set_sizes() is not None:
+        cols["kept_set_size"] = self.kept_set_sizes()
+    return pd.DataFrame(cols)
+
+
 import numpy as _np  # noqa: E402
 
 Pattern.weights = _weights
 Pattern.to_scipy = _to_scipy
 Pattern.to_networkx = _to_networkx
+Pattern.to_pandas = _pattern_to_pandas
