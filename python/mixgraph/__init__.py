@@ -42,6 +42,7 @@ __all__ = [
     "__version__",
     "congestion",
     "distances",
+    "path_lengths",
     "rank",
     "solve",
 ]
@@ -67,6 +68,21 @@ def distances(pattern, n=None, *, source=None, target=None, counts=False, all_pa
     fields, extra = _core._distances(pattern, n, source, target, counts, all_pairs, summary, matrix, method,
                                      threads, mem_limit)
     return Result("distances", fields, extra)
+
+
+def path_lengths(patterns, sweep, *, all_pairs=False, threads=0, mem_limit=None):
+    """The path-length table over a sweep of n (``mixgraph distances -p ... --sweep``).
+
+    patterns: one spec or a list of specs (not mtx:, whose n is fixed). sweep: the CLI's text, 'LO..HI'
+    (every power of two between, plus LO and HI) or a list '1000,3000'. Returns a Result whose ``sweep``
+    field is a list with one entry per pattern: ``rows`` (n, diameter, copy_distance = delta(n) or
+    max_j d(j + n, j) on 2n tokens, None when some copy is impossible; mean_distance, max_delta,
+    unreachable_pairs, source_of_figures) and ``growth`` (the fitted class among O(1), O(log n),
+    O(sqrt n), O(n) with its relative residual, for diameter, copy distance and mean distance).
+    Translation-invariant patterns: O(n) per row from the profile; others all-pairs (up to n = 2**14
+    unless all_pairs=True). Releases the GIL while it computes.
+    """
+    return Result("distances", _core._path_lengths(patterns, sweep, all_pairs, threads, mem_limit))
 
 
 def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, mem_limit=None):
@@ -114,7 +130,10 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     the CLI's: head h (columns h*d/heads .. (h+1)*d/heads - 1) uses random_weights(seed + h), with
     ||(I - B)^{-1}||_inf <= 10 (``Pattern.weights(seed)`` gives the same A and B as scipy matrices).
     O(d (nnz_A + nnz_B)) work, OpenMP over column tiles (threads=0: all cores), the same bits for any
-    thread count. Releases the GIL. info=True returns (Y, {kernel, threads, seconds, ...}).
+    thread count. Releases the GIL. The Pattern keeps the weights of its last solve (heads, seed, dtype),
+    so a repeated call pays only the kernel (O(heads (n + nnz)) memory held until the next solve with
+    other settings or until the Pattern is freed). info=True returns (Y, {kernel, threads, seconds,
+    weights_cached, ...}); seconds is the kernel's time.
     """
     y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit)
     return (y, meta) if info else y
@@ -155,8 +174,21 @@ def _to_networkx(self):
     return g
 
 
+def _pattern_to_pandas(self):
+    """Per position (``position`` 1..n): ``decode_cost``, ``cache_size`` and, for +cache patterns,
+    ``kept_set_size``, as a pandas DataFrame (the CLI's ``pattern --profile --format csv``). Needs pandas."""
+    import pandas as pd
+
+    cols = {"position": _np.arange(1, self.n + 1), "decode_cost": self.decode_cost(),
+            "cache_size": self.cache_sizes()}
+    if self.kept_set_sizes() is not None:
+        cols["kept_set_size"] = self.kept_set_sizes()
+    return pd.DataFrame(cols)
+
+
 import numpy as _np  # noqa: E402
 
 Pattern.weights = _weights
 Pattern.to_scipy = _to_scipy
 Pattern.to_networkx = _to_networkx
+Pattern.to_pandas = _pattern_to_pandas

@@ -63,6 +63,50 @@ class Result:
                                 for dv, c in zip(dist.tolist(), self._fields["path_counts"].tolist())]
         return d
 
+    def to_pandas(self):
+        """The result's table as a pandas DataFrame (needs pandas; ImportError otherwise), the table the
+        CLI's ``--format csv`` prints: distances with source/target: one row per position (``position``,
+        ``dist_from_source``, ``path_count``, ``dist_to_target``), else the profile (``m``, ``delta``) or,
+        for path_lengths, one row per pattern and n; rank: one row per cut; congestion: one row per
+        routing. Unreachable distances are <NA> (pandas' nullable UInt32)."""
+        import pandas as pd
+
+        f = self._fields
+
+        def dist_col(a):
+            return pd.array([None if v == UNREACHABLE else v for v in a.tolist()], dtype="UInt32")
+
+        if "sweep" in f:
+            return pd.DataFrame([dict(pattern=t["pattern"], **r) for t in f["sweep"] for r in t["rows"]])
+        if self._kind == "distances":
+            if "dist" in f or "dist_to_target" in f:
+                cols = {"position": np.arange(1, f["n"] + 1)}
+                if "dist" in f:
+                    cols["dist_from_source"] = dist_col(f["dist"])
+                if "path_counts" in f:
+                    cols["path_count"] = np.where(f["dist"] == UNREACHABLE, 0, f["path_counts"])
+                if "dist_to_target" in f:
+                    cols["dist_to_target"] = dist_col(f["dist_to_target"])
+                return pd.DataFrame(cols)
+            if "profile" in f:
+                return pd.DataFrame({"m": np.arange(f["profile"].size), "delta": dist_col(f["profile"])})
+            return pd.DataFrame([{k: f[k] for k in ("pattern", "n", "diameter", "mean_distance", "reachable_pairs",
+                                                    "unreachable_pairs", "figures_from") if k in f}])
+        if self._kind == "rank":
+            cols = {"cut": f["cuts"]}
+            for key, name in (("cut_rank_numeric", "rank_numeric"), ("cut_rank_flow", "rank_flow")):
+                if f[key] is not None:
+                    cols[name] = f[key]
+            cols["cache_at_cut"] = f["cache_at_cut"]
+            return pd.DataFrame(cols)
+        if self._kind == "congestion":
+            return pd.DataFrame([{"name": r["name"], "congestion": r["congestion"],
+                                  "argmax_position": r["argmax_position"], "positions_at_max": r["positions_at_max"],
+                                  "path_length_min": r["path_length"]["min"],
+                                  "path_length_mean": r["path_length"]["mean"],
+                                  "path_length_max": r["path_length"]["max"]} for r in f["routings"]])
+        raise TypeError(f"a {self._kind} result has no table")
+
     def __repr__(self):
         shown = []
         for k, v in self._fields.items():

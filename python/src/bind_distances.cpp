@@ -5,6 +5,7 @@
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
+#include "mixgraph/sweep.hpp"
 
 namespace mixgraph::py {
 
@@ -144,6 +145,66 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
   return pb::make_tuple(j, extra);
 }
 
+pb::object opt_dist(std::uint32_t d) {
+  return d == UNREACHABLE ? pb::none() : pb::cast(d);
+}
+
+pb::dict path_lengths(const pb::object& patterns, const std::string& sweep, bool all_pairs, int threads,
+                      const pb::object& mem) {
+  std::vector<std::string> specs;
+  if (pb::isinstance<pb::str>(patterns))
+    specs.push_back(patterns.cast<std::string>());
+  else
+    for (auto s : patterns) specs.push_back(s.cast<std::string>());
+  if (specs.empty()) throw UsageError("give at least one pattern spec");
+  const auto ns = parse_sweep(sweep);
+  AllPairsOptions ap;
+  ap.threads = threads;
+  ap.mem_limit = mem_limit_from(mem);
+  std::vector<PathLengthTable> tables;
+  {
+    pb::gil_scoped_release release;
+    for (const auto& spec : specs)
+      tables.push_back(path_length_table(spec, ns, ap, all_pairs ? UINT64_MAX : kAutoAllPairsMax));
+  }
+  auto growth = [](const std::string& cls, double residual) {
+    pb::dict g;
+    g["class"] = cls;
+    g["relative_residual"] = residual;
+    return g;
+  };
+  pb::list out;
+  for (const auto& t : tables) {
+    pb::dict pj;
+    pj["pattern"] = t.pattern;
+    pb::list rows;
+    for (const auto& r : t.rows) {
+      pb::dict rj;
+      rj["n"] = r.n;
+      rj["diameter"] = r.diameter;
+      rj["mean_distance"] = r.mean_distance;
+      rj["unreachable_pairs"] = r.unreachable_pairs;
+      rj["source_of_figures"] = r.from_profile ? "profile" : "all-pairs";
+      rj["copy_distance"] = opt_dist(r.copy_distance);
+      std::uint32_t md = UNREACHABLE;
+      if (r.from_profile)
+        md = r.copy_distance == UNREACHABLE ? r.diameter : std::max(r.diameter, r.copy_distance);
+      rj["max_delta"] = opt_dist(md);
+      rows.append(rj);
+    }
+    pj["rows"] = rows;
+    pb::dict g;
+    g["diameter"] = growth(t.diameter_growth, t.diameter_residual);
+    g["copy_distance"] = growth(t.copy_growth, t.copy_residual);
+    g["mean_distance"] = growth(t.mean_growth, t.mean_residual);
+    pj["growth"] = g;
+    out.append(pj);
+  }
+  pb::dict j;
+  j["sweep"] = out;
+  return j;
+}
+
 }  // namespace
 
 void bind_distances(pb::module_& m) {
@@ -151,6 +212,8 @@ void bind_distances(pb::module_& m) {
         pb::arg("source") = pb::none(), pb::arg("target") = pb::none(), pb::arg("counts") = false,
         pb::arg("all_pairs") = false, pb::arg("summary") = false, pb::arg("matrix") = false,
         pb::arg("method") = "auto", pb::arg("threads") = 0, pb::arg("mem_limit") = pb::none());
+  m.def("_path_lengths", &path_lengths, pb::arg("patterns"), pb::arg("sweep"), pb::arg("all_pairs") = false,
+        pb::arg("threads") = 0, pb::arg("mem_limit") = pb::none());
 }
 
 }  // namespace mixgraph::py

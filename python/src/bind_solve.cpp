@@ -10,8 +10,8 @@ namespace mixgraph::py {
 namespace {
 
 template <class T>
-pb::tuple run(const PatternHolder& h, const pb::buffer_info& xb, pb::object out, int heads,
-              std::uint64_t seed, int threads, std::uint64_t mem_limit) {
+pb::tuple run(PatternHolder& h, const pb::buffer_info& xb, pb::object out, int heads, std::uint64_t seed,
+              int threads, std::uint64_t mem_limit) {
   const Pattern& p = h.p;
   const std::size_t d = static_cast<std::size_t>(xb.ndim == 1 ? 1 : xb.shape[1]);
   pb::array_t<T> y;
@@ -40,11 +40,24 @@ pb::tuple run(const PatternHolder& h, const pb::buffer_info& xb, pb::object out,
   }
   T* yp = static_cast<T*>(y.request(true).ptr);
   const T* xp = static_cast<const T*>(xb.ptr);
+  std::shared_ptr<const MixerWeights<T>> w;
+  const bool cached =
+      h.weights && h.weights_heads == heads && h.weights_seed == seed && h.weights_value_bytes == sizeof(T);
+  if (cached) {
+    w = std::static_pointer_cast<const MixerWeights<T>>(h.weights);
+  } else {
+    h.weights.reset();  // free the old weights before building new ones
+    pb::gil_scoped_release release;
+    w = std::make_shared<const MixerWeights<T>>(make_mixer_weights<T>(p, heads, seed));
+  }
+  h.weights = w;
+  h.weights_heads = heads;
+  h.weights_seed = seed;
+  h.weights_value_bytes = sizeof(T);
   SolveInfo info;
   {
     pb::gil_scoped_release release;
-    const MixerWeights<T> w = make_mixer_weights<T>(p, heads, seed);
-    info = solve_mixer(w, xp, yp, d, threads);
+    info = solve_mixer(*w, xp, yp, d, threads);
   }
   pb::dict i;
   i["kernel"] = info.kernel;
@@ -53,6 +66,7 @@ pb::tuple run(const PatternHolder& h, const pb::buffer_info& xb, pb::object out,
   i["precision"] = sizeof(T) == 8 ? "fp64" : "fp32";
   i["d"] = d;
   i["heads"] = heads;
+  i["weights_cached"] = cached;
   return pb::make_tuple(y, i);
 }
 

@@ -67,3 +67,16 @@ def test_path_counts_pow2():
     for i in range(1, 301):
         m = i - 1
         assert r.path_counts[i - 1] == factorial(bin(m).count("1")), i
+
+
+def test_path_length_table_matches_the_cli(cli):
+    specs = ["pow2", "sq1+cache", "window:4"]
+    r = mixgraph.path_lengths(specs, "64..1024")
+    j = cli("distances", *[a for s in specs for a in ("-p", s)], "--sweep", "64..1024")
+    assert r.to_dict() == j
+    assert [row["n"] for row in r.sweep[0]["rows"]] == [64, 128, 256, 512, 1024]
+    one = mixgraph.path_lengths("fib", "100,300,1000")
+    assert one.to_dict() == cli("distances", "-p", "fib", "--sweep", "100,300,1000")
+    # the rows' diameters agree with distances() at each n
+    for row in one.sweep[0]["rows"]:
+        assert row["diameter"] == mixgraph.distances("fib", row["n"], summary=True).diameter

@@ -77,7 +77,7 @@ def test_arrays_are_read_only_views_without_copies():
     assert int(a.sum()) == int(b.sum())
 
 
-def test_n_as_text_and_the_issue_example():
+def test_n_as_text_and_the_readme_example():
     assert mixgraph.Pattern("pow2", "2^10").n == 1024
     assert mixgraph.Pattern("pow2", 1 << 20).decode_cost().max() == 20
 

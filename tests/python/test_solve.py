@@ -90,6 +90,20 @@ def test_rejects_what_it_would_have_to_copy():
         mixgraph.solve(p, X, out=np.empty((64, 4)))
 
 
+def test_weights_kept_for_the_next_solve():
+    p = mixgraph.Pattern("sq1", 300)
+    X = np.random.default_rng(1).standard_normal((300, 4))
+    Y1, i1 = mixgraph.solve(p, X, seed=2, info=True)
+    Y2, i2 = mixgraph.solve(p, X, seed=2, info=True)
+    Y3, i3 = mixgraph.solve(p, X, seed=3, info=True)
+    assert (i1["weights_cached"], i2["weights_cached"], i3["weights_cached"]) == (False, True, False)
+    assert np.array_equal(Y1, Y2) and not np.allclose(Y1, Y3)
+    np.testing.assert_allclose(Y3, dense_reference(p, X, 1, 3), rtol=1e-10, atol=1e-10)
+    Y4, i4 = mixgraph.solve(p, X.astype(np.float32), seed=3, info=True)
+    assert not i4["weights_cached"]
+    np.testing.assert_allclose(Y4, Y3, rtol=1e-3, atol=1e-4)
+
+
 def test_vector_input():
     p = mixgraph.Pattern("fib", 100)
     x = np.arange(100, dtype=np.float64)
