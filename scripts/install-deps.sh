@@ -7,7 +7,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PKGS=(
   build-essential cmake ninja-build pkg-config
   libboost-graph-dev libeigen3-dev libcli11-dev libgtest-dev libgmock-dev
-  nlohmann-json3-dev libfmt-dev libmuparser-dev libbenchmark-dev
+  nlohmann-json3-dev libmuparser-dev libbenchmark-dev
   libglpk-dev libcairo2-dev libpng-dev libexpat1-dev fonts-dejavu-core
   python3-dev pybind11-dev python3-numpy
 )

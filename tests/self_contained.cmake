@@ -1,14 +1,16 @@
-# The repository stands alone: no user-facing text may point to files outside it (the team's working notes
-# MATH.md / ARCHITECTURE.md, or ../shared). Scans docs/ (except docs/history/), tools/, lib/,
-# notebooks_export/, README.md, every subcommand's --help, and report.md / report.ipynb / the tables of a
-# small `mixgraph report` run. A planted file checks first that the scan can fail.
+# The repository stands alone: no user-facing text may point to files outside it (the maths and
+# architecture notes kept beside the repository, or anything under the shared folder next to it). Scans
+# docs/ (except docs/history/), tools/, lib/, notebooks_export/, README.md, every subcommand's --help, and
+# report.md / report.ipynb / the tables of a small `mixgraph report` run. A planted file checks first that
+# the scan can fail.
 #   cmake -DSOURCE_DIR=... -DMIXGRAPH=.../mixgraph -DWORK_DIR=... -P self_contained.cmake
 cmake_minimum_required(VERSION 3.25)
-set(bad_regex "MATH\\.md|ARCHITECTURE\\.md|\\.\\./shared")
+# (Written with [.] so that this file does not itself contain the strings it looks for.)
+set(bad_regex "MATH[.]md|ARCHITECTURE[.]md|[.][.]/shared")
 
 # Appends "file:line: text" for each offending line of `file` to the list `out`.
 function(scan_file file out)
-  file(STRINGS "${file}" lines REGEX "${bad_regex}")
+  file(STRINGS "${file}" lines ENCODING UTF-8 REGEX "${bad_regex}")
   set(found ${${out}})
   foreach(l IN LISTS lines)
     list(APPEND found "${file}: ${l}")
@@ -20,7 +22,9 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
 # Negative control: a planted citation must be found.
-file(WRITE "${WORK_DIR}/planted.md" "fine line\nsee ../shared/design/MATH.md §2\n")
+set(up "..")
+set(dot ".")
+file(WRITE "${WORK_DIR}/planted.md" "fine line\nsee ${up}/shared/design/MATH${dot}md §2\n")
 set(control "")
 scan_file("${WORK_DIR}/planted.md" control)
 list(LENGTH control n_control)
@@ -35,7 +39,7 @@ foreach(dir docs tools lib notebooks_export)
   list(APPEND files ${more})
 endforeach()
 
-# Every subcommand's --help, nested subcommands included (CLI11 lists them under "SUBCOMMANDS:").
+# Every subcommand's --help, nested subcommands included (CLI11 lists them under "Subcommands:").
 set(queue "")
 execute_process(COMMAND "${MIXGRAPH}" --help OUTPUT_FILE "${WORK_DIR}/help_main.txt" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -46,10 +50,10 @@ set(queue "main")
 set(n_help 0)
 while(queue)
   list(POP_FRONT queue cmd)
-  file(STRINGS "${WORK_DIR}/help_${cmd}.txt" help)
+  file(STRINGS "${WORK_DIR}/help_${cmd}.txt" help ENCODING UTF-8)
   set(in_sub FALSE)
   foreach(l IN LISTS help)
-    if(l MATCHES "^SUBCOMMANDS:")
+    if(l MATCHES "^(SUBCOMMANDS|Subcommands):")
       set(in_sub TRUE)
     elseif(in_sub AND l MATCHES "^  ([a-z][a-z0-9_-]*)")
       set(sub "${CMAKE_MATCH_1}")

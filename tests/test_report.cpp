@@ -598,7 +598,7 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
     EXPECT_NE(std::find(manifest["files"].begin(), manifest["files"].end(), rel), manifest["files"].end())
         << rel;
   }
-  // Table 1: measured cells filled, pending ones say which issue.
+  // Table 1: measured cells filled, none pending.
   const auto t1 = nlohmann::json::parse(read_file(r.dir + "/tables/table1.json"));
   ASSERT_EQ(t1["rows"].size(), 4u);
   EXPECT_EQ(t1["rows"][0]["pattern"], "pow2");

@@ -1,0 +1,43 @@
+# Imported targets for mixgraph's optional libraries, found the same way by the build and by
+# find_package(mixgraph), so that the exported targets name these targets instead of absolute paths:
+#   mixgraph_dep::muparser (muParser), mixgraph_dep::glpk (GLPK), mixgraph_dep::cairo (cairo, pkg-config).
+# mixgraph_find_dependency(<muparser|glpk|cairo>) sets MIXGRAPH_DEP_<NAME>_FOUND and creates the target.
+include_guard(GLOBAL)
+
+function(mixgraph_find_dependency name)
+  string(TOUPPER "${name}" up)
+  if(TARGET mixgraph_dep::${name})
+    set(MIXGRAPH_DEP_${up}_FOUND TRUE PARENT_SCOPE)
+    return()
+  endif()
+  set(found OFF)
+  if(name STREQUAL "muparser" OR name STREQUAL "glpk")
+    if(name STREQUAL "muparser")
+      find_path(MIXGRAPH_MUPARSER_INCLUDE_DIR muParser.h PATH_SUFFIXES muParser)
+      find_library(MIXGRAPH_MUPARSER_LIBRARY NAMES muparser)
+    else()
+      find_path(MIXGRAPH_GLPK_INCLUDE_DIR glpk.h)
+      find_library(MIXGRAPH_GLPK_LIBRARY NAMES glpk)
+    endif()
+    if(MIXGRAPH_${up}_INCLUDE_DIR AND MIXGRAPH_${up}_LIBRARY)
+      add_library(mixgraph_dep::${name} UNKNOWN IMPORTED GLOBAL)
+      set_target_properties(mixgraph_dep::${name} PROPERTIES
+        IMPORTED_LOCATION "${MIXGRAPH_${up}_LIBRARY}"
+        INTERFACE_INCLUDE_DIRECTORIES "${MIXGRAPH_${up}_INCLUDE_DIR}")
+      set(found ON)
+    endif()
+  elseif(name STREQUAL "cairo")
+    find_package(PkgConfig QUIET)
+    if(PKG_CONFIG_FOUND)
+      pkg_check_modules(MIXGRAPH_CAIRO QUIET IMPORTED_TARGET GLOBAL cairo)
+      if(MIXGRAPH_CAIRO_FOUND)
+        add_library(mixgraph_dep::cairo INTERFACE IMPORTED GLOBAL)
+        set_target_properties(mixgraph_dep::cairo PROPERTIES INTERFACE_LINK_LIBRARIES PkgConfig::MIXGRAPH_CAIRO)
+        set(found ON)
+      endif()
+    endif()
+  else()
+    message(FATAL_ERROR "mixgraph_find_dependency: unknown dependency '${name}'")
+  endif()
+  set(MIXGRAPH_DEP_${up}_FOUND ${found} PARENT_SCOPE)
+endfunction()
