@@ -95,7 +95,7 @@ struct Params {
   std::uint32_t* err = nullptr;  // 1: a read list overflowed (host reports it)
   int a_prepass =
       0;  // 0: A is the diagonal, applied in bi_solve; 1: Y holds A X (bi_ax) when bi_solve starts
-  unsigned long long* prof = nullptr;  // MIXGRAPH_GPU_PROFILE: cycles per CTA and phase, or null
+  unsigned long long* prof = nullptr;  // SolveOptions::profile: cycles per CTA and phase, or null
   int copy = 0;  // package copies: 0 cp.async by the issue threads, 1 TMA bulk copies (every thread waits on
                  // the mbarriers), 2 TMA bulk copies (one thread waits, the barrier publishes)
   // split mode (Q.split = G > 0): reads at offsets >= G are not in the read lists; far-worker CTAs (blockIdx
@@ -118,10 +118,6 @@ struct Params {
   int swz = 1;    // far sums (and bi_solve's near sums): row halves in swizzled order (seg_sw)
   int nooff = 0;  // read lists without offsets (implicit B, bi_solve_ws): row r's list is the offsets above r
   std::uint32_t noffs = 0;  // with nooff: B's offsets that bi_solve_ws keeps in shared memory (<= C + kx)
-  int diag = 0;  // MIXGRAPH_GPU_DIAG (wrong results, timing only): 1 no staging copies, 2 no package copies
-                 // in the loop, 4 no Y stores, 8 no proxy fence before the Y stores, 16 no far role, 32 no
-                 // near reads, 64 a one-piece matvec, 256 no proxy fence before the staging copies, 512 no
-                 // wait for the Y stores in the loop
 };
 
 // Package: [L^{-1}: lower triangle, padded rows (lrow_start)][E: coef [kx][C] T | off [kx][C] u32 | cnt [C]
@@ -193,10 +189,10 @@ struct alignas(sizeof(T) == 4 ? 8 : 16) BRead {
   std::uint32_t p;
 };
 // bi_build's reads per row loaded one row ahead (more are read in place): kin itself from 4 to 8 (the
-// longest in-chunk list of a row), 4 below, so that no row pays for more (benchmarks.md, GPU v11, v12);
-// even = true keeps v11's 4, 6, 8 (MIXGRAPH_GPU_KU_EVEN=1, diagnostics)
-__host__ __device__ constexpr std::uint32_t build_ku(std::uint32_t kin, bool even = false) {
-  return even ? (kin <= 4 ? 4u : (kin <= 6 ? 6u : 8u)) : (kin <= 4 ? 4u : (kin <= 8 ? kin : 8u));
+// longest in-chunk list of a row), 4 below, so that no row pays for more (benchmarks.md, GPU v11, v12;
+// v11's 4, 6 or 8: docs/history/gpu-variants.md)
+__host__ __device__ constexpr std::uint32_t build_ku(std::uint32_t kin) {
+  return kin <= 4 ? 4u : (kin <= 8 ? kin : 8u);
 }
 // the in-chunk reads in shared memory: [C + 1][max(kin, KU)], each row padded with reads {0, 0} (coefficient
 // 0 of row 0) to at least KU, and a row C of padding (read ahead after the last row)
@@ -706,12 +702,11 @@ __device__ __forceinline__ void mma_rows(const float* lf, const float* wt, std::
     y[u] = big + cross;
   }
 }
-// m-tile mi of y = L^{-1} w by warp mi (mma_rows with its k-tile count: 2 mi + 2; k-tiles 2 with `one`, for
-// diagnostics)
+// m-tile mi of y = L^{-1} w by warp mi (mma_rows with its k-tile count: 2 mi + 2)
 template <int C, int LD>
 __device__ __forceinline__ void mma_mtile(const float* lf, const float* wt, std::uint32_t mi,
-                                          std::uint32_t lane, bool one, float (&y)[4]) {
-  if (mi == 0 || one)
+                                          std::uint32_t lane, float (&y)[4]) {
+  if (mi == 0)
     mma_rows<LD, 2>(lf, wt, mi, lane, y);
   else if (mi == 1)
     mma_rows<LD, 4>(lf, wt, mi, lane, y);
@@ -806,14 +801,14 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
       unsigned char* d = ebuf + (ec % EB) * std::size_t(Q.e_bytes);
       for (std::uint32_t p = me; p < Q.e_bytes / 16; p += nth) cp16(d + p * 16, g + p * 16);
     }
-    if (gc < nch && !(Q.diag & 1)) {
+    if (gc < nch) {
       const EView<T, C> e = ev(gc);
       T* d = gx_rows(gc);
       if (kTma && Q.tma && me == (nth > 64 ? 64u : 0u)) {
         std::uint64_t* bar = bars + kLBufs + EB + gc % kGBufs;
         // the Y rows read here were written by st.global (generic proxy) chunks ago, ordered before this
         // thread by the role barriers; the proxy fence orders them before the tensor copies (async proxy)
-        if (!(Q.diag & 256)) asm volatile("fence.proxy.async.global;" ::: "memory");
+        asm volatile("fence.proxy.async.global;" ::: "memory");
         mbar_expect(bar, (gx + 1) * C * W * unsigned(sizeof(T)));
         const int row = int(gc * C);
         tma_box(d, Q.a_prepass ? &tmy : &tmx, int(col0), row, bar);
@@ -868,17 +863,15 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   unsigned long long pacc[4] = {0, 0, 0, 0};
   long long pt = Q.prof ? clock64() : 0;
 
-  // TMA package copies: chunk c's arrival on its buffer's mbarrier (with MIXGRAPH_GPU_DIAG bit 2 the loop
-  // issues no package copies, so it waits for none: only the prologue's chunks arrive)
+  // TMA package copies: chunk c's arrival on its buffer's mbarrier
   auto wait_l = [&](std::uint32_t c) {
-    if (c < nch && !((Q.diag & 2) && c >= 2)) mbar_wait(bars + c % kLBufs, (c / kLBufs) & 1u);
+    if (c < nch) mbar_wait(bars + c % kLBufs, (c / kLBufs) & 1u);
   };
   auto wait_e = [&](std::uint32_t c) {
-    if (c < nch && !((Q.diag & 2) && c >= EB - 1)) mbar_wait(bars + kLBufs + c % EB, (c / EB) & 1u);
+    if (c < nch) mbar_wait(bars + kLBufs + c % EB, (c / EB) & 1u);
   };
   auto wait_g = [&](std::uint32_t c) {  // staged rows by tensor copies
-    if (kTma && Q.tma && c < nch && !(Q.diag & 1))
-      mbar_wait(bars + kLBufs + EB + c % kGBufs, (c / kGBufs) & 1u);
+    if (kTma && Q.tma && c < nch) mbar_wait(bars + kLBufs + EB + c % kGBufs, (c / kGBufs) & 1u);
   };
   __shared__ std::uint32_t done_s;  // split mode: chunks done, for the publisher warp
   if (tid == 0) {
@@ -937,7 +930,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
   const std::uint32_t r = tid / W, cl = tid % W;  // matvec role
   // Y by tensor stores: issued by the thread that issues the staged-row copies (so that its later copies of
   // those rows are ordered after the stores it waited for); the ring must be 128-byte aligned for them
-  const bool ytma = kTma && Q.tma && Q.ytma && !(Q.diag & 4) && !(smem_u32(ring) & 127u);
+  const bool ytma = kTma && Q.tma && Q.ytma && !(smem_u32(ring) & 127u);
   const std::uint32_t TS = T0 + ((NT - T0) > 64 ? 64u : 0u);
   const std::uint32_t lstart = lrow_start<T>(r);
   for (std::uint32_t c = 0; c < nch; ++c) {
@@ -950,7 +943,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
       for (int p = 1; p < NP; ++p) seg_add(w, seg_ld_sw(fpart + ((c & 1) * NP + p) * C * W + tid * W, sw));
       const EView<T, C> e = ev(c);
       const std::uint32_t nn = e.cnt[tid] & 1023u;
-      for (std::uint32_t k = 0; k < ((Q.diag & 32) ? 0u : nn); ++k)
+      for (std::uint32_t k = 0; k < nn; ++k)
         seg_fma(w, e.coef[k * C + tid], seg_ld_sw(ring + ((s + tid - e.off[k * C + tid]) & rmask) * W, sw));
       w = seg_unsw(w, sw);
       T wv[W];
@@ -958,9 +951,9 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
 #pragma unroll
       for (int q = 0; q < W; ++q) wt[q * LD + tid] = wv[q];
     } else if (tid < T0) {
-      if (!(Q.diag & 16)) far(c + 1, (tid - C) % C, (tid - C) / C);
+      far(c + 1, (tid - C) % C, (tid - C) / C);
     } else {
-      issue(T0, (Q.diag & 2) ? nch : c + 2, (Q.diag & 2) ? nch : c + EB - 1, c + 3);
+      issue(T0, c + 2, c + EB - 1, c + 3);
     }
     cp_commit();
     if (Q.prof) prof_mark(pacc, 0, pt);
@@ -973,25 +966,25 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
         float y[4];
         const float* lf = reinterpret_cast<const float*>(lbuf + (c % kLBufs) * LB);
         const float* wf = reinterpret_cast<const float*>(wt);
-        mma_mtile<C, LD>(lf, wf, wp, lane, (Q.diag & 64) != 0, y);
+        mma_mtile<C, LD>(lf, wf, wp, lane, y);
         const std::uint32_t r0 = 16 * wp + (lane >> 2), c0 = 2 * (lane & 3);
 #pragma unroll
         for (std::uint32_t h8 = 0; h8 < 2; ++h8) {
           const std::uint32_t rr = r0 + 8 * h8;
           *reinterpret_cast<float2*>(ring + ((s + rr) & rmask) * W + c0) =
               make_float2(y[2 * h8], y[2 * h8 + 1]);
-          if (!ytma && s + rr < n && !(Q.diag & 4))
+          if (!ytma && s + rr < n)
             *reinterpret_cast<float2*>(P.y + std::uint64_t(s + rr) * P.d + col0 + c0) =
                 make_float2(y[2 * h8], y[2 * h8 + 1]);
         }
-        if (ytma && !(Q.diag & 8)) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        if (ytma) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       }
     } else {
       const T* lr = lbuf + (c % kLBufs) * LB + lstart;
       const T* wv = wt + cl * LD;
       // two accumulators over 16-byte pieces; pieces past the diagonal hold zeros or padding, never read
       T a0 = T(0), a1 = T(0);
-      const std::uint32_t nq = (Q.diag & 64) ? 1u : r / EP + 1;
+      const std::uint32_t nq = r / EP + 1;
       std::uint32_t q = 0;
       for (; q + 1 < nq; q += 2) {
         const V x0 = *reinterpret_cast<const V*>(lr + q * EP), y0 = *reinterpret_cast<const V*>(wv + q * EP);
@@ -1004,9 +997,9 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
         a0 = dot_acc(*reinterpret_cast<const V*>(lr + q * EP), *reinterpret_cast<const V*>(wv + q * EP), a0);
       const T y = a0 + a1;
       ring[((s + r) & rmask) * W + cl] = y;
-      if (ytma) {  // this thread's ring write, before the tensor store (async proxy) that reads it
-        if (!(Q.diag & 8)) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      } else if (s + r < n && !(Q.diag & 4))
+      if (ytma)  // this thread's ring write, before the tensor store (async proxy) that reads it
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      else if (s + r < n)
         P.y[std::uint64_t(s + r) * P.d + col0 + cl] = y;
     }
     if (Q.prof) prof_mark(pacc, 2, pt);
@@ -1024,7 +1017,7 @@ __global__ void __launch_bounds__(C* kW<T> + (EB == kEBufsSplit ? kPubThreads : 
       // Stores in flight: the copies this thread issues next (chunk c + 4's rows, in chunk c + 1) read
       // chunks up to c + 5 - R / C, so at most R / C - 5 stores may be pending (and the ring rows of a chunk,
       // rewritten R / C chunks later, are read by then)
-      if (!(Q.diag & 512)) y_stores_throttle<C>(R);
+      y_stores_throttle<C>(R);
     }
     if (Q.prof) prof_mark(pacc, 3, pt);
   }
@@ -1058,7 +1051,7 @@ template <int C>
 constexpr int ws_threads() {
   return 2 * C + kWsParts * C + 32;
 }
-// PROF: the MIXGRAPH_GPU_PROFILE instance (Q.prof set), the only one with the cycle counters (their
+// PROF: the SolveOptions::profile instance (Q.prof set), the only one with the cycle counters (their
 // clock reads and tests were about 7% of the kernel's instructions, benchmarks.md GPU v13)
 template <int C, bool PROF>
 __global__ void __launch_bounds__(ws_threads<C>(), 1)
@@ -1266,7 +1259,7 @@ __global__ void __launch_bounds__(ws_threads<C>(), 1)
       {  // y = L^{-1} w: warp wp, m-tile wp
         float y[4];
         const float* lf = lbuf + (c % kLBufs) * LB;
-        mma_mtile<C, LD>(lf, wt, wp, lane, false, y);
+        mma_mtile<C, LD>(lf, wt, wp, lane, y);
         const std::uint32_t r0 = 16 * wp + (lane >> 2), c0 = 2 * (lane & 3);
         *reinterpret_cast<float2*>(ring + ((s + r0) & rmask) * W + c0) = make_float2(y[0], y[1]);
         *reinterpret_cast<float2*>(ring + ((s + r0 + 8) & rmask) * W + c0) = make_float2(y[2], y[3]);

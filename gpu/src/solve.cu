@@ -102,9 +102,7 @@ struct DevProblem {
   std::uint32_t pkg_bytes;    // bytes of one package
   int staged;                 // coefficients shared by the tile and staged in shared memory
   std::uint32_t vw, ng, tpo;  // gather: vector width, row groups per chunk, threads per output
-  unsigned long long* prof;   // diagnostics (MIXGRAPH_GPU_PROFILE): cycle counters, or null
-  int diag;                   // diagnostics (MIXGRAPH_GPU_DIAG, wrong results): 1 helpers skip the
-                              // mid sums, 2 solver skips reads [KB, NEAR), 4 solver skips Y stores
+  unsigned long long* prof;   // diagnostics (SolveOptions::profile): cycle counters, or null
 };
 // prof layout: solver CTA t: [t * 8 + k], k: 0 solve, 1 solver barrier wait, 2 consume, 3 prefetch, 4 helper
 // barrier wait; gather CTA g: [(kMaxTiles + g) * 8 + k], k: 0 progress wait, 1 compute, 2 items.
@@ -731,7 +729,7 @@ __device__ bool consume(const DevProblem<T>& P, const SolverSmem<T>& S, std::uin
     }
     const std::uint32_t i = c * TC + r;
     T sum = R.v[j], sum1 = T(0);
-    std::uint32_t m = (P.diag & 1) ? mm : 0;
+    std::uint32_t m = 0;
     for (; m + 1 < mm; m += 2) {
       const T c0 = __shfl_sync(0xffffffffu, R.mc[j], m), c1 = __shfl_sync(0xffffffffu, R.mc[j], m + 1);
       const std::uint32_t o0 = __shfl_sync(0xffffffffu, R.mo[j], m),
@@ -777,7 +775,7 @@ __device__ void solve_chunk_staged(const DevProblem<T>& P, const SolverSmem<T>& 
   const int buf = c & 1;
   const std::uint32_t col = (P.tile0 + tl) * TW + lane;
   const bool writer = col < P.d;
-  const std::uint32_t nm = (P.diag & 2) ? 0 : P.nm;
+  const std::uint32_t nm = P.nm;
   const std::uint32_t bmask = P.band_mask;
   const T* ring = S.ring + lane;
   std::uint32_t om[NMU];
@@ -785,7 +783,7 @@ __device__ void solve_chunk_staged(const DevProblem<T>& P, const SolverSmem<T>& 
   for (int m = 0; m < NMU; ++m) om[m] = (IMP && std::uint32_t(m) < nm) ? S.soff[P.k_band + m] : 0u;
   const bool regs = IMP && nm <= std::uint32_t(NMU);
   T* yrow = P.y + std::uint64_t(c * TC) * P.d + col;
-  const bool full_rows = (c + 1) * TC <= P.n && writer && !(P.diag & 4);
+  const bool full_rows = (c + 1) * TC <= P.n && writer;
   for (int rb = 0; rb < TC; rb += KB) {
     const std::uint32_t i0 = c * TC + rb;
     T p[KB];
@@ -864,7 +862,7 @@ __device__ void solve_chunk_staged(const DevProblem<T>& P, const SolverSmem<T>& 
     if (full_rows) {
 #pragma unroll
       for (int r = 0; r < KB; ++r) yrow[std::uint64_t(rb + r) * P.d] = yc[r];
-    } else if (writer && !(P.diag & 4)) {
+    } else if (writer) {
 #pragma unroll
       for (int r = 0; r < KB; ++r)
         if (i0 + r < P.n) yrow[std::uint64_t(rb + r) * P.d] = yc[r];
@@ -1234,7 +1232,7 @@ struct Plan {
   std::uint32_t ntiles = 0;
   std::size_t smem = 0;
   DevBuf vring, flags;  // flags: progress[tiles_per] then err
-  DevBuf prof;          // MIXGRAPH_GPU_PROFILE
+  DevBuf prof;          // SolveOptions::profile
   // scan
   DevBuf pm, qm, carry;
   // blockinv
@@ -1246,8 +1244,9 @@ struct Plan {
   std::uint32_t bi_kin = 0, bi_ku = 4;  // bi_build: longest in-chunk read list, reads loaded ahead (build_ku)
   std::size_t bi_build_smem = 0;
   bool bi_ws = false;  // the warp-specialized solve (bi_solve_ws) where it applies
-  cudaEvent_t bi_ev[3] = {nullptr, nullptr, nullptr};  // MIXGRAPH_GPU_PROFILE: start, built, solved
+  cudaEvent_t bi_ev[3] = {nullptr, nullptr, nullptr};  // SolveOptions::profile: start, built, solved
   void (*bi_launch)(Plan&, const DevProblem<T>&, cudaStream_t) = nullptr;
+  std::string explain;  // what the planner chose and why (SolveRun::plan)
 };
 
 bool first_order(const SolveMatrix& a, const SolveMatrix& b) {
@@ -1280,12 +1279,6 @@ bool tensor_map(CUtensorMap& m, const T* p, std::uint32_t n, std::uint32_t d, st
              const_cast<T*>(p), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-// A diagnostics switch that is on unless the variable says 0 (MIXGRAPH_GPU_MMA, _TMA, _YTMA, _WS).
-bool env_on(const char* name) {
-  const char* e = std::getenv(name);
-  return !e || std::atoi(e) != 0;
 }
 
 // bi_build's instance for ku reads loaded ahead per row (bi::build_ku)
@@ -1347,7 +1340,7 @@ void bi_launch(Plan<T>& pl, const DevProblem<T>& P, cudaStream_t st) {
 enum BiMode { kBiPlain = 0, kBiPlainStaged = 1, kBiSplit = 2, kBiPlainWs = 3 };
 template <class T, int C>
 bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMatrix& b, std::uint32_t heads,
-             int mode, std::string& why) {
+             int mode, const SolveOptions& o, std::string& why) {
   const bool split = mode == kBiSplit;
   constexpr int W = bi::kW<T>;
   const std::uint32_t dh = P.d / heads;
@@ -1404,14 +1397,14 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   cudaGetDevice(&dev);
   MG_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
   // fp32: L^{-1} in mma fragment order, products by 3xTF32 tensor-core instructions (benchmarks.md, GPU v10);
-  // MIXGRAPH_GPU_MMA=0 keeps the padded rows and the FMA product (diagnostics)
-  const bool mma = sizeof(T) == 4 && env_on("MIXGRAPH_GPU_MMA");
+  // SolveOptions::mma = false keeps the padded rows and the FMA product
+  const bool mma = sizeof(T) == 4 && o.mma;
   const std::size_t lbuf = bi::linv_bytes<T, C>();  // one L^{-1} buffer of bi_solve (either layout)
   const std::size_t lb = mma ? bi::linv_frag_bytes<C>() : bi::linv_rows_bytes<T, C>();  // in a package
   // the warp-specialized solve (mode kBiPlainWs; benchmarks.md, GPU v10): fp32 implicit B, its own buffer
-  // counts and far threads, read lists without offsets. MIXGRAPH_GPU_WS=0 keeps bi_solve (diagnostics)
+  // counts and far threads, read lists without offsets. SolveOptions::ws = false keeps bi_solve
   const bool wsl = mode == kBiPlainWs;
-  if (wsl && !(sizeof(T) == 4 && mma && b.implicit && !split && env_on("MIXGRAPH_GPU_WS"))) {
+  if (wsl && !(sizeof(T) == 4 && mma && b.implicit && !split && o.ws)) {
     why = "the warp-specialized solve does not apply";
     return false;
   }
@@ -1443,7 +1436,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   };
   auto staged_for = [&](std::uint32_t R) { return split ? 0u : std::min(global_reads(R), bi::kGCap); };
   std::uint32_t R = 4096;
-  if (const char* e = std::getenv("MIXGRAPH_GPU_RING")) R = std::uint32_t(std::atoi(e));  // diagnostics
+  if (o.ring) R = o.ring;  // a cap (tests: rings of a few chunks)
   // R >= 8 C: rows staged three chunks ahead are at offsets > R - C and must be final by then. Split mode:
   // R >= 16 C, so that a far worker's chunk needs only rows published before a tile waits for it.
   const std::uint32_t rmin = (split ? 16u : 8u) * C;
@@ -1465,10 +1458,9 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   // implicit B with every read beyond the ring staged: staged rows by tensor copies (bi_launch checks that
   // the driver encodes the maps), and Y by tensor stores too (benchmarks.md, GPU v8: 1-1.5% faster than
   // per-thread stores; in bi_solve_ws 0.7% faster on the bandwidth case but 9% slower at n = 65536, d = 256,
-  // GPU v12); MIXGRAPH_GPU_TMA=0 / YTMA=0 turn them off (diagnostics)
-  const bool tma_ok =
-      !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() && env_on("MIXGRAPH_GPU_TMA");
-  const bool ytma_ok = env_on("MIXGRAPH_GPU_YTMA");
+  // GPU v12); SolveOptions::tma / ytma = false turn them off
+  const bool tma_ok = !split && b.implicit && gx == global_reads(R) && tensor_map_encoder() && o.tma;
+  const bool ytma_ok = o.ytma;
   if (wsl && !tma_ok) {  // it stages by tensor copies (Y: a tensor store per chunk, or per-thread stores)
     why = "the warp-specialized solve needs every read beyond the ring staged by tensor copies";
     return false;
@@ -1501,8 +1493,8 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.pkg_bytes = std::uint32_t(pkg);
   pl.bq.linv_bytes = std::uint32_t(lb);
   pl.bq.mma = mma ? 1 : 0;
-  // the far sums' rows in swizzled halves (bi::seg_sw); MIXGRAPH_GPU_SWZ=0 keeps column order (diagnostics)
-  pl.bq.swz = env_on("MIXGRAPH_GPU_SWZ") ? 1 : 0;
+  // the far sums' rows in swizzled halves (bi::seg_sw); SolveOptions::swz = false keeps column order
+  pl.bq.swz = o.swz ? 1 : 0;
   pl.bq.nooff = wsl ? 1 : 0;
   pl.bq.noffs = wsl ? std::min<std::uint32_t>(b.k, C + kx) : 0;
   pl.bq.e_bytes = std::uint32_t(eb);
@@ -1511,10 +1503,9 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bq.heads = heads;
   // else A is the diagonal, fused; in split mode the far workers write A X (+ far reads) into Y
   pl.bq.a_prepass = split || !(a.implicit && a.k == 1 && a.offsets[0] == 0);
-  pl.bq.copy = 2;  // measured (benchmarks.md, GPU v7): TMA with one waiting thread is the fastest
-  if (const char* e = std::getenv("MIXGRAPH_GPU_COPY")) pl.bq.copy = std::atoi(e);  // diagnostics: 0, 1, 2
-  pl.bq.diag = std::getenv("MIXGRAPH_GPU_DIAG") ? std::atoi(std::getenv("MIXGRAPH_GPU_DIAG")) : 0;
-  if (std::getenv("MIXGRAPH_GPU_PROFILE")) {
+  // 2 by default: measured (benchmarks.md, GPU v7), TMA with one waiting thread is the fastest
+  pl.bq.copy = o.copy;
+  if (o.profile) {
     const std::size_t pb = std::size_t((P.d + W - 1) / W) * 16 * sizeof(unsigned long long);
     pl.prof = DevBuf(pb);
     // zeros for roles a kernel does not have (the tensor-copy thread is the issue thread in narrow CTAs)
@@ -1523,10 +1514,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     for (auto& e : pl.bi_ev) MG_CUDA(cudaEventCreate(&e), "event");  // kept for the process (diagnostics)
   }
   pl.bi_kin = kin;
-  {
-    const char* ev = std::getenv("MIXGRAPH_GPU_KU_EVEN");  // diagnostics: v11's KU of 4, 6 or 8
-    pl.bi_ku = bi::build_ku(kin, ev && std::atoi(ev) != 0);
-  }
+  pl.bi_ku = bi::build_ku(kin);
   pl.ntiles = ntiles;
   pl.bq.err = pl.bi_err.template as<std::uint32_t>();
   pl.bq.stall = pl.bq.err + 1;
@@ -1585,14 +1573,13 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
 }
 
 template <class T>
-void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMatrix& b,
-               std::uint32_t heads) {
+void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMatrix& b, std::uint32_t heads,
+               const SolveOptions& o) {
   constexpr std::uint32_t F = ring_rows<T>();
-  const char* force = std::getenv("MIXGRAPH_GPU_KERNEL");  // diagnostics: "pipeline" or "scan"
-  const bool want_pipeline = force && std::string(force) == "pipeline";
+  const bool want_pipeline = o.kernel == SolveOptions::Kernel::Pipeline;
   const std::string prec = sizeof(T) == 8 ? "fp64" : "fp32";
   P.nchunks = (P.n + TC - 1) / TC;
-  const bool want_bi = force && std::string(force) == "blockinv";
+  const bool want_bi = o.kernel == SolveOptions::Kernel::BlockInv;
   if (first_order(a, b) && !want_pipeline && !want_bi) {
     pl.scan = true;
     const std::uint64_t segs = (std::uint64_t(P.n) + kSeg - 1) / kSeg * P.d;
@@ -1600,30 +1587,42 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
     pl.qm = DevBuf(segs * sizeof(T));
     pl.carry = DevBuf(segs * sizeof(T));
     pl.name = "gpu-scan1<" + prec + ",segment=" + std::to_string(kSeg) + ">";
+    pl.explain = "plan: " + pl.name + ": a first-order pattern (B reads only i - 1)";
     return;
   }
+  if (want_pipeline) pl.explain = "plan: gpu-pipeline (asked for)";
   if (!want_pipeline) {
     std::string why;
-    const char* ch = std::getenv("MIXGRAPH_GPU_CHUNK");  // diagnostics: 32 or 64
     // chunks of 64 rows, or of 32 when the read lists are too long for 64 (or when asked)
     // the warp-specialized solve first where it applies (one CTA per tile; fp32 implicit patterns whose reads
     // beyond the ring are all staged by tensor copies: pow2 at n = 65536, d = 256 took 1.19 ms against 1.52
     // in split mode, benchmarks.md GPU v10), then split mode (it needs at most half the multiprocessors as
     // tiles; the only fit for sq1 at n = 65536), then one CTA per tile with staged reads, then with direct
     // reads too.
-    // MIXGRAPH_GPU_SPLIT=1 / 0 forces split mode on / off (diagnostics, tests)
-    const char* sp = std::getenv("MIXGRAPH_GPU_SPLIT");
-    const int force_split = sp ? std::atoi(sp) : -1;
+    // SolveOptions::split On / Off forces split mode on / off
     auto try_c = [&](auto plan) {
-      if (force_split == 1) return plan(kBiSplit);
-      if (force_split == 0) return plan(kBiPlainWs) || plan(kBiPlain);
+      if (o.split == SolveOptions::Split::On) return plan(kBiSplit);
+      if (o.split == SolveOptions::Split::Off) return plan(kBiPlainWs) || plan(kBiPlain);
       return plan(kBiPlainWs) || plan(kBiSplit) || plan(kBiPlainStaged) || plan(kBiPlain);
     };
-    const bool ok = (!(ch && std::atoi(ch) == 32) &&
-                     try_c([&](int mode) { return bi_plan<T, 64>(pl, P, a, b, heads, mode, why); })) ||
-                    try_c([&](int mode) { return bi_plan<T, 32>(pl, P, a, b, heads, mode, why); });
-    if (ok) return;
-    if (std::getenv("MIXGRAPH_GPU_VERBOSE")) std::fprintf(stderr, "plan: not blockinv: %s\n", why.c_str());
+    // every rejected (chunk, mode) and why, then the plan taken
+    std::string tried;
+    auto attempt = [&](int chunk, int mode, bool ok) {
+      static const char* const kModes[] = {"one CTA per tile", "one CTA per tile, staged reads", "split",
+                                           "warp-specialized"};
+      if (!ok) tried += "; chunk " + std::to_string(chunk) + ", " + kModes[mode] + ": " + why;
+      return ok;
+    };
+    const bool ok =
+        (o.chunk != 32 && try_c([&](int mode) {
+           return attempt(64, mode, bi_plan<T, 64>(pl, P, a, b, heads, mode, o, why));
+         })) ||
+        try_c([&](int mode) { return attempt(32, mode, bi_plan<T, 32>(pl, P, a, b, heads, mode, o, why)); });
+    if (ok) {
+      pl.explain = "plan: " + pl.name + (tried.empty() ? "" : " (not taken" + tried + ")");
+      return;
+    }
+    pl.explain = "plan: not blockinv: " + why + " (tried" + tried.substr(1) + ")";
   }
   // offset classes of B
   std::uint32_t far_terms = 0;  // per row, on average: A's reads + B's reads at offsets >= F
@@ -1695,8 +1694,7 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
   pl.flags = DevBuf((pl.tiles_per + 1) * sizeof(std::uint32_t));
   P.vring = pl.vring.template as<unsigned char>();
   P.prof = nullptr;
-  P.diag = std::getenv("MIXGRAPH_GPU_DIAG") ? std::atoi(std::getenv("MIXGRAPH_GPU_DIAG")) : 0;
-  if (std::getenv("MIXGRAPH_GPU_PROFILE")) {
+  if (o.profile) {
     pl.prof = DevBuf(std::size_t(kMaxTiles + pl.grid) * 8 * sizeof(unsigned long long));
     P.prof = pl.prof.template as<unsigned long long>();
   }
@@ -1705,10 +1703,11 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
   pl.name = std::string("gpu-pipeline-") + (imp ? "implicit" : "csr") + "<" + prec +
             (P.staged ? ",staged" : ",direct") + ",tile=32,chunk=64,far>=" + std::to_string(F) +
             ",gather-ctas=" + std::to_string(pl.grid - pl.tiles_per) + ",tpo=" + std::to_string(P.tpo) + ">";
-  if (std::getenv("MIXGRAPH_GPU_VERBOSE"))
-    std::fprintf(stderr,
-                 "plan: nm=%u mm=%u k_band=%u k_near=%u k_mid=%u pkg=%u B ng=%u vw=%u tiles/launch=%u\n",
-                 P.nm, P.mm, P.k_band, P.k_near, P.k_mid, P.pkg_bytes, P.ng, P.vw, pl.tiles_per);
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                ": nm=%u mm=%u k_band=%u k_near=%u k_mid=%u pkg=%u B ng=%u vw=%u tiles/launch=%u", P.nm, P.mm,
+                P.k_band, P.k_near, P.k_mid, P.pkg_bytes, P.ng, P.vw, pl.tiles_per);
+  pl.explain += (pl.explain.empty() ? "plan: " : "; ") + pl.name + buf;
 }
 
 // One solve, X to Y (stream-ordered). Throws on a launch error or a pipeline stall.
@@ -1820,7 +1819,7 @@ void check_plan(Plan<T>& pl) {
 }
 
 template <class T>
-SolveRun solve_t(const SolveProblem& p, const void* x, void* y) {
+SolveRun solve_t(const SolveProblem& p, const void* x, void* y, const SolveOptions& o) {
   SolveRun r;
   const std::uint64_t nd = std::uint64_t(p.n) * p.d;
   DevStruct sa, sb;
@@ -1843,7 +1842,9 @@ SolveRun solve_t(const SolveProblem& p, const void* x, void* y) {
   P.x = dx.as<T>();
   P.y = dy.as<T>();
   Plan<T> plan;
-  make_plan(plan, P, p.a, p.b, p.heads);
+  make_plan(plan, P, p.a, p.b, p.heads, o);
+  r.plan = plan.explain;
+  if (o.verbose) std::fprintf(stderr, "%s\n", plan.explain.c_str());
   cudaEventRecord(e1);
   run_plan(plan, P, nullptr);
   r.kernel = plan.name;
@@ -1929,7 +1930,9 @@ BenchResult bench_t(const BenchSpec& s) {
   P.x = dx.as<T>();
   P.y = dy.as<T>();
   Plan<T> plan;
-  make_plan(plan, P, A, B, s.heads);
+  make_plan(plan, P, A, B, s.heads, s.options);
+  res.plan = plan.explain;
+  if (s.options.verbose) std::fprintf(stderr, "%s\n", plan.explain.c_str());
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -2018,7 +2021,7 @@ std::string no_device_note() {
 
 }  // namespace
 
-SolveRun solve(const SolveProblem& p, const void* x, void* y) {
+SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions& options) {
   SolveRun r;
   r.note = no_device_note();
   if (!r.note.empty()) return r;
@@ -2027,7 +2030,7 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y) {
     return r;
   }
   try {
-    return p.fp64 ? solve_t<double>(p, x, y) : solve_t<float>(p, x, y);
+    return p.fp64 ? solve_t<double>(p, x, y, options) : solve_t<float>(p, x, y, options);
   } catch (const std::string& e) {
     r.note = e;
     return r;

@@ -8,7 +8,7 @@ const char* kNote =
     "CUDA is not built in (configure with MIXGRAPH_CUDA=ON on a machine with the CUDA toolkit)";
 }
 
-SolveRun solve(const SolveProblem&, const void*, void*) {
+SolveRun solve(const SolveProblem&, const void*, void*, const SolveOptions&) {
   SolveRun r;
   r.note = kNote;
   return r;
