@@ -274,6 +274,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     pl.bq.prof = pl.prof.template as<unsigned long long>();
     for (auto& e : pl.bi_ev) MG_CUDA(cudaEventCreate(&e), "event");  // kept for the process (diagnostics)
   }
+  pl.bi_chunk = C;
   pl.bi_kin = kin;
   pl.bi_ku = bi::build_ku(kin);
   pl.ntiles = ntiles;

@@ -30,6 +30,7 @@ struct Plan {
   DevBuf bi_pkg, bi_err;  // bi_err: [0] list overflow, [1] split-mode stall
   DevBuf bi_flags;        // split mode: progress [ntiles], fready [nchunks]
   std::uint32_t bi_nflags = 0;
+  std::uint32_t bi_chunk = 0;           // C
   std::uint32_t bi_kin = 0, bi_ku = 4;  // bi_build: longest in-chunk read list, reads loaded ahead (build_ku)
   std::size_t bi_build_smem = 0;
   bool bi_ws = false;  // the warp-specialized solve (bi_solve_ws) where it applies

@@ -34,6 +34,7 @@
 
 #include "bench_harness.cuh"
 #include "host.cuh"
+#include "mixgraph/blockinv_reference.hpp"
 #include "mixgraph/gpu_solve.hpp"
 #include "plan.cuh"
 
@@ -88,6 +89,52 @@ SolveRun solve_t(const SolveProblem& p, const void* x, void* y, const SolveOptio
   return r;
 }
 
+// The packages of a blockinv plan (blockinv_packages), after one solve of X = 0.
+template <class T>
+BlockInvPackages packages_t(const SolveProblem& p, const SolveOptions& o) {
+  BlockInvPackages r;
+  const std::uint64_t nd = std::uint64_t(p.n) * p.d;
+  DevStruct sa, sb;
+  DevBuf va, vb, dx(nd * sizeof(T)), dy(nd * sizeof(T));
+  upload(va, static_cast<const T*>(p.a.vals), value_count(p.a, p.n, p.heads));
+  upload(vb, static_cast<const T*>(p.b.vals), value_count(p.b, p.n, p.heads));
+  MG_CUDA(cudaMemset(dx.p, 0, nd * sizeof(T)), "memset");
+  DevProblem<T> P{};
+  P.n = p.n;
+  P.d = p.d;
+  P.dh = p.d / p.heads;
+  P.a = dev_matrix<T>(p.a, p.n, sa, va.as<T>());
+  P.b = dev_matrix<T>(p.b, p.n, sb, vb.as<T>());
+  P.x = dx.as<T>();
+  P.y = dy.as<T>();
+  Plan<T> plan;
+  make_plan(plan, P, p.a, p.b, p.heads, o);
+  r.kernel = plan.name;
+  if (!plan.bi) {
+    r.note = "the planner did not choose gpu-blockinv (" + plan.explain + ")";
+    return r;
+  }
+  run_plan(plan, P, nullptr);
+  MG_CUDA(cudaDeviceSynchronize(), "synchronize");
+  check_plan(plan);
+  PackageLayout& L = r.layout;
+  L.chunk = plan.bi_chunk;
+  L.kx = plan.bq.kx;
+  L.R = plan.bq.R;
+  L.split = plan.bq.split;
+  L.kin = plan.bi_kin;
+  L.ku = plan.bi_ku;
+  L.mma = plan.bq.mma != 0;
+  L.nooff = plan.bq.nooff != 0;
+  L.linv_bytes = plan.bq.linv_bytes;
+  L.e_bytes = plan.bq.e_bytes;
+  L.pkg_bytes = plan.bq.pkg_bytes;
+  r.bytes.resize(std::size_t(p.heads) * P.nchunks * L.pkg_bytes);
+  MG_CUDA(cudaMemcpy(r.bytes.data(), plan.bi_pkg.p, r.bytes.size(), cudaMemcpyDeviceToHost), "download");
+  r.ran = true;
+  return r;
+}
+
 std::string no_device_note() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
@@ -108,6 +155,22 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
   }
   try {
     return p.fp64 ? solve_t<double>(p, x, y, options) : solve_t<float>(p, x, y, options);
+  } catch (const std::string& e) {
+    r.note = e;
+    return r;
+  }
+}
+
+BlockInvPackages blockinv_packages(const SolveProblem& p, const SolveOptions& o) {
+  BlockInvPackages r;
+  r.note = no_device_note();
+  if (!r.note.empty()) return r;
+  if (p.n == 0 || p.d == 0 || p.heads == 0 || p.d % p.heads != 0) {
+    r.note = "bad problem: n, d must be positive and d a multiple of heads";
+    return r;
+  }
+  try {
+    return p.fp64 ? packages_t<double>(p, o) : packages_t<float>(p, o);
   } catch (const std::string& e) {
     r.note = e;
     return r;
