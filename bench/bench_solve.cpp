@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_options_env.hpp"  // tools/: the MIXGRAPH_GPU_* variables
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/gpu_solve.hpp"
@@ -136,6 +137,7 @@ void run_gpu_case(const GpuCase& g) {
   s.a_diagonal = g.a_diag;
   s.check_cols = g.check;
   s.reps = 5;
+  s.options = gpu_options_from_env();
   const Pattern p = make_pattern(g.spec, n);
   std::uint64_t nnz_b = 0;
   std::vector<std::uint32_t> offs;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "gpu_options_env.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/npy.hpp"
 #include "mixgraph/solve.hpp"
@@ -362,11 +363,11 @@ TEST(CliSolve, RandomTimingRun) {
 
 // ---- GPU ----
 
-// Solves on the GPU and compares with the fp64 recurrence; `kernel` (if not empty) must occur in the name of
-// the kernel that ran.
+// Solves on the GPU (with the planner options o) and compares with the fp64 recurrence; `kernel` (if not
+// empty) must occur in the name of the kernel that ran.
 // kernel: a part of the kernel's name that must appear, or "!part" for one that must not
 void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, bool fp64,
-                const std::string& kernel = "") {
+                const std::string& kernel = "", const gpu::SolveOptions& o = {}) {
   const auto name_ok = [&](const std::string& name) {
     return kernel.empty() || kernel[0] != '!' ? name.find(kernel) != std::string::npos
                                               : name.find(kernel.substr(1)) == std::string::npos;
@@ -382,7 +383,7 @@ void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, boo
   if (fp64) {
     const auto w = mixer_weights_from<double>(p, hs);
     std::vector<double> y(x.size());
-    const auto info = solve_on(be, w, x.data(), y.data(), d);
+    const auto info = solve_on(be, w, x.data(), y.data(), d, 0, o);
     std::printf("  %s n=%u H=%d d_h=%zu fp64: %s\n", spec.c_str(), unsigned(p.n), heads, dh,
                 info.kernel.c_str());
     EXPECT_NE(info.kernel.find("gpu"), std::string::npos);
@@ -391,7 +392,7 @@ void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, boo
   } else {
     const auto w = mixer_weights_from<float>(p, hs);
     std::vector<float> xf(x.begin(), x.end()), y(x.size());
-    const auto info = solve_on(be, w, xf.data(), y.data(), d);
+    const auto info = solve_on(be, w, xf.data(), y.data(), d, 0, o);
     std::printf("  %s n=%u H=%d d_h=%zu fp32: %s\n", spec.c_str(), unsigned(p.n), heads, dh,
                 info.kernel.c_str());
     EXPECT_TRUE(name_ok(info.kernel)) << kernel << " in " << info.kernel;
@@ -399,11 +400,54 @@ void gpu_vs_cpu(const std::string& spec, pos_t n, int heads, std::size_t dh, boo
   }
 }
 
+// The CLI's and the benchmarks' only reading of the environment: each MIXGRAPH_GPU_* variable as docs/cli.md
+// documents it, and none set gives the planner's defaults.
+TEST(GpuOptions, FromEnvironmentMapsEachVariable) {
+  const char* const vars[] = {"MIXGRAPH_GPU_KERNEL", "MIXGRAPH_GPU_CHUNK",   "MIXGRAPH_GPU_RING",
+                              "MIXGRAPH_GPU_SPLIT",  "MIXGRAPH_GPU_COPY",    "MIXGRAPH_GPU_TMA",
+                              "MIXGRAPH_GPU_YTMA",   "MIXGRAPH_GPU_MMA",     "MIXGRAPH_GPU_WS",
+                              "MIXGRAPH_GPU_SWZ",    "MIXGRAPH_GPU_VERBOSE", "MIXGRAPH_GPU_PROFILE"};
+  for (const char* v : vars) ::unsetenv(v);
+  const gpu::SolveOptions def, o0 = gpu_options_from_env();
+  EXPECT_EQ(o0.kernel, gpu::SolveOptions::Kernel::Auto);
+  EXPECT_EQ(o0.chunk, 0u);
+  EXPECT_EQ(o0.ring, 0u);
+  EXPECT_EQ(o0.split, gpu::SolveOptions::Split::Auto);
+  EXPECT_EQ(o0.copy, 2);
+  EXPECT_TRUE(o0.tma && o0.ytma && o0.mma && o0.ws && o0.swz);
+  EXPECT_FALSE(o0.verbose || o0.profile);
+  EXPECT_EQ(o0.copy, def.copy);
+  const std::pair<const char*, const char*> set[] = {
+      {"MIXGRAPH_GPU_KERNEL", "pipeline"}, {"MIXGRAPH_GPU_CHUNK", "32"},  {"MIXGRAPH_GPU_RING", "512"},
+      {"MIXGRAPH_GPU_SPLIT", "1"},         {"MIXGRAPH_GPU_COPY", "0"},    {"MIXGRAPH_GPU_TMA", "0"},
+      {"MIXGRAPH_GPU_YTMA", "0"},          {"MIXGRAPH_GPU_MMA", "0"},     {"MIXGRAPH_GPU_WS", "0"},
+      {"MIXGRAPH_GPU_SWZ", "0"},           {"MIXGRAPH_GPU_VERBOSE", "1"}, {"MIXGRAPH_GPU_PROFILE", "1"}};
+  for (const auto& [k, v] : set) ::setenv(k, v, 1);
+  const gpu::SolveOptions o = gpu_options_from_env();
+  EXPECT_EQ(o.kernel, gpu::SolveOptions::Kernel::Pipeline);
+  EXPECT_EQ(o.chunk, 32u);
+  EXPECT_EQ(o.ring, 512u);
+  EXPECT_EQ(o.split, gpu::SolveOptions::Split::On);
+  EXPECT_EQ(o.copy, 0);
+  EXPECT_FALSE(o.tma || o.ytma || o.mma || o.ws || o.swz);
+  EXPECT_TRUE(o.verbose && o.profile);
+  ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
+  ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);
+  ::setenv("MIXGRAPH_GPU_CHUNK", "64", 1);
+  const gpu::SolveOptions o2 = gpu_options_from_env();
+  EXPECT_EQ(o2.kernel, gpu::SolveOptions::Kernel::BlockInv);
+  EXPECT_EQ(o2.split, gpu::SolveOptions::Split::Off);
+  EXPECT_EQ(o2.chunk, 0u);  // 64 first is the default
+  for (const char* v : vars) ::unsetenv(v);
+}
+
 #define REQUIRE_GPU()                                \
   do {                                               \
     const auto info_ = gpu::device_info();           \
     if (!info_.usable()) GTEST_SKIP() << info_.note; \
   } while (0)
+
+using Opt = gpu::SolveOptions;
 
 TEST(Gpu, ImplicitPatternsMatchEq1) {
   REQUIRE_GPU();
@@ -429,17 +473,17 @@ TEST(Gpu, CsrPatternsMatchEq1) {
 // and CSR direct (many short reads), the first-order scan and the pipeline forced on first-order patterns.
 TEST(Gpu, PipelineCoversEveryPath) {
   REQUIRE_GPU();
-  ::setenv("MIXGRAPH_GPU_KERNEL", "pipeline", 1);
-  gpu_vs_cpu("pow2", 20000, 1, 64, false, "pipeline");
-  gpu_vs_cpu("pow2", 20000, 1, 64, true, "pipeline");
-  gpu_vs_cpu("sq1", 9000, 2, 32, false, "pipeline");
-  gpu_vs_cpu("sq1", 5000, 1, 7, true, "pipeline");
-  gpu_vs_cpu("sq1", 5000, 1, 6, false, "pipeline");
-  gpu_vs_cpu("pow2+cache", 9000, 1, 40, false, "pipeline-csr");
-  gpu_vs_cpu("local:200", 3000, 1, 32, false, "pipeline");
-  gpu_vs_cpu("ssm", 4000, 4, 1, false, "pipeline");
-  gpu_vs_cpu("ssm", 3000, 1, 32, true, "pipeline");
-  ::unsetenv("MIXGRAPH_GPU_KERNEL");
+  Opt o;
+  o.kernel = Opt::Kernel::Pipeline;
+  gpu_vs_cpu("pow2", 20000, 1, 64, false, "pipeline", o);
+  gpu_vs_cpu("pow2", 20000, 1, 64, true, "pipeline", o);
+  gpu_vs_cpu("sq1", 9000, 2, 32, false, "pipeline", o);
+  gpu_vs_cpu("sq1", 5000, 1, 7, true, "pipeline", o);
+  gpu_vs_cpu("sq1", 5000, 1, 6, false, "pipeline", o);
+  gpu_vs_cpu("pow2+cache", 9000, 1, 40, false, "pipeline-csr", o);
+  gpu_vs_cpu("local:200", 3000, 1, 32, false, "pipeline", o);
+  gpu_vs_cpu("ssm", 4000, 4, 1, false, "pipeline", o);
+  gpu_vs_cpu("ssm", 3000, 1, 32, true, "pipeline", o);
   gpu_vs_cpu("ssm", 4000, 4, 3, false, "scan1");
 }
 
@@ -448,74 +492,74 @@ TEST(Gpu, PipelineCoversEveryPath) {
 // reads go to the ring and back to Y in global memory, including more than the 8 held in registers.
 TEST(Gpu, BlockInvCoversEveryPath) {
   REQUIRE_GPU();
-  ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);  // one CTA per tile (split mode: the next test)
-  for (const char* chunk : {"64", "32"}) {
-    ::setenv("MIXGRAPH_GPU_CHUNK", chunk, 1);
+  Opt o;
+  o.split = Opt::Split::Off;  // one CTA per tile (split mode: the next test)
+  for (std::uint32_t chunk : {64u, 32u}) {
+    o.chunk = chunk;
     for (bool f64 : {false, true}) {
-      gpu_vs_cpu("pow2", 20000, 1, 64, f64, "blockinv-implicit");
-      gpu_vs_cpu("pow2", 3001, 1, 24, f64, "blockinv-implicit");
-      gpu_vs_cpu("sq1", 3000, 2, 16, f64, "blockinv-implicit");
-      gpu_vs_cpu("pow2+cache", 5000, 3, 8, f64, "blockinv-csr");
-      gpu_vs_cpu("sq1+cache", 3000, 1, 24, f64, "blockinv-csr");
-      ::setenv("MIXGRAPH_GPU_RING", "512", 1);
-      gpu_vs_cpu("sq1", 3000, 1, 16, f64, "ring=512");
-      gpu_vs_cpu("pow2", 9000, 4, 8, f64, "ring=512");
-      gpu_vs_cpu("sq1+cache", 6000, 1, 8, f64, "ring=512");
-      ::unsetenv("MIXGRAPH_GPU_RING");
+      gpu_vs_cpu("pow2", 20000, 1, 64, f64, "blockinv-implicit", o);
+      gpu_vs_cpu("pow2", 3001, 1, 24, f64, "blockinv-implicit", o);
+      gpu_vs_cpu("sq1", 3000, 2, 16, f64, "blockinv-implicit", o);
+      gpu_vs_cpu("pow2+cache", 5000, 3, 8, f64, "blockinv-csr", o);
+      gpu_vs_cpu("sq1+cache", 3000, 1, 24, f64, "blockinv-csr", o);
+      Opt r = o;
+      r.ring = 512;
+      gpu_vs_cpu("sq1", 3000, 1, 16, f64, "ring=512", r);
+      gpu_vs_cpu("pow2", 9000, 4, 8, f64, "ring=512", r);
+      gpu_vs_cpu("sq1+cache", 6000, 1, 8, f64, "ring=512", r);
     }
   }
-  ::unsetenv("MIXGRAPH_GPU_CHUNK");
-  ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
-  gpu_vs_cpu("ssm", 3000, 2, 8, false, "blockinv");
-  ::unsetenv("MIXGRAPH_GPU_KERNEL");
-  for (const char* copy : {"0", "1", "2"}) {  // package copies: cp.async, TMA (all wait), TMA (one waits)
-    ::setenv("MIXGRAPH_GPU_COPY", copy, 1);
-    gpu_vs_cpu("pow2", 9000, 2, 16, false, "blockinv");
-    gpu_vs_cpu("pow2+cache", 5000, 1, 8, true, "blockinv");
+  o.chunk = 0;
+  {
+    Opt b = o;
+    b.kernel = Opt::Kernel::BlockInv;
+    gpu_vs_cpu("ssm", 3000, 2, 8, false, "blockinv", b);
   }
-  ::unsetenv("MIXGRAPH_GPU_COPY");
+  for (int copy : {0, 1, 2}) {  // package copies: cp.async, TMA (all wait), TMA (one waits)
+    Opt c = o;
+    c.copy = copy;
+    gpu_vs_cpu("pow2", 9000, 2, 16, false, "blockinv", c);
+    gpu_vs_cpu("pow2+cache", 5000, 1, 8, true, "blockinv", c);
+  }
   // staged rows: tensor copies (implicit B, all reads beyond the ring staged) against per-row cp.async
-  // (and Y written by tensor stores from the ring, MIXGRAPH_GPU_YTMA)
+  // (and Y written by tensor stores from the ring, SolveOptions::ytma)
   for (const char* tma : {"1", "y", "0"}) {
-    ::setenv("MIXGRAPH_GPU_TMA", tma[0] == '0' ? "0" : "1", 1);
-    ::setenv("MIXGRAPH_GPU_YTMA", tma[0] == 'y' ? "1" : "0", 1);
+    Opt t = o;
+    t.tma = tma[0] != '0';
+    t.ytma = tma[0] == 'y';
     const bool on = tma[0] != '0';
     for (bool f64 : {false, true}) {
-      gpu_vs_cpu("pow2", 20000, 1, 64, f64, !on ? "!(tma)" : tma[0] == 'y' ? "(tma),Y=tma" : "!Y=tma");
-      gpu_vs_cpu("pow2", 3001, 2, 24, f64, on ? "(tma)" : "!(tma)");
-      ::setenv("MIXGRAPH_GPU_RING", "512", 1);
-      gpu_vs_cpu("pow2", 9001, 4, 8, f64, on ? "staged=5(tma)" : "!(tma)");
-      ::unsetenv("MIXGRAPH_GPU_RING");
+      gpu_vs_cpu("pow2", 20000, 1, 64, f64, !on ? "!(tma)" : tma[0] == 'y' ? "(tma),Y=tma" : "!Y=tma", t);
+      gpu_vs_cpu("pow2", 3001, 2, 24, f64, on ? "(tma)" : "!(tma)", t);
+      Opt r = t;
+      r.ring = 512;
+      gpu_vs_cpu("pow2", 9001, 4, 8, f64, on ? "staged=5(tma)" : "!(tma)", r);
     }
   }
-  ::unsetenv("MIXGRAPH_GPU_TMA");
-  ::unsetenv("MIXGRAPH_GPU_YTMA");
-  ::unsetenv("MIXGRAPH_GPU_SPLIT");
 }
 
 // The warp-specialized solve (bi_solve_ws: fp32, A diagonal, staged rows and Y by tensor copies, split mode
 // off): chunks of 64 and 32, several tiles and heads, a partial last chunk, and a small ring (most reads
-// staged); and the same problems through bi_solve (MIXGRAPH_GPU_WS=0), both against the fp64 reference.
+// staged); and the same problems through bi_solve (SolveOptions::ws = false), both against the fp64
+// reference.
 TEST(Gpu, BlockInvWarpSpecializedCoversEveryPath) {
   REQUIRE_GPU();
-  ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);
-  for (const char* ws : {"1", "0"}) {
-    ::setenv("MIXGRAPH_GPU_WS", ws, 1);
-    const std::string want = ws[0] == '1' ? ",ws" : "!,ws";
-    for (const char* chunk : {"64", "32"}) {
-      ::setenv("MIXGRAPH_GPU_CHUNK", chunk, 1);
-      gpu_vs_cpu("pow2", 20000, 1, 64, false, want);
-      gpu_vs_cpu("pow2", 3001, 2, 24, false, want);
-      gpu_vs_cpu("pow2", 4100, 2, 16, false, want);
-      ::setenv("MIXGRAPH_GPU_RING", std::string(chunk) == "64" ? "512" : "256", 1);
-      gpu_vs_cpu("pow2", 9001, 4, 8, false, want);
-      gpu_vs_cpu("pow2", 6000, 16, 8, false, want);
-      ::unsetenv("MIXGRAPH_GPU_RING");
+  Opt o;
+  o.split = Opt::Split::Off;
+  for (bool ws : {true, false}) {
+    o.ws = ws;
+    const std::string want = ws ? ",ws" : "!,ws";
+    for (std::uint32_t chunk : {64u, 32u}) {
+      o.chunk = chunk;
+      gpu_vs_cpu("pow2", 20000, 1, 64, false, want, o);
+      gpu_vs_cpu("pow2", 3001, 2, 24, false, want, o);
+      gpu_vs_cpu("pow2", 4100, 2, 16, false, want, o);
+      Opt r = o;
+      r.ring = chunk == 64 ? 512 : 256;
+      gpu_vs_cpu("pow2", 9001, 4, 8, false, want, r);
+      gpu_vs_cpu("pow2", 6000, 16, 8, false, want, r);
     }
   }
-  ::unsetenv("MIXGRAPH_GPU_CHUNK");
-  ::unsetenv("MIXGRAPH_GPU_WS");
-  ::unsetenv("MIXGRAPH_GPU_SPLIT");
 }
 
 // Split mode: far-worker CTAs write A X + the reads at offsets >= G into Y ahead of the tiles (cooperative
@@ -523,61 +567,55 @@ TEST(Gpu, BlockInvWarpSpecializedCoversEveryPath) {
 // several heads, rings of 1024 / 512 rows (so most reads are the workers') and a partial last chunk.
 TEST(Gpu, BlockInvSplitCoversEveryPath) {
   REQUIRE_GPU();
-  ::setenv("MIXGRAPH_GPU_SPLIT", "1", 1);
-  for (const char* chunk : {"64", "32"}) {
-    ::setenv("MIXGRAPH_GPU_CHUNK", chunk, 1);
+  Opt o;
+  o.split = Opt::Split::On;
+  for (std::uint32_t chunk : {64u, 32u}) {
+    o.chunk = chunk;
     for (bool f64 : {false, true}) {
-      gpu_vs_cpu("sq1", 20000, 1, 64, f64, "split=");
-      gpu_vs_cpu("sq1", 10000, 1, 256, f64, "split=");  // several parts per chunk
-      gpu_vs_cpu("pow2", 9001, 4, 8, f64, "split=");
-      gpu_vs_cpu("sq1+cache", 6000, 1, 24, f64, "blockinv-csr");
-      ::setenv("MIXGRAPH_GPU_RING", std::string(chunk) == "64" ? "1024" : "512", 1);
-      gpu_vs_cpu("sq1", 7000, 2, 16, f64, "split=");
-      gpu_vs_cpu("pow2+cache", 5000, 3, 8, f64, "split=");
-      ::unsetenv("MIXGRAPH_GPU_RING");
+      gpu_vs_cpu("sq1", 20000, 1, 64, f64, "split=", o);
+      gpu_vs_cpu("sq1", 10000, 1, 256, f64, "split=", o);  // several parts per chunk
+      gpu_vs_cpu("pow2", 9001, 4, 8, f64, "split=", o);
+      gpu_vs_cpu("sq1+cache", 6000, 1, 24, f64, "blockinv-csr", o);
+      Opt r = o;
+      r.ring = chunk == 64 ? 1024 : 512;
+      gpu_vs_cpu("sq1", 7000, 2, 16, f64, "split=", r);
+      gpu_vs_cpu("pow2+cache", 5000, 3, 8, f64, "split=", r);
     }
   }
-  ::unsetenv("MIXGRAPH_GPU_CHUNK");
-  ::unsetenv("MIXGRAPH_GPU_SPLIT");
 }
 
-// The far sums' swizzled row halves (MIXGRAPH_GPU_SWZ=0: column order) and bi_build's reads loaded ahead
-// (KU = the longest in-chunk list, 4 to 8; MIXGRAPH_GPU_KU_EVEN=1: v11's 4, 6 or 8), each way: the
-// warp-specialized solve, bi_solve (fp32, fp64), split mode, CSR B, and in-chunk lists of 5 (pow2, sq1 at
-// chunks of 32), 7 (sq1, local:8) and more than 8 (local:40, read in place beyond KU); lists of 4 come
-// from pow2 at chunks of 32 in the tests above.
+// The far sums' swizzled row halves (SolveOptions::swz = false: column order) each way, with bi_build's
+// reads loaded ahead (KU = the longest in-chunk list, 4 to 8): the warp-specialized solve, bi_solve (fp32,
+// fp64), split mode, CSR B, and in-chunk lists of 5 (pow2, sq1 at chunks of 32), 7 (sq1, local:8) and more
+// than 8 (local:40, read in place beyond KU); lists of 4 come from pow2 at chunks of 32 in the tests above.
 TEST(Gpu, BlockInvSwizzleAndBuildWidthsMatch) {
   REQUIRE_GPU();
-  ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
-  for (const char* swz : {"1", "0"})
-    for (const char* even : {"0", "1"}) {
-      ::setenv("MIXGRAPH_GPU_SWZ", swz, 1);
-      ::setenv("MIXGRAPH_GPU_KU_EVEN", even, 1);
-      ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);
-      gpu_vs_cpu("pow2", 9001, 2, 16, false, ",ws");
-      gpu_vs_cpu("pow2", 6000, 1, 8, true, "blockinv-implicit");
-      gpu_vs_cpu("sq1", 5000, 2, 16, false, "blockinv-implicit");
-      gpu_vs_cpu("local:8", 3000, 1, 8, false, "blockinv-implicit");
-      gpu_vs_cpu("local:40", 3000, 1, 8, true, "blockinv-implicit");
-      ::setenv("MIXGRAPH_GPU_CHUNK", "32", 1);
-      gpu_vs_cpu("sq1", 3000, 1, 16, false, "chunk=32");
-      ::unsetenv("MIXGRAPH_GPU_CHUNK");
-      ::setenv("MIXGRAPH_GPU_SPLIT", "1", 1);
-      gpu_vs_cpu("sq1", 7000, 1, 24, false, "split=");
-      gpu_vs_cpu("sq1+cache", 5000, 2, 8, true, "blockinv-csr");
-    }
-  ::unsetenv("MIXGRAPH_GPU_SWZ");
-  ::unsetenv("MIXGRAPH_GPU_KU_EVEN");
-  ::unsetenv("MIXGRAPH_GPU_SPLIT");
-  ::unsetenv("MIXGRAPH_GPU_KERNEL");
+  Opt o;
+  o.kernel = Opt::Kernel::BlockInv;
+  for (bool swz : {true, false}) {
+    o.swz = swz;
+    o.split = Opt::Split::Off;
+    gpu_vs_cpu("pow2", 9001, 2, 16, false, ",ws", o);
+    gpu_vs_cpu("pow2", 6000, 1, 8, true, "blockinv-implicit", o);
+    gpu_vs_cpu("sq1", 5000, 2, 16, false, "blockinv-implicit", o);
+    gpu_vs_cpu("local:8", 3000, 1, 8, false, "blockinv-implicit", o);
+    gpu_vs_cpu("local:40", 3000, 1, 8, true, "blockinv-implicit", o);
+    Opt c = o;
+    c.chunk = 32;
+    gpu_vs_cpu("sq1", 3000, 1, 16, false, "chunk=32", c);
+    o.split = Opt::Split::On;
+    gpu_vs_cpu("sq1", 7000, 1, 24, false, "split=", o);
+    gpu_vs_cpu("sq1+cache", 5000, 2, 8, true, "blockinv-csr", o);
+  }
 }
 
-// MIXGRAPH_GPU_PROFILE runs another instance of the warp-specialized solve (its cycle counters compiled
+// SolveOptions::profile runs another instance of the warp-specialized solve (its cycle counters compiled
 // in): the same arithmetic in the same order, so the same bits as the instance without them
 TEST(Gpu, WsProfileInstanceGivesTheSameBits) {
   REQUIRE_GPU();
-  ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
-  ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);
+  Opt o;
+  o.kernel = Opt::Kernel::BlockInv;
+  o.split = Opt::Split::Off;
   const Pattern p = make_pattern("pow2", 9001);
   const std::size_t d = 2 * 16;
   const auto x = inputs(p.n, d, 2);
@@ -586,12 +624,9 @@ TEST(Gpu, WsProfileInstanceGivesTheSameBits) {
   std::vector<float> xf(x.begin(), x.end()), y0(x.size()), y1(x.size());
   BackendChoice be;
   be.gpu = true;
-  const auto i0 = solve_on(be, w, xf.data(), y0.data(), d);
-  ::setenv("MIXGRAPH_GPU_PROFILE", "1", 1);
-  const auto i1 = solve_on(be, w, xf.data(), y1.data(), d);
-  ::unsetenv("MIXGRAPH_GPU_PROFILE");
-  ::unsetenv("MIXGRAPH_GPU_SPLIT");
-  ::unsetenv("MIXGRAPH_GPU_KERNEL");
+  const auto i0 = solve_on(be, w, xf.data(), y0.data(), d, 0, o);
+  o.profile = true;
+  const auto i1 = solve_on(be, w, xf.data(), y1.data(), d, 0, o);
   EXPECT_NE(i0.kernel.find(",ws"), std::string::npos) << i0.kernel;
   EXPECT_EQ(i0.kernel, i1.kernel);
   std::vector<double> ref(x.size());

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "gpu_options_env.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"
@@ -55,8 +56,9 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
   std::vector<T> y(x.size());
   SolveInfo info;
   std::vector<double> times;
+  const gpu::SolveOptions gpu_options = gpu_options_from_env();
   for (int r = 0; r < std::max(1, o.reps); ++r) {
-    info = solve_on(be, w, x.data(), y.data(), d, o.common.threads);
+    info = solve_on(be, w, x.data(), y.data(), d, o.common.threads, gpu_options);
     times.push_back(info.seconds);
   }
   std::sort(times.begin(), times.end());

@@ -1,6 +1,7 @@
 // mixgraph validate: the solve engine against independent references, as a pass/fail table (validate.hpp).
 #include <iostream>
 
+#include "gpu_options_env.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
@@ -35,13 +36,14 @@ int run_validate(const ValidateCliOptions& o) {
   ValidateOptions vo;
   vo.threads = o.common.threads;
   vo.seed = o.seed;
+  const gpu::SolveOptions gpu_options = gpu_options_from_env();  // (the lambdas below keep a reference)
   if (be.gpu) {
     vo.other_name = "gpu";
     vo.other_f32 = [&](const MixerWeights<float>& w, const float* x, float* y, std::size_t d) {
-      return solve_on(be, w, x, y, d).kernel;
+      return solve_on(be, w, x, y, d, 0, gpu_options).kernel;
     };
     vo.other_f64 = [&](const MixerWeights<double>& w, const double* x, double* y, std::size_t d) {
-      return solve_on(be, w, x, y, d).kernel;
+      return solve_on(be, w, x, y, d, 0, gpu_options).kernel;
     };
     vo.other_distances = [&](const SolveStructure& s, const std::vector<pos_t>& src,
                              std::vector<std::uint32_t>& out) {

@@ -1,5 +1,5 @@
 // PTX wrappers for shared-memory mbarriers and TMA (tensor-memory-accelerator) copies, sm_90: used by the
-// blockinv kernels (blockinv.cuh) and by the staging microbenchmark (bench/tma_rows.cu).
+// blockinv kernels (blockinv_*.cuh) and by the staging microbenchmark (bench/tma_rows.cu).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap

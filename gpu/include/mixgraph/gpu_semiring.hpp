@@ -1,8 +1,8 @@
 #pragma once
-// The semiring solves of solve.hpp on the GPU (ARCHITECTURE.md "One recurrence, many semirings", MATH.md
-// §3): (min, +) distances from impulse inputs, (or, and) reachability, (min, +) with shortest-path counts.
-// Plain C++17 types and pointers only, so this header builds with or without CUDA (without it every entry
-// point returns ran = false with a note). semiring_backend.hpp wraps these for lib/'s SolveStructure.
+// The semiring solves of solve.hpp on the GPU (docs/design.md, docs/math.md
+// on semirings): (min, +) distances from impulse inputs, (or, and) reachability, (min, +) with shortest-path
+// counts. Plain C++17 types and pointers only, so this header builds with or without CUDA (without it every
+// entry point returns ran = false with a note). semiring_backend.hpp wraps these for lib/'s SolveStructure.
 //
 //   mixgraph::gpu::SemiringStructure st;      // host pointers, as solve.hpp's SolveStructure
 //   st.n = n; st.implicit = true; st.b_offsets = offs.data(); st.kb = offs.size(); st.a_offsets = ...;

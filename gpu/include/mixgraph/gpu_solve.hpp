@@ -1,10 +1,11 @@
 #pragma once
-// GPU sparse mixer solve Y = (I - B)^{-1} A X (MATH.md §1): plain C++17 types and pointers only, so this
+// GPU sparse mixer solve Y = (I - B)^{-1} A X (docs/math.md): plain C++17 types and pointers only, so this
 // header builds with or without CUDA (without it every entry point returns ran = false with a note).
 //
 //   mixgraph::gpu::SolveProblem p;            // structure + coefficients on the host
 //   p.n = n; p.d = d; p.heads = 1; p.b.implicit = true; p.b.offsets = offs; p.b.k = K; ...
 //   auto r = mixgraph::gpu::solve(p, x, y);   // r.kernel names the kernel that ran, r.kernel_ms its time
+//   mixgraph::gpu::SolveOptions o; o.chunk = 32; r = mixgraph::gpu::solve(p, x, y, o);  // r.plan: why
 //
 // Kernels (docs/design.md), chosen per problem; every run names the one it used:
 //  * "gpu-blockinv" (the default where it fits: d a multiple of 8 fp32 / 4 fp64 columns, heads of whole
@@ -42,16 +43,41 @@ struct SolveProblem {
   SolveMatrix a, b;  ///< B strictly lower; A lower (diagonal = offset 0)
 };
 
+/// The planner's choices. Every field's default lets the planner decide (as docs/design.md describes); a
+/// set field asks for one variant, where the problem allows it (else the planner falls back and
+/// SolveRun::plan says why). The tools fill this from MIXGRAPH_GPU_* variables (docs/cli.md).
+struct SolveOptions {
+  enum class Kernel { Auto, BlockInv, Pipeline };
+  enum class Split { Auto, Off, On };
+  /// Auto: gpu-scan1 for first-order patterns, else gpu-blockinv where it fits, else gpu-pipeline.
+  /// BlockInv: gpu-blockinv where it fits, also on first-order patterns. Pipeline: always gpu-pipeline.
+  Kernel kernel = Kernel::Auto;
+  std::uint32_t chunk = 0;    ///< blockinv rows per chunk: 0 = 64, or 32 when 64 does not fit; 32 = 32 only
+  std::uint32_t ring = 0;     ///< blockinv ring rows: 0 = the largest power of two <= 4096 that fits; else
+                              ///< a cap (a power of two, >= 8 chunks, 16 in split mode)
+  Split split = Split::Auto;  ///< blockinv split mode (far-worker CTAs): Auto = where it fits, after ws
+  int copy = 2;               ///< blockinv package copies: 0 cp.async, 1 TMA bulk (every thread waits),
+                              ///< 2 TMA bulk (one thread waits; fastest, benchmarks.md GPU v7)
+  bool tma = true;       ///< blockinv: staged rows by TMA tensor copies where they apply (false: cp.async)
+  bool ytma = true;      ///< with tma: Y by one tensor store per chunk (false: per-thread stores)
+  bool mma = true;       ///< fp32 blockinv: L^{-1} in fragment order, 3xTF32 mma (false: padded rows, FMA)
+  bool ws = true;        ///< blockinv: the warp-specialized solve where it applies (false: bi_solve)
+  bool swz = true;       ///< blockinv far sums: row halves in swizzled order (false: column order)
+  bool verbose = false;  ///< print SolveRun::plan to stderr
+  bool profile = false;  ///< print per-role cycle counters of the last launch to stderr (profile instances)
+};
+
 struct SolveRun {
   bool ran = false;
   std::string kernel;    ///< e.g. "gpu-pipeline-implicit<fp32,staged,...>"
+  std::string plan;      ///< what the planner chose and why (e.g. why blockinv did not fit)
   double kernel_ms = 0;  ///< the solve kernel alone
   double total_ms = 0;   ///< uploads + kernel + download
   std::string note;      ///< why it did not run
 };
 
 /// Host in, host out: X and Y row-major n x d (float or double as p.fp64). Never throws; errors in note.
-SolveRun solve(const SolveProblem& p, const void* x, void* y);
+SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions& options = {});
 
 /// Seeded device-resident benchmark: random X, coefficients generated on the device in the layout
 /// [k][i][h] (implicit) / [e][h] (CSR), timed from X to Y with CUDA events (median of reps).
@@ -65,10 +91,12 @@ struct BenchSpec {
   int reps = 5;
   std::uint64_t seed = 1;
   std::uint32_t check_cols = 0;  ///< > 0: compare that many columns with a naive fp64 kernel
+  SolveOptions options;
 };
 struct BenchResult {
   bool ran = false;
   std::string kernel;
+  std::string plan;           ///< as SolveRun::plan
   double ms = 0, ms_min = 0;  ///< solve, median and min over reps
   double copy_ms = 0;         ///< device copy of X into Y (read n d, write n d): the bandwidth floor
   double naive_ms = -1;       ///< the naive one-thread-per-column kernel on check_cols columns

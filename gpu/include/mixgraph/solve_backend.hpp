@@ -81,14 +81,15 @@ gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
   return p;
 }
 
-/// Solve on the chosen backend. Throws RuntimeFailure when the GPU run fails.
+/// Solve on the chosen backend (gpu options: the GPU planner's choices, gpu_solve.hpp). Throws
+/// RuntimeFailure when the GPU run fails.
 template <class T>
 SolveInfo solve_on(const BackendChoice& c, const MixerWeights<T>& w, const T* x, T* y, std::size_t d,
-                   int threads = 0) {
+                   int threads = 0, const gpu::SolveOptions& gpu_options = {}) {
   if (!c.gpu) return solve_mixer(w, x, y, d, threads);
   if (d == 0 || d % static_cast<std::size_t>(w.heads) != 0)
     throw UsageError("solve: d must be a positive multiple of the heads");
-  const auto r = gpu::solve(gpu_problem(w, d), x, y);
+  const auto r = gpu::solve(gpu_problem(w, d), x, y, gpu_options);
   if (!r.ran) throw RuntimeFailure("GPU solve failed: " + r.note);
   SolveInfo info;
   info.kernel = r.kernel;
