@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# GPU checks and benchmarks of issue 6, in one call on a machine with an NVIDIA GPU (docs/benchmarks.md).
+# GPU checks and benchmarks, in one call on a machine with an NVIDIA GPU (figures: docs/benchmarks.md).
 #   OUT=/tmp/out bash scripts/gpu-bench.sh STAGE...
 # Stages (run in the order given):
 #   build      configure + build the CLI, test_solve, test_gpu_semiring (if present) and bench_solve
 #   tests      the GPU unit tests (and the validate tests)
 #   validate   mixgraph validate --backend gpu on every pattern family
 #   bench      bench_solve gpu quick (the suite without n = 2^24); bench-full adds n = 2^24
-#   peers      ../shared/anchors-style peers: PEERS=folder with gpu_anchor.py and hgrn_anchor.py,
+#   peers      the peers in bench/peers/ (PEERS=another folder with gpu_anchor.py and hgrn_anchor.py),
 #              FLA_SRC=folder holding flash-linear-attention's fla/ package
 #   sanitize   compute-sanitizer memcheck and racecheck on small solves
 # Results go to $OUT (default ./gpu-out): build.log, tests.log, validate.jsonl, bench.jsonl, peers.jsonl,
@@ -22,7 +22,7 @@ cli="$BUILD/tools/mixgraph"
 
 stage_build() {
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMIXGRAPH_CUDA=ON >"$OUT/build.log" 2>&1 &&
-    targets="mixgraph test_solve bench_solve" &&
+    targets="mixgraph test_solve test_blockinv_reference bench_solve" &&
     { [ -f tests/test_gpu_semiring.cpp ] && targets="$targets test_gpu_semiring" || true; } &&
     ninja -C "$BUILD" -j "$nproc" $targets >>"$OUT/build.log" 2>&1
   local rc=$?
@@ -34,6 +34,7 @@ stage_tests() {
   {
     "$BUILD/tests/test_solve" --gtest_filter='Gpu*:*Validate*:*Backend*'
     [ -x "$BUILD/tests/test_gpu_semiring" ] && "$BUILD/tests/test_gpu_semiring"
+    "$BUILD/tests/test_blockinv_reference"
   } >"$OUT/tests.log" 2>&1
   local rc=$?
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]" "$OUT/tests.log" | head -30
@@ -100,7 +101,7 @@ for l in sys.stdin:
 }
 
 stage_peers() {
-  local peers=${PEERS:-.devsrc}
+  local peers=${PEERS:-bench/peers}
   : >"$OUT/peers.jsonl"
   (cd "$peers" && PYTHONUNBUFFERED=1 python3 gpu_anchor.py 256) >>"$OUT/peers.jsonl" 2>&1
   (cd "$peers" && FLA_SRC=${FLA_SRC:-fla-src} PYTHONUNBUFFERED=1 python3 hgrn_anchor.py) >>"$OUT/peers.jsonl" 2>&1
