@@ -41,6 +41,7 @@ E='^mixgraph: error: '
 
 # --- files: rows x cols that wrap in 64 bits, counts the file cannot hold, specials ----------------------------
 printf '%%%%MatrixMarket matrix array real general\n4294967297 4294967297\n1\n2\n' >wrap.mtx
+printf '%%%%MatrixMarket matrix array real general\n0-4' >neg.mtx # found by fuzz_dense: looped 2^64 times
 printf '%%%%MatrixMarket matrix coordinate real general\n4294967296 4294967297 1\n1 1 1\n' >wrapc.mtx
 printf '%%%%MatrixMarket matrix coordinate real general\n3 2 1000000000\n1 1 1\n' >many.mtx
 printf '%%%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 7999999998000000000\n' >ent.mtx
@@ -61,6 +62,7 @@ mkfifo fifo.npy fifo.mtx
 mkdir dir.npy
 
 expect 3 "$E.*wrap.mtx.*announces" -- solve -p pow2 -i wrap.mtx
+expect 3 "$E.*neg.mtx: malformed size line" -- solve -p pow2 -i neg.mtx
 expect 1 "$E.*reading .*wrapc.mtx.*refused before allocating" -- solve -p pow2 -i wrapc.mtx --mem-limit 1G
 expect 3 "$E.*many.mtx.*announces 1000000000 entries" -- solve -p pow2 -i many.mtx
 expect 3 "$E.*ent.mtx.*announces" -- pattern -p mtx:ent.mtx

@@ -175,6 +175,10 @@ NpyArray read_mtx_dense(const std::string& path) {
   std::uint64_t nnz = 0;
   if (!(hs >> a.rows >> a.cols)) throw InputError(path + ": malformed size line");
   if (coord && !(hs >> nnz)) throw InputError(path + ": malformed size line");
+  // istream reads "-4" into an unsigned as 2^64 - 4: refuse signs, and empty shapes (a loop over 2^64
+  // columns of zero rows would never end)
+  if (line.find('-') != std::string::npos || a.rows == 0 || a.cols == 0)
+    throw InputError(path + ": malformed size line '" + line + "' (need positive rows and columns)");
   // rows * cols in checked arithmetic; each value takes at least 2 bytes ("0\n"), each coordinate entry 6
   const std::uint64_t cells = sat_mul(a.rows, a.cols);
   const std::uint64_t min_bytes = array ? sat_mul(cells, 2) : sat_mul(nnz, 6);
