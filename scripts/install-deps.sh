@@ -10,6 +10,7 @@ PKGS=(
   nlohmann-json3-dev libmuparser-dev libbenchmark-dev
   libglpk-dev libcairo2-dev libpng-dev libexpat1-dev fonts-dejavu-core
   python3-dev pybind11-dev python3-numpy
+  clang-14 libclang-rt-14-dev
 )
 if [ "${1:-}" = "--with-python" ]; then
   PKGS+=(python3-networkx python3-nbformat jupyter-nbconvert python3-ipykernel

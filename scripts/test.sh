@@ -4,6 +4,7 @@
 # unit tests, slow tests left out.
 #   bash scripts/test.sh            (on a fresh Debian 12 machine; uses sudo when not root)
 #   MIXGRAPH_SKIP_SANITIZE=1 bash scripts/test.sh     (skip the sanitizer build)
+#   MIXGRAPH_SKIP_FUZZ=1 bash scripts/test.sh          (skip the short fuzz runs of scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -27,5 +28,10 @@ if [ "${MIXGRAPH_SKIP_SANITIZE:-0}" != "1" ]; then
   cmake --build build-asan -j "$jobs"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j "$jobs" -LE slow -E Slow --timeout 900)
+fi
+if [ "${MIXGRAPH_SKIP_FUZZ:-0}" != "1" ]; then
+  # ~4 harnesses x 45 s plus a clang build of the readers (a few minutes on 2 cores)
+  echo "== Fuzzing (libFuzzer, ASan + UBSan): each harness for ${FUZZ_SECONDS:-45} s =="
+  bash scripts/fuzz.sh
 fi
 echo "== all tests passed in $(( $(date +%s) - start )) s =="

@@ -23,6 +23,9 @@ struct RankOptions {
   double tol = 0.0;
   bool dyadic = false;
 };
+/// The largest --T of `rank loglinear`: its summary is O(T) (a few seconds at 2^28).
+constexpr std::uint64_t kMaxLogLinearT = 1ull << 28;
+
 struct LogLinearOptions {
   CommonOptions common;
   std::string t_text, pattern, seed_text = "1";
@@ -118,13 +121,15 @@ int run_rank(const RankOptions& o) {
     throw UsageError("--method must be dense, sketch, flow or both (got '" + o.method + "')");
   params.cuts = parse_cuts(o.cuts_text, p.n);
   if (!o.cuts_text.empty() && params.cuts.empty()) throw UsageError("--cuts selected no cut");
+  const bool want_dyadic = o.dyadic;
+  if (want_dyadic) {  // checked before the profile, which can take long at large n
+    if (p.n > 4096) throw UsageError("--dyadic needs the dense operator: n <= 4096");
+    check_memory(8ull * p.n * p.n * 2, params.mem_limit, "dense operator for --dyadic");
+  }
   const auto r = cut_rank_profile(p, params);
 
   DyadicRanks dy;
-  const bool want_dyadic = o.dyadic;
   if (want_dyadic) {
-    if (p.n > 4096) throw UsageError("--dyadic needs the dense operator: n <= 4096");
-    check_memory(8ull * p.n * p.n * 2, params.mem_limit, "dense operator for --dyadic");
     const auto iw = induced_weights(p, seed);
     dy = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), r.tolerance);
   }
@@ -305,7 +310,8 @@ int run_loglinear(const LogLinearOptions& o) {
   o.common.apply();
   if (o.t_text.empty()) throw UsageError("--T is required (the number of queries)");
   const auto T = parse_count(o.t_text, "--T");
-  if (T > (1ull << 40)) throw UsageError("--T must be <= 2^40");
+  if (T > kMaxLogLinearT) throw UsageError("--T must be <= 2^28 (the summary walks every query)");
+  if (o.numeric_limit > 4096) throw UsageError("--numeric-limit must be <= 4096 (a dense T x T matrix)");
   const auto seed = parse_seed(o.seed_text);
   if (T <= o.numeric_limit)
     check_memory(8ull * T * T * 2, o.common.mem_limit_bytes(), "dense M^H at T = " + std::to_string(T));
@@ -447,7 +453,7 @@ int run_ssm(const SsmOptions& o) {
     check_dim(o.d_text, m.B.cols(), "--d");
   }
   const auto pdim = static_cast<std::uint64_t>(m.C.rows() * m.B.cols());
-  check_memory(8ull * n * pdim * 3, o.common.mem_limit_bytes(), "lag stack n x pd");
+  check_memory(sat_mul(sat_mul(n, pdim), 24), o.common.mem_limit_bytes(), "lag stack n x pd");
   const auto r = ssm_interaction_rank(m, n, o.tol);
   const std::uint64_t bound = std::min<std::uint64_t>({static_cast<std::uint64_t>(m.A.rows()), pdim, n});
   nlohmann::json pj = {{"n", n},          {"state", m.A.rows()}, {"p", m.C.rows()},
@@ -559,9 +565,10 @@ Registrar reg(
       auto ll = std::make_shared<LogLinearOptions>();
       auto* sl =
           app.add_subcommand("loglinear", "Log-linear attention mask: buckets, max_levels, HODLR check");
-      sl->add_option("--T", ll->t_text, "Number of queries (0-indexed t = 0..T-1)")->required();
+      sl->add_option("--T", ll->t_text, "Number of queries (0-indexed t = 0..T-1), at most 2^28")->required();
       sl->add_option("--seed", ll->seed_text, "Seed of the lambda weights")->default_val("1");
-      sl->add_option("--numeric-limit", ll->numeric_limit, "Numeric dyadic ranks of M^H up to this T")
+      sl->add_option("--numeric-limit", ll->numeric_limit,
+                     "Numeric dyadic ranks of M^H up to this T (at most 4096)")
           ->default_val(1024);
       sl->add_option("--pattern,-p", ll->pattern, "Also the dyadic block ranks of this pattern's M at n = T");
       add_common_options(*sl, ll->common);

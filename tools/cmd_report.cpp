@@ -16,6 +16,7 @@
 #include "output.hpp"
 #include "registry.hpp"
 #include "report_section.hpp"
+#include "report_staging.hpp"
 
 namespace mixgraph::cli {
 
@@ -94,8 +95,13 @@ void check_out_dir(const std::string& out, bool force) {
     throw UsageError("--out '" + out + "' exists and is not a directory; choose a directory");
   if (!fs::is_empty(p, ec) && !force)
     throw UsageError("--out '" + out +
-                     "' is not empty; pass --force to write into it (files of the same name are "
-                     "replaced, others left alone) or choose a new directory");
+                     "' is not empty; pass --force to replace the report in it (as a whole) or choose a new "
+                     "directory");
+  if (!fs::is_empty(p, ec) && !fs::exists(p / "report.json", ec))
+    throw UsageError(
+        "--out '" + out +
+        "' holds files but no report.json: --force replaces only a mixgraph report; choose a new "
+        "directory");
 }
 
 int run_report(const ReportOptions& o) {
@@ -156,7 +162,8 @@ int run_report(const ReportOptions& o) {
     runs.push_back(std::move(r));
   }
 
-  ReportWriter out(o.out);
+  ReportStaging staging(o.out);  // written whole there, then swapped in (report_staging.hpp)
+  ReportWriter out(staging.dir());
   std::map<std::string, std::map<std::string, Cell>> table1;
   nlohmann::json sections_json = nlohmann::json::array();
   auto sections = report_sections();
@@ -295,8 +302,9 @@ int run_report(const ReportOptions& o) {
   {
     std::ostringstream ss;
     print_json(ss, manifest);
-    write_file_atomic((fs::path(o.out) / "report.json").string(), ss.str());
+    write_file_atomic((fs::path(staging.dir()) / "report.json").string(), ss.str());
   }
+  staging.commit(o.force);
 
   switch (o.common.fmt()) {
     case Format::Json:

@@ -16,6 +16,9 @@
 namespace mixgraph::cli {
 namespace {
 
+/// The largest --reps accepted (the median of 1000 solves is as good a timing as more would give).
+constexpr int kMaxReps = 1000;
+
 struct SolveCliOptions {
   CommonOptions common;
   std::string pattern;
@@ -129,7 +132,9 @@ int run_solve(const SolveCliOptions& o) {
   if (o.heads < 1) throw UsageError("--heads must be >= 1");
   if (!o.precision.empty() && o.precision != "fp32" && o.precision != "fp64")
     throw UsageError("--precision must be fp32 or fp64");
-  if (o.reps < 1) throw UsageError("--reps must be >= 1");
+  if (o.reps < 1 || o.reps > kMaxReps)
+    throw UsageError("--reps must be between 1 and " + std::to_string(kMaxReps) + " (got " +
+                     std::to_string(o.reps) + ")");
   const BackendChoice be = choose_backend(parse_backend(o.backend));
   NpyArray in;
   std::uint64_t n = 0;
@@ -154,15 +159,16 @@ int run_solve(const SolveCliOptions& o) {
   if (n > 0xffffffffULL) throw UsageError("--n must fit in 32 bits");
   const bool fp64 = o.precision.empty() ? (!o.input.empty() && in.fp64) : o.precision == "fp64";
   const std::size_t es = fp64 ? 8 : 4;
-  check_memory(
-      estimate_pattern_bytes(o.pattern, n, false) + std::uint64_t(n) * d * es * 3 +
-          (o.pattern.rfind("mtx:", 0) == 0 ? 0 : std::uint64_t(n) * 64 * es * std::uint64_t(o.heads)),
-      o.common.mem_limit_bytes(), "solve " + o.pattern + " at n = " + std::to_string(n));
+  // X, Y and a working copy (n x d each), in checked arithmetic: n * d may not fit in 64 bits.
+  const std::uint64_t xy_bytes = sat_mul(sat_mul(n, d), es * 3);
+  check_memory(sat_add(sat_add(estimate_pattern_bytes(o.pattern, n, false), xy_bytes),
+                       is_mtx ? 0 : sat_mul(sat_mul(n, 64 * es), std::uint64_t(o.heads))),
+               o.common.mem_limit_bytes(), "solve " + o.pattern + " at n = " + std::to_string(n));
   const Pattern p = make_pattern(o.pattern, n);
   if (!o.input.empty() && in.rows != p.n)
     throw InputError(o.input + ": X has " + std::to_string(in.rows) +
                      " rows but the pattern has n = " + std::to_string(p.n));
-  check_memory(mixer_weights_bytes(p, o.heads, es) + std::uint64_t(p.n) * d * es * 3,
+  check_memory(sat_add(mixer_weights_bytes(p, o.heads, es), sat_mul(sat_mul(p.n, d), es * 3)),
                o.common.mem_limit_bytes(),
                "solve weights for " + o.pattern + " at n = " + std::to_string(p.n));
   nlohmann::json params = {{"pattern", o.pattern}, {"n", p.n},
@@ -195,7 +201,7 @@ Registrar reg(
       app.add_option("--precision", o->precision, "fp32 or fp64 (default: the input's; fp32 for --random)");
       app.add_option("--backend", o->backend, "auto (the GPU when present), cpu, or gpu (exit 4 without one)")
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-      app.add_option("--reps", o->reps, "Run the solve this many times and report the median time");
+      app.add_option("--reps", o->reps, "Run the solve this many times and report the median time (1..1000)");
       add_common_options(app, o->common);
       return [o] { return run_solve(*o); };
     });

@@ -56,7 +56,8 @@ int run_verify(const VerifyOptions& o) {
   ctx.patterns = o.patterns;
   ctx.threads = o.common.threads;
   if (!o.n_max.empty()) ctx.n_max = parse_count(o.n_max, "--n-max");
-  if (!o.n_max.empty() && ctx.n_max < 2) throw UsageError("--n-max must be >= 2");
+  if (!o.n_max.empty() && (ctx.n_max < 2 || ctx.n_max > (1ull << 24)))
+    throw UsageError("--n-max must be between 2 and 2^24 (got " + o.n_max + ")");
   std::vector<ClaimResult> results;
   // Run one at a time so progress can be shown.
   const auto ids = o.claims.empty() ? [] {
@@ -124,7 +125,7 @@ Registrar reg(
       app.add_option("--claim", o->claims, "Claim id to check (repeatable; default: all). See --list");
       app.add_option("--pattern,-p", o->patterns,
                      "Restrict the claims to these patterns (repeatable; default: each claim's own)");
-      app.add_option("--n-max", o->n_max, "Largest n to check (default: each claim's own range)");
+      app.add_option("--n-max", o->n_max, "Largest n to check, 2..2^24 (default: each claim's own range)");
       app.add_flag("--list", o->list, "List the registered claims and exit");
       add_common_options(app, o->common);
       return [o] { return run_verify(*o); };

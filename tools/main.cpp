@@ -1,8 +1,10 @@
 // mixgraph — the command-line front end. Each subcommand lives in its own cmd_*.cpp and registers itself.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <new>
 
+#include "mixgraph/atomic_file.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "registry.hpp"
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
     app.exit(e);
     return static_cast<int>(ExitCode::Usage);
   }
+  install_temp_file_cleanup();  // a signal removes the temporary files of writes in progress
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) return run();
@@ -52,8 +55,13 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::cerr << "mixgraph: error: out of memory; use a smaller n or set --mem-limit to be refused earlier\n";
     return static_cast<int>(ExitCode::Runtime);
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "mixgraph: error: " << e.code().message() << ": '" << e.path1().string() << "'\n";
+    return static_cast<int>(ExitCode::Runtime);
   } catch (const std::exception& e) {
-    std::cerr << "mixgraph: error: " << e.what() << "\n";
+    // Not one of mixgraph's errors: a bug to report, not a message for the user's data.
+    std::cerr << "mixgraph: error: internal error (" << e.what()
+              << "); please report it with the command line\n";
     return static_cast<int>(ExitCode::Runtime);
   }
   return static_cast<int>(ExitCode::Usage);

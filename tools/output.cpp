@@ -38,7 +38,10 @@ std::uint64_t CommonOptions::mem_limit_bytes() const {
 }
 
 void CommonOptions::apply() const {
-  if (threads < 0) throw UsageError("--threads must be >= 0 (0 = all cores)");
+  if (threads < 0 || threads > kMaxThreads)
+    throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " +
+                     std::to_string(threads) + ")");
+  set_default_mem_limit(mem_limit_bytes());
 #ifdef _OPENMP
   if (threads > 0) omp_set_num_threads(threads);
 #endif
@@ -49,7 +52,10 @@ void add_common_options(CLI::App& app, CommonOptions& o, bool with_format) {
     app.add_option("--format", o.format, "Output format: table (for people), csv or json (for programs)")
         ->check(CLI::IsMember({"table", "csv", "json"}))
         ->default_val("table");
-  app.add_option("--threads", o.threads, "Worker threads for parallel parts (0 = all cores)")->default_val(0);
+  app.add_option(
+         "--threads", o.threads,
+         "Worker threads for parallel parts (0 = all cores; at most " + std::to_string(kMaxThreads) + ")")
+      ->default_val(0);
   app.add_option("--mem-limit", o.mem_limit,
                  "Refuse work whose memory estimate exceeds this (e.g. 8G); default: physical memory");
 }

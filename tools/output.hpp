@@ -11,6 +11,9 @@ namespace mixgraph::cli {
 
 enum class Format { Table, Csv, Json };
 
+/// The largest --threads accepted (more threads than this only exhaust the OpenMP runtime).
+inline constexpr int kMaxThreads = 1024;
+
 /// Options most commands share.
 struct CommonOptions {
   std::string format = "table";
@@ -18,7 +21,8 @@ struct CommonOptions {
   std::string mem_limit;  ///< "" = physical memory
   Format fmt() const;
   std::uint64_t mem_limit_bytes() const;
-  /// Applies --threads to OpenMP.
+  /// Checks --threads (0..kMaxThreads) and applies it to OpenMP; makes --mem-limit the default limit of
+  /// every memory check (file readers included).
   void apply() const;
 };
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -32,7 +33,20 @@ std::string format_bytes(std::uint64_t b) {
   return buf;
 }
 
+namespace {
+std::atomic<std::uint64_t> g_default_limit{0};
+}
+
+void set_default_mem_limit(std::uint64_t bytes) {
+  g_default_limit.store(bytes);
+}
+
+std::uint64_t default_mem_limit() {
+  return g_default_limit.load();
+}
+
 void check_memory(std::uint64_t bytes, std::uint64_t limit, const std::string& what) {
+  if (limit == 0) limit = default_mem_limit();
   const bool physical = limit == 0;
   if (physical) limit = physical_memory_bytes();
   if (limit == 0 || bytes <= limit) return;
@@ -66,7 +80,10 @@ std::uint64_t parse_memory_size(const std::string& text) {
   else
     throw UsageError("memory size '" + text + "' has an unknown unit (use K, M, G or T)");
   if (!(v > 0) || !std::isfinite(v)) throw UsageError("memory size '" + text + "' must be positive");
-  return static_cast<std::uint64_t>(v * mult);
+  const double bytes = v * mult;
+  if (bytes < 1) throw UsageError("memory size '" + text + "' is less than one byte");
+  if (bytes >= 1.8e19) throw UsageError("memory size '" + text + "' is too large (at most 16 EiB)");
+  return static_cast<std::uint64_t>(bytes);
 }
 
 std::uint64_t estimate_pattern_bytes(const std::string& spec, std::uint64_t n, bool per_position) {
@@ -82,10 +99,16 @@ std::uint64_t estimate_pattern_bytes(const std::string& spec, std::uint64_t n, b
     std::uint64_t offsets = (s == "dense" || s == "attention") ? n : 0;
     return profile + offsets * 12;
   }
+  // The CSR needs its n + 1 row pointers and at least n - 1 entries whatever the offsets are: when that
+  // floor is already over the limit, say so without listing the offsets (dense+cache has n of them).
+  const std::uint64_t floor = sat_add(profile, sat_mul(n + 1, sizeof(nnz_t) + sizeof(pos_t)));
+  const std::uint64_t limit = default_mem_limit() ? default_mem_limit() : physical_memory_bytes();
+  if (limit != 0 && floor > limit) return floor;
   const auto f = f_values_for(s.substr(0, s.size() - 6), n);
   std::uint64_t nnz = 0;
-  for (auto v : f) nnz += n - v;
-  return profile + nnz * sizeof(pos_t) + (n + 1) * sizeof(nnz_t) + f.size() * 16;
+  for (auto v : f) nnz = sat_add(nnz, n - v);
+  return sat_add(sat_add(profile, sat_mul(nnz, sizeof(pos_t))),
+                 sat_add(sat_mul(n + 1, sizeof(nnz_t)), sat_mul(f.size(), 16)));
 }
 
 }  // namespace mixgraph

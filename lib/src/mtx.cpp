@@ -13,6 +13,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "input_file.hpp"
+#include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 
@@ -26,8 +28,9 @@ std::string lower(std::string s) {
 }  // namespace
 
 Csr read_mtx_triangular(const std::string& path, Triangle tri) {
+  const std::uint64_t file_bytes = detail::check_input_file(path, "Matrix Market file");
   std::ifstream in(path);
-  if (!in) throw InputError("cannot open Matrix Market file '" + path + "': " + std::strerror(errno));
+  if (!in) throw InputError("cannot open Matrix Market file '" + path + "'");
   auto fail = [&](std::size_t line, const std::string& why) {
     return InputError(path + ":" + std::to_string(line) + ": " + why);
   };
@@ -76,8 +79,13 @@ Csr read_mtx_triangular(const std::string& path, Triangle tri) {
     throw fail(lineno, std::to_string(entries) + " entries cannot fit in a " +
                            (tri == Triangle::Lower ? std::string("lower") : std::string("strictly lower")) +
                            " triangle of size " + std::to_string(rows));
-  check_memory(entries * (sizeof(pos_t) * 2 + (has_values ? sizeof(double) * 2 : 0)) + rows * 16, 0,
-               "reading " + path);
+  // An entry line has at least "r c\n" (4 bytes) or "r c v\n" (6): a size line announcing more entries
+  // than the file can hold is refused before anything is allocated for them.
+  if (sat_mul(entries, has_values ? 6 : 4) > sat_add(file_bytes, 1))
+    throw fail(lineno, "the size line announces " + std::to_string(entries) +
+                           " entries but the file has only " + std::to_string(file_bytes) + " bytes");
+  // entries while sorting (16 B), the CSR's idx (4 B) and val (8 B), and its row pointers (8 B a row)
+  check_memory(sat_add(sat_mul(entries, 28), sat_mul(rows + 1, 8)), 0, "reading " + path);
   struct Entry {
     pos_t r, c;
     double v;
@@ -146,18 +154,19 @@ Csr read_mtx_triangular(const std::string& path, Triangle tri) {
 }
 
 void write_mtx(const std::string& path, const Csr& m) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw RuntimeFailure("cannot write '" + path + "': " + std::strerror(errno));
-  std::fprintf(f, "%%%%MatrixMarket matrix coordinate %s general\n", m.has_values() ? "real" : "pattern");
-  std::fprintf(f, "%u %u %llu\n", m.n, m.n, static_cast<unsigned long long>(m.nnz()));
-  for (pos_t r = 0; r < m.n; ++r)
-    for (nnz_t k = m.ptr[r]; k < m.ptr[r + 1]; ++k) {
-      if (m.has_values())
-        std::fprintf(f, "%u %u %.17g\n", r + 1, m.idx[k] + 1, m.val[k]);
-      else
-        std::fprintf(f, "%u %u\n", r + 1, m.idx[k] + 1);
-    }
-  if (std::fclose(f) != 0) throw RuntimeFailure("cannot write '" + path + "'");
+  write_file_atomic(path, [&](std::ostream& os) {
+    char buf[96];
+    os << "%%MatrixMarket matrix coordinate " << (m.has_values() ? "real" : "pattern") << " general\n";
+    os << m.n << " " << m.n << " " << m.nnz() << "\n";
+    for (pos_t r = 0; r < m.n; ++r)
+      for (nnz_t k = m.ptr[r]; k < m.ptr[r + 1]; ++k) {
+        if (m.has_values())
+          std::snprintf(buf, sizeof buf, "%u %u %.17g\n", r + 1, m.idx[k] + 1, m.val[k]);
+        else
+          std::snprintf(buf, sizeof buf, "%u %u\n", r + 1, m.idx[k] + 1);
+        os << buf;
+      }
+  });
 }
 
 }  // namespace mixgraph

@@ -1,6 +1,7 @@
 #include "mixgraph/npy.hpp"
 
 #include <bit>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -8,7 +9,10 @@
 #include <limits>
 #include <sstream>
 
+#include "input_file.hpp"
+#include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
 
 namespace mixgraph {
 
@@ -20,27 +24,6 @@ std::string ext_of(const std::string& path) {
   std::string e = std::filesystem::path(path).extension().string();
   for (auto& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return e;
-}
-
-void write_atomic(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(std::hash<std::string>{}(path) ^ bytes.size());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw RuntimeFailure("cannot write " + path + ": the folder is missing or not writable");
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw RuntimeFailure("writing " + path + " failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw RuntimeFailure("cannot replace " + path + ": " + ec.message());
-  }
 }
 
 // value of key 'k' in the header dict, as raw text up to the next top-level comma or brace
@@ -67,6 +50,7 @@ std::string dict_value(const std::string& h, const std::string& key, const std::
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
+  const std::uint64_t file_bytes = detail::check_input_file(path, ".npy file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("cannot open " + path + " (missing or not readable)");
   char magic[8];
@@ -101,35 +85,37 @@ NpyArray read_npy(const std::string& path) {
                      " is not supported; save X as float32 or float64 (little-endian)");
   if (fo != "False")
     throw InputError(path + ": Fortran-order arrays are not supported; save a C-order array");
-  // shape (r, c)
-  std::string s = shape.substr(1, shape.size() - 2);
+  // shape (r, c): decimal numbers (an old 'L' suffix allowed), checked for 64-bit overflow
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+    throw InputError(path + ": malformed .npy shape '" + shape + "'");
   std::vector<std::uint64_t> dims;
-  std::stringstream ss(s);
+  std::stringstream ss(shape.substr(1, shape.size() - 2));
   std::string tok;
   while (std::getline(ss, tok, ',')) {
-    std::size_t b = tok.find_first_not_of(' ');
+    const auto b = tok.find_first_not_of(' ');
     if (b == std::string::npos) continue;
-    tok = tok.substr(b);
-    for (char c : tok)
-      if (!std::isdigit(static_cast<unsigned char>(c)) && c != ' ' && c != 'L')
-        throw InputError(path + ": malformed .npy shape " + shape);
-    dims.push_back(std::stoull(tok));
+    auto e = tok.find_last_not_of(' ');
+    if (tok[e] == 'L') --e;
+    std::uint64_t v = 0;
+    const char* first = tok.data() + b;
+    const char* last = tok.data() + e + 1;
+    auto [p, ec] = std::from_chars(first, last, v);
+    if (first >= last || ec != std::errc() || p != last)
+      throw InputError(path + ": malformed .npy shape " + shape + " (need non-negative integers below 2^64)");
+    dims.push_back(v);
   }
   if (dims.size() != 2)
     throw InputError(path + ": X must be a 2-D array (n rows, d columns); shape is " + shape);
   a.rows = dims[0];
   a.cols = dims[1];
-  if (a.cols != 0 && a.rows > std::numeric_limits<std::uint64_t>::max() / a.cols)
-    throw InputError(path + ": shape too large");
+  const std::uint64_t es = a.fp64 ? 8 : 4;
+  const std::uint64_t need = sat_mul(sat_mul(a.rows, a.cols), es);
+  const std::uint64_t here = 10 + (major == 1 ? 0 : 2) + hlen;
+  if (file_bytes < here || file_bytes - here != need)
+    throw InputError(path + ": data size " + std::to_string(file_bytes < here ? 0 : file_bytes - here) +
+                     " bytes does not match shape " + shape);
+  check_memory(need, 0, "reading " + path);
   const std::size_t count = a.size();
-  const auto here = f.tellg();
-  f.seekg(0, std::ios::end);
-  const auto end = f.tellg();
-  f.seekg(here);
-  const std::uint64_t need = count * (a.fp64 ? 8 : 4);
-  if (std::uint64_t(end - here) != need)
-    throw InputError(path + ": data size " + std::to_string(end - here) + " bytes does not match shape " +
-                     shape);
   if (a.fp64) {
     a.f64.resize(count);
     f.read(reinterpret_cast<char*>(a.f64.data()), static_cast<std::streamsize>(need));
@@ -160,12 +146,13 @@ void write_npy(const std::string& path, const NpyArray& a) {
     out.append(reinterpret_cast<const char*>(a.f64.data()), a.f64.size() * 8);
   else
     out.append(reinterpret_cast<const char*>(a.f32.data()), a.f32.size() * 4);
-  write_atomic(path, out);
+  write_file_atomic(path, out);
 }
 
 namespace {
 
 NpyArray read_mtx_dense(const std::string& path) {
+  const std::uint64_t file_bytes = detail::check_input_file(path, "Matrix Market file");
   std::ifstream f(path);
   if (!f) throw InputError("cannot open " + path + " (missing or not readable)");
   std::string line;
@@ -188,6 +175,21 @@ NpyArray read_mtx_dense(const std::string& path) {
   std::uint64_t nnz = 0;
   if (!(hs >> a.rows >> a.cols)) throw InputError(path + ": malformed size line");
   if (coord && !(hs >> nnz)) throw InputError(path + ": malformed size line");
+  // istream reads "-4" into an unsigned as 2^64 - 4: refuse signs, and empty shapes (a loop over 2^64
+  // columns of zero rows would never end)
+  if (line.find('-') != std::string::npos || a.rows == 0 || a.cols == 0)
+    throw InputError(path + ": malformed size line '" + line + "' (need positive rows and columns)");
+  // rows * cols in checked arithmetic; each value takes at least 2 bytes ("0\n"), each coordinate entry 6
+  const std::uint64_t cells = sat_mul(a.rows, a.cols);
+  const std::uint64_t min_bytes = array ? sat_mul(cells, 2) : sat_mul(nnz, 6);
+  if (min_bytes > sat_add(file_bytes, 1))
+    throw InputError(path + ": the size line announces " +
+                     (array ? std::to_string(a.rows) + " x " + std::to_string(a.cols) + " values"
+                            : std::to_string(nnz) + " entries") +
+                     " but the file has only " + std::to_string(file_bytes) + " bytes");
+  check_memory(
+      sat_mul(cells, 8), 0,
+      "reading " + path + " (" + std::to_string(a.rows) + " x " + std::to_string(a.cols) + " doubles)");
   a.f64.assign(a.size(), 0.0);
   if (array) {
     for (std::uint64_t c = 0; c < a.cols; ++c)
@@ -209,6 +211,8 @@ NpyArray read_mtx_dense(const std::string& path) {
 }
 
 NpyArray read_csv(const std::string& path) {
+  // Each value takes at least 2 bytes of the file ("0,"): at most 4 bytes of doubles per byte read.
+  check_memory(sat_mul(detail::check_input_file(path, "CSV file"), 4), 0, "reading " + path);
   std::ifstream f(path);
   if (!f) throw InputError("cannot open " + path + " (missing or not readable)");
   NpyArray a;
@@ -270,7 +274,7 @@ void write_dense(const std::string& path, const NpyArray& a) {
   } else {
     throw UsageError(path + ": unknown file type '" + e + "' (use .npy, .mtx or .csv)");
   }
-  write_atomic(path, o.str());
+  write_file_atomic(path, o.str());
 }
 
 }  // namespace mixgraph

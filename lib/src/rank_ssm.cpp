@@ -3,8 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "input_file.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/interaction.hpp"
+#include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
 
 namespace mixgraph {
@@ -45,6 +47,7 @@ SsmMatrices rotation_ssm() {
 }
 
 Eigen::MatrixXd read_mtx_dense(const std::string& path) {
+  const std::uint64_t file_bytes = detail::check_input_file(path, "Matrix Market file");
   std::ifstream in(path);
   if (!in) throw InputError("cannot open " + path);
   std::string line;
@@ -73,6 +76,12 @@ Eigen::MatrixXd read_mtx_dense(const std::string& path) {
   long long r = 0, c = 0, nz = 0;
   if (!(ss >> r >> c) || r < 1 || c < 1 || r > 100000 || c > 100000)
     throw InputError(path + ": line " + std::to_string(lineno) + ": bad size line '" + line + "'");
+  const auto cells = static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(c);
+  if (fmtt == "array" && cells * 2 > file_bytes + 1)
+    throw InputError(path + ": line " + std::to_string(lineno) + ": the size line announces " +
+                     std::to_string(r) + " x " + std::to_string(c) + " values but the file has only " +
+                     std::to_string(file_bytes) + " bytes");
+  check_memory(cells * 8, 0, "reading " + path);
   Eigen::MatrixXd m = Eigen::MatrixXd::Zero(r, c);
   if (fmtt == "coordinate") {
     if (!(ss >> nz) || nz < 0)

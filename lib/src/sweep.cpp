@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 
 #include "mixgraph/error.hpp"
 
@@ -29,20 +28,31 @@ std::uint64_t parse_count(const std::string& text_in, const std::string& what) {
     if (s.empty() || ec != std::errc() || p != s.data() + s.size()) throw bad();
     return v;
   };
+  // base^ex and m*10^ex by repeated squaring in checked 64-bit arithmetic: no loop runs over the exponent.
+  auto too_large = [&]() {
+    return UsageError(what + ": '" + text_in + "' is too large (more than 2^64 - 1)");
+  };
+  auto power = [&](std::uint64_t base, std::uint64_t ex) {
+    std::uint64_t r = 1;
+    while (ex > 0) {
+      if ((ex & 1) && __builtin_mul_overflow(r, base, &r)) throw too_large();
+      ex >>= 1;
+      if (ex > 0 && __builtin_mul_overflow(base, base, &base)) throw too_large();
+    }
+    return r;
+  };
   std::uint64_t v = 0;
   auto caret = t.find('^');
   auto e = t.find_first_of("eE");
   if (caret != std::string::npos) {
     const std::uint64_t base = plain(t.substr(0, caret)), ex = plain(t.substr(caret + 1));
-    long double r = std::pow(static_cast<long double>(base), static_cast<long double>(ex));
-    if (r > 1.8e19L) throw UsageError(what + ": '" + text_in + "' is too large");
-    v = 1;
-    for (std::uint64_t i = 0; i < ex; ++i) v *= base;
+    if (base <= 1) return ex == 0 ? 1 : base;  // 0^ex, 1^ex (0^0 = 1)
+    v = power(base, ex);
   } else if (e != std::string::npos) {
     const std::uint64_t m = plain(t.substr(0, e)), ex = plain(t.substr(e + 1));
-    if (ex > 19) throw UsageError(what + ": '" + text_in + "' is too large");
-    v = m;
-    for (std::uint64_t i = 0; i < ex; ++i) v *= 10;
+    if (m == 0) return 0;
+    if (ex > 19) throw too_large();
+    if (__builtin_mul_overflow(m, power(10, ex), &v)) throw too_large();
   } else {
     if (t[0] == '-') throw UsageError(what + " must be >= 1 (got " + t + ")");
     v = plain(t);
