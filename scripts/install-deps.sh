@@ -9,6 +9,7 @@ PKGS=(
   libboost-graph-dev libeigen3-dev libcli11-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libfmt-dev libmuparser-dev libbenchmark-dev
   libglpk-dev libcairo2-dev libpng-dev libexpat1-dev fonts-dejavu-core
+  openmpi-bin libopenmpi-dev
 )
 if [ "${1:-}" = "--with-python" ]; then
   PKGS+=(python3-numpy python3-networkx python3-nbformat jupyter-nbconvert python3-ipykernel
