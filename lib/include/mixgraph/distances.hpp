@@ -159,7 +159,7 @@ struct AllPairsPartial {
   pos_t begin = 0, end = 0;
   std::vector<std::uint64_t> histogram;     ///< pairs (i, j), j in [begin, end), at distance d >= 1
   std::vector<std::uint32_t> eccentricity;  ///< end - begin entries (sources begin..end-1), if asked for
-  double seconds = 0;                       ///< wall time of this range (a measurement, not merged)
+  double seconds = 0;  ///< CPU time of this range on its thread (a measurement, not merged)
 };
 
 /// Runs the source ranges `ranges` (each within [0, n), begin < end) with the graph built once, OpenMP
