@@ -11,6 +11,7 @@ PKGS=(
   libglpk-dev libcairo2-dev libpng-dev libexpat1-dev fonts-dejavu-core
   python3-dev pybind11-dev python3-numpy
   clang-14 libclang-rt-14-dev
+  openmpi-bin libopenmpi-dev
 )
 if [ "${1:-}" = "--with-python" ]; then
   PKGS+=(python3-networkx python3-nbformat jupyter-nbconvert python3-ipykernel

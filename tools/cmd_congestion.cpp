@@ -1,13 +1,16 @@
 // mixgraph congestion: copy-task routings and congestion with certified bounds (docs/math.md §4).
+#include <chrono>
 #include <iostream>
 #include <map>
 
 #include "mixgraph/atomic_file.hpp"
+#include "mixgraph/build_info.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/sweep.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "shard_run.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -21,6 +24,7 @@ struct CongestionCliOptions {
   std::uint64_t seed = 1;
   std::string sweep_text;
   std::string paths_file;
+  std::string checkpoint_dir;
 };
 
 nlohmann::json opt_json(const std::optional<std::uint32_t>& v) {
@@ -240,13 +244,55 @@ int run_congestion(const CongestionCliOptions& o) {
   if (!o.paths_file.empty()) params["paths"] = o.paths_file;
 
   std::vector<CongestionResult> results;
-  for (auto& pat : o.patterns)
-    for (auto n : ns) {
-      if (stderr_is_tty() && !single)
-        std::cerr << "\r[congestion] " << pat << " N = " << n << " ...   " << std::flush;
-      results.push_back(analyse_congestion(pat, n, co));
+  // several rows: their JSON objects and table rows, computed here or gathered from shards (one per row)
+  std::vector<nlohmann::json> row_json;
+  std::vector<std::vector<std::string>> row_text;
+  if (!o.checkpoint_dir.empty() && single)
+    throw UsageError("--checkpoint keeps the rows of a sweep: give --sweep or several --pattern values");
+  if (!single && sharded(o.checkpoint_dir)) {
+    ShardJob job;
+    job.what = "congestion --sweep";
+    nlohmann::json key = params;  // every parameter but the output format
+    key.erase("format");
+    job.fingerprint = "congestion; mixgraph " + mixgraph::version() + "; " + key.dump();
+    std::vector<std::pair<std::string, std::uint64_t>> points;
+    for (auto& pat : o.patterns)
+      for (auto n : ns) {
+        points.emplace_back(pat, n);
+        // the cost model: a row's time grows about 4x per doubling of N (measured, docs/scaling.md)
+        const double N = static_cast<double>(std::max<std::uint64_t>(n, 16));
+        job.costs.push_back(N * N);
+      }
+    job.checkpoint_dir = o.checkpoint_dir;
+    job.compute = [&](const std::vector<std::size_t>& todo, const ShardJob::Emit& emit) {
+      for (std::size_t i : todo) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = analyse_congestion(points[i].first, points[i].second, co);
+        const nlohmann::json row = {{"json", result_json(r, false)}, {"row", result_row(r)}};
+        emit(i, row.dump(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+    };
+    const ShardOutcome got = run_shards(job);
+    if (!got.root) return 0;  // ranks other than 0 print nothing
+    for (const auto& text : got.results) {
+      const auto row = nlohmann::json::parse(text);
+      row_json.push_back(row.at("json"));
+      row_text.push_back(row.at("row").get<std::vector<std::string>>());
     }
-  if (stderr_is_tty() && !single) std::cerr << "\r" << std::string(60, ' ') << "\r";
+  } else {
+    for (auto& pat : o.patterns)
+      for (auto n : ns) {
+        if (stderr_is_tty() && !single)
+          std::cerr << "\r[congestion] " << pat << " N = " << n << " ...   " << std::flush;
+        results.push_back(analyse_congestion(pat, n, co));
+      }
+    if (stderr_is_tty() && !single) std::cerr << "\r" << std::string(60, ' ') << "\r";
+    if (!single)
+      for (auto& r : results) {
+        row_json.push_back(result_json(r, false));
+        row_text.push_back(result_row(r));
+      }
+  }
 
   if (single) {
     const auto& r = results[0];
@@ -270,12 +316,12 @@ int run_congestion(const CongestionCliOptions& o) {
   if (fmt == Format::Json) {
     auto j = json_header("congestion", 1, params);
     j["rows"] = nlohmann::json::array();
-    for (auto& r : results) j["rows"].push_back(result_json(r, false));
+    for (auto& rj : row_json) j["rows"].push_back(std::move(rj));
     print_json(std::cout, j);
     return 0;
   }
   Table t(kRowHeader);
-  for (auto& r : results) t.add(result_row(r));
+  for (auto& row : row_text) t.add(row);
   if (fmt == Format::Csv) {
     t.print_csv(std::cout);
   } else {
@@ -315,6 +361,9 @@ Registrar reg(
       app.add_option("--paths", o->paths_file,
                      "Write the routing (the --routing one, else the best) as JSON Lines, one path per line, "
                      "1-indexed positions");
+      app.add_option("--checkpoint", o->checkpoint_dir,
+                     "With --sweep or several --pattern values: keep each finished row in this folder; a "
+                     "re-run with the same parameters computes only the missing rows (docs/scaling.md)");
       add_common_options(app, o->common);
       return [o] { return run_congestion(*o); };
     });

@@ -12,6 +12,8 @@
 #include "mixgraph/sweep.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "shard_commands.hpp"
+#include "shard_run.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -33,6 +35,8 @@ struct DistOptions {
   bool summary = false;
   bool counts = false;
   std::string method = "auto";
+  std::string checkpoint_dir;
+  std::string shards_text;
 };
 
 nlohmann::json dist_json(const std::vector<std::uint32_t>& d) {
@@ -96,6 +100,8 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   if (!o.source_text.empty() || !o.target_text.empty() || !o.matrix_file.empty())
     throw UsageError("--source, --target and --matrix need one n; leave out --sweep");
   if (o.counts) throw UsageError("--counts needs --source; leave out --sweep");
+  if (!o.checkpoint_dir.empty() || !o.shards_text.empty())
+    throw UsageError("--checkpoint and --shards apply to one n with --all-pairs; leave out --sweep");
   const auto ns = parse_sweep(o.sweep_text);
   params["sweep"] = o.sweep_text;
   AllPairsOptions ap;
@@ -235,6 +241,18 @@ int run_distances(const DistOptions& o) {
                        "--source j / --target i for one row");
     do_summary = false;
   }
+  // the all-pairs route is split into shards over MPI ranks, or kept in a checkpoint folder
+  const bool all_pairs_route = do_summary && !(ti && !need_matrix && !o.all_pairs);
+  if ((!o.checkpoint_dir.empty() || !o.shards_text.empty()) && !all_pairs_route)
+    throw UsageError(
+        "--checkpoint and --shards split all-pairs distances into shards: add --all-pairs "
+        "(and leave out --sweep)");
+  const bool shard = all_pairs_route && sharded(o.checkpoint_dir);
+  if (shard && need_matrix)
+    throw UsageError(
+        "--matrix is written by a single process: leave out --checkpoint and run without "
+        "mpirun (or with -np 1)");
+  const std::uint64_t shards = o.shards_text.empty() ? 0 : parse_count(o.shards_text, "--shards");
   std::optional<DistanceProfile> prof;
   DistanceSummary sum;
   std::vector<std::uint32_t> matrix;
@@ -258,7 +276,13 @@ int run_distances(const DistOptions& o) {
     ap.mem_limit = o.common.mem_limit_bytes();
     ap.progress = progress_fn();
     if (need_matrix) ap.matrix = &matrix;
-    sum = all_pairs_summary(p, ap);
+    if (shard) {
+      auto merged = sharded_all_pairs(p, ap, o.checkpoint_dir, shards);
+      if (!merged) return 0;  // ranks other than 0 print nothing
+      sum = std::move(*merged);
+    } else {
+      sum = all_pairs_summary(p, ap);
+    }
     figures_from = "all-pairs";
     if (ti) prof = distance_profile(p, method);
   }
@@ -426,6 +450,12 @@ Registrar reg(
       app.add_flag("--counts", o->counts,
                    "With --source: the number of shortest paths (JSON: 'path_counts')");
       app.add_option("--method", o->method, "Profile method: auto, bitset-bfs or dp")->default_val("auto");
+      app.add_option("--checkpoint", o->checkpoint_dir,
+                     "With --all-pairs: keep each finished shard of sources in this folder; a re-run with "
+                     "the same parameters computes only the missing shards (docs/scaling.md)");
+      app.add_option("--shards", o->shards_text,
+                     "With --all-pairs under mpirun or --checkpoint: the number of shards (default: one "
+                     "per 256 sources, at most 1024)");
       add_common_options(app, o->common);
       return [o] { return run_distances(*o); };
     });

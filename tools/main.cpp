@@ -1,12 +1,14 @@
 // mixgraph — the command-line front end. Each subcommand lives in its own cmd_*.cpp and registers itself.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <new>
 
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
+#include "mpi_world.hpp"
 #include "registry.hpp"
 
 namespace mixgraph::cli {
@@ -16,8 +18,45 @@ std::vector<CommandEntry>& registry() {
 }
 }  // namespace mixgraph::cli
 
+namespace {
+/// Under mpirun with several ranks: rank 0 prints the results, the others print nothing on stdout. An
+/// error every rank meets alike (usage, bad data) is printed by rank 0 and every rank exits with its code;
+/// any other failure is printed with its rank and ends the whole job (no rank waits for a dead one).
+int fail(int code, const std::string& what) {
+  using namespace mixgraph;
+  const bool shared =
+      code == static_cast<int>(ExitCode::Usage) || code == static_cast<int>(ExitCode::BadInput);
+  if (cli::mpi::size() <= 1) {
+    std::cerr << "mixgraph: error: " << what << "\n";
+    return code;
+  }
+  if (shared) {
+    if (cli::mpi::root()) std::cerr << "mixgraph: error: " << what << "\n";
+    cli::mpi::finalize();
+    return code;
+  }
+  std::cerr << "mixgraph: error on rank " << cli::mpi::rank() << " of " << cli::mpi::size() << ": " << what
+            << "\n";
+  cli::mpi::abort_job(code);
+}
+
+struct MpiScope {
+  std::ofstream null_out;
+  std::streambuf* saved = nullptr;
+  MpiScope(int* argc, char*** argv) {
+    mixgraph::cli::mpi::init(argc, argv);
+    if (!mixgraph::cli::mpi::root()) saved = std::cout.rdbuf(null_out.rdbuf());  // an unopened file
+  }
+  ~MpiScope() {
+    if (saved) std::cout.rdbuf(saved);
+    mixgraph::cli::mpi::finalize();
+  }
+};
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace mixgraph;
+  MpiScope mpi_scope(&argc, &argv);
   CLI::App app{
       "mixgraph: analyses the recurrence patterns of causal token mixers, y_i = sum_j a_ij x_j + sum_{j<i} "
       "b_ij y_j, as graphs.\nPositions are 1-indexed (token 1 is the first). Exit codes: 0 ok, 1 runtime "
@@ -50,19 +89,17 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) return run();
   } catch (const Error& e) {
-    std::cerr << "mixgraph: error: " << e.what() << "\n";
-    return static_cast<int>(e.code());
+    return fail(static_cast<int>(e.code()), e.what());
   } catch (const std::bad_alloc&) {
-    std::cerr << "mixgraph: error: out of memory; use a smaller n or set --mem-limit to be refused earlier\n";
-    return static_cast<int>(ExitCode::Runtime);
+    return fail(static_cast<int>(ExitCode::Runtime),
+                "out of memory; use a smaller n or set --mem-limit to be refused earlier");
   } catch (const std::filesystem::filesystem_error& e) {
-    std::cerr << "mixgraph: error: " << e.code().message() << ": '" << e.path1().string() << "'\n";
-    return static_cast<int>(ExitCode::Runtime);
+    return fail(static_cast<int>(ExitCode::Runtime),
+                e.code().message() + ": '" + e.path1().string() + "'");
   } catch (const std::exception& e) {
     // Not one of mixgraph's errors: a bug to report, not a message for the user's data.
-    std::cerr << "mixgraph: error: internal error (" << e.what()
-              << "); please report it with the command line\n";
-    return static_cast<int>(ExitCode::Runtime);
+    return fail(static_cast<int>(ExitCode::Runtime),
+                std::string("internal error (") + e.what() + "); please report it with the command line");
   }
   return static_cast<int>(ExitCode::Usage);
 }

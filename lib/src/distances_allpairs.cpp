@@ -5,6 +5,8 @@
 #include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <exception>
 
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/distances.hpp"
@@ -243,15 +245,15 @@ struct Accum {
 template <int WD>
 [[gnu::always_inline]] inline void block_stats(BlockBfs<WD>& bfs, pos_t s0, pos_t count,
                                                const AllPairsOptions& opt, Accum& a,
-                                               std::vector<std::uint64_t>& level_bits, DistanceSummary& s,
-                                               pos_t n) {
+                                               std::vector<std::uint64_t>& level_bits, std::uint32_t* ecc,
+                                               pos_t ecc_base, pos_t n) {
   std::uint32_t cur = 0;
   std::fill(level_bits.begin(), level_bits.end(), 0);
   auto flush_ecc = [&](std::uint32_t level) {
     if (!opt.eccentricities) return;
     for (int w = 0; w < WD; ++w)
       for (std::uint64_t bits = level_bits[static_cast<std::size_t>(w)]; bits; bits &= bits - 1)
-        s.eccentricity[s0 + static_cast<pos_t>(w) * 64 + static_cast<pos_t>(std::countr_zero(bits))] = level;
+        ecc[s0 - ecc_base + static_cast<pos_t>(w) * 64 + static_cast<pos_t>(std::countr_zero(bits))] = level;
     std::fill(level_bits.begin(), level_bits.end(), 0);
   };
   bfs.run(s0, count, [&](std::uint32_t level, pos_t v, const std::uint64_t* bits) {
@@ -287,8 +289,8 @@ template <int WD>
 __attribute__((target("popcnt"))) void block_stats_popcnt(BlockBfs<WD>& bfs, pos_t s0, pos_t count,
                                                           const AllPairsOptions& opt, Accum& a,
                                                           std::vector<std::uint64_t>& level_bits,
-                                                          DistanceSummary& s, pos_t n) {
-  block_stats<WD>(bfs, s0, count, opt, a, level_bits, s, n);
+                                                          std::uint32_t* ecc, pos_t ecc_base, pos_t n) {
+  block_stats<WD>(bfs, s0, count, opt, a, level_bits, ecc, ecc_base, n);
 }
 bool cpu_has_popcnt() {
   // a function-local static: __builtin_cpu_init must run first when this is reached from a constructor
@@ -299,6 +301,12 @@ bool cpu_has_popcnt() {
   return has;
 }
 #endif
+
+void add_histogram(std::vector<std::uint64_t>& into, const std::vector<std::uint64_t>& h) {
+  if (into.size() < h.size()) into.resize(h.size(), 0);
+  for (std::size_t d = 0; d < h.size(); ++d) into[d] += h[d];
+}
+void finish_summary(DistanceSummary& s);
 
 template <int WD>
 DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
@@ -333,19 +341,90 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
       const pos_t count = std::min<pos_t>(per_block, n - s0);
 #if defined(__x86_64__) && defined(__GNUC__)
       if (have_popcnt)
-        block_stats_popcnt<WD>(bfs, s0, count, opt, a, level_bits, s, n);
+        block_stats_popcnt<WD>(bfs, s0, count, opt, a, level_bits, s.eccentricity.data(), 0, n);
       else
 #endif
-        block_stats<WD>(bfs, s0, count, opt, a, level_bits, s, n);
+        block_stats<WD>(bfs, s0, count, opt, a, level_bits, s.eccentricity.data(), 0, n);
       const std::uint64_t d = ++done;
       if (opt.progress && tid == 0) opt.progress(d, nblocks);
     }
   }
   s.histogram.assign(1, 0);
-  for (auto& a : acc) {
-    if (s.histogram.size() < a.hist.size()) s.histogram.resize(a.hist.size(), 0);
-    for (std::size_t d = 0; d < a.hist.size(); ++d) s.histogram[d] += a.hist[d];
+  for (auto& a : acc) add_histogram(s.histogram, a.hist);
+  finish_summary(s);
+  if (opt.progress) opt.progress(nblocks, nblocks);
+  return s;
+}
+
+/// CPU time of the calling thread (a shard's cost, unaffected by other work on a shared machine).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// Sources [sb, se) one block after another on this thread's `bfs`: a partial (no matrix).
+template <int WD>
+AllPairsPartial partial_range(BlockBfs<WD>& bfs, pos_t sb, pos_t se, const AllPairsOptions& opt, pos_t n,
+                              [[maybe_unused]] bool have_popcnt) {
+  AllPairsPartial part;
+  part.begin = sb;
+  part.end = se;
+  if (opt.eccentricities) part.eccentricity.assign(se - sb, 0);
+  const double t0 = thread_cpu_seconds();
+  Accum a;
+  std::vector<std::uint64_t> level_bits(WD);
+  const pos_t per_block = 64 * WD;
+  for (pos_t s0 = sb; s0 < se; s0 += std::min<pos_t>(per_block, se - s0)) {
+    const pos_t count = std::min<pos_t>(per_block, se - s0);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_popcnt)
+      block_stats_popcnt<WD>(bfs, s0, count, opt, a, level_bits, part.eccentricity.data(), sb, n);
+    else
+#endif
+      block_stats<WD>(bfs, s0, count, opt, a, level_bits, part.eccentricity.data(), sb, n);
   }
+  part.histogram.assign(1, 0);
+  add_histogram(part.histogram, a.hist);
+  part.seconds = thread_cpu_seconds() - t0;
+  return part;
+}
+
+template <int WD>
+void partials_impl(const Pattern& p, const AllPairsOptions& opt,
+                   const std::vector<std::pair<pos_t, pos_t>>& ranges,
+                   const std::function<void(std::size_t, AllPairsPartial&&)>& done) {
+  const Rows rows = make_rows(p);
+  const int threads = thread_count(opt.threads);
+  bool have_popcnt = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  have_popcnt = cpu_has_popcnt();
+#endif
+  AllPairsOptions o = opt;
+  o.matrix = nullptr;
+  std::exception_ptr failed;
+#pragma omp parallel num_threads(threads)
+  {
+    BlockBfs<WD> bfs(rows, p.n);
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(ranges.size()); ++k) {
+      const auto [sb, se] = ranges[static_cast<std::size_t>(k)];
+      AllPairsPartial part = partial_range<WD>(bfs, sb, se, o, p.n, have_popcnt);
+#pragma omp critical(mixgraph_all_pairs_partials)
+      {
+        if (!failed) try {
+            done(static_cast<std::size_t>(k), std::move(part));
+          } catch (...) {  // an exception may not leave an OpenMP region: rethrown below
+            failed = std::current_exception();
+          }
+      }
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+}
+
+void finish_summary(DistanceSummary& s) {
+  const pos_t n = s.n;
   s.histogram[0] = 0;
   long double sum = 0;
   for (std::size_t d = 1; d < s.histogram.size(); ++d) {
@@ -356,8 +435,6 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
   const std::uint64_t pairs = std::uint64_t{n} * (n - 1) / 2;
   s.unreachable_pairs = pairs - s.reachable_pairs;
   s.mean_distance = s.reachable_pairs ? static_cast<double>(sum / s.reachable_pairs) : 0.0;
-  if (opt.progress) opt.progress(nblocks, nblocks);
-  return s;
 }
 
 }  // namespace
@@ -420,6 +497,60 @@ DistanceSummary all_pairs_summary(const Pattern& p, const AllPairsOptions& opt) 
     default:
       return all_pairs_impl<4>(p, opt);
   }
+}
+
+void all_pairs_partials(const Pattern& p, const AllPairsOptions& opt,
+                        const std::vector<std::pair<pos_t, pos_t>>& ranges,
+                        const std::function<void(std::size_t, AllPairsPartial&&)>& done) {
+  const unsigned spb = opt.sources_per_block;
+  if (spb != 64 && spb != 128 && spb != 256 && spb != 512)
+    throw UsageError("all_pairs_partials: sources_per_block must be 64, 128, 256 or 512");
+  for (const auto& [b, e] : ranges)
+    if (b >= e || e > p.n)
+      throw UsageError("all_pairs_partials: source range [" + std::to_string(b) + ", " + std::to_string(e) +
+                       ") is empty or outside 0.." + std::to_string(p.n));
+  const std::uint64_t bytes =
+      static_cast<std::uint64_t>(thread_count(opt.threads)) * p.n * (spb / 64) * 8 * 4 + comm_graph_bytes(p) +
+      std::uint64_t{p.n} * 4;
+  check_memory(bytes, opt.mem_limit, "all-pairs distances of " + p.spec + " at n = " + std::to_string(p.n));
+  if (ranges.empty()) return;
+  switch (spb) {
+    case 64:
+      return partials_impl<1>(p, opt, ranges, done);
+    case 128:
+      return partials_impl<2>(p, opt, ranges, done);
+    default:
+      return partials_impl<4>(p, opt, ranges, done);
+  }
+}
+
+DistanceSummary merge_all_pairs(pos_t n, bool eccentricities, std::vector<AllPairsPartial> parts) {
+  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+  DistanceSummary s;
+  s.n = n;
+  if (eccentricities) s.eccentricity.assign(n, 0);
+  s.histogram.assign(1, 0);
+  pos_t next = 0;
+  for (const auto& part : parts) {
+    if (part.begin != next || part.end <= part.begin || part.end > n)
+      throw RuntimeFailure("merge_all_pairs: the partials do not cover sources 0.." + std::to_string(n) +
+                           " exactly once (at " + std::to_string(next) + " found [" +
+                           std::to_string(part.begin) + ", " + std::to_string(part.end) + "))");
+    if (eccentricities) {
+      if (part.eccentricity.size() != part.end - part.begin)
+        throw RuntimeFailure("merge_all_pairs: a partial lacks its eccentricities");
+      std::copy(part.eccentricity.begin(), part.eccentricity.end(),
+                s.eccentricity.begin() + static_cast<std::ptrdiff_t>(part.begin));
+    }
+    add_histogram(s.histogram, part.histogram);
+    next = part.end;
+  }
+  if (next != n)
+    throw RuntimeFailure("merge_all_pairs: the partials stop at source " + std::to_string(next) + " of " +
+                         std::to_string(n));
+  if (n == 0) return s;
+  finish_summary(s);
+  return s;
 }
 
 DistanceSummary distance_summary(const Pattern& p, const AllPairsOptions& opt) {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mixgraph/pattern.hpp"
@@ -151,6 +152,27 @@ struct AllPairsOptions {
 /// thread count. Explicit A: A edges seed level 1 (the diagonal seeds level 0). Unreachable pairs are
 /// counted in `unreachable_pairs` and UNREACHABLE in the matrix.
 DistanceSummary all_pairs_summary(const Pattern& p, const AllPairsOptions& opt = {});
+
+/// The all-pairs figures of the sources [begin, end) only: what a shard of a sharded run computes. Merged
+/// over ranges that cover [0, n) exactly once they give all_pairs_summary's result, bit for bit.
+struct AllPairsPartial {
+  pos_t begin = 0, end = 0;
+  std::vector<std::uint64_t> histogram;     ///< pairs (i, j), j in [begin, end), at distance d >= 1
+  std::vector<std::uint32_t> eccentricity;  ///< end - begin entries (sources begin..end-1), if asked for
+  double seconds = 0;  ///< CPU time of this range on its thread (a measurement, not merged)
+};
+
+/// Runs the source ranges `ranges` (each within [0, n), begin < end) with the graph built once, OpenMP
+/// across ranges (one range per thread at a time, taken in the given order), and calls
+/// `done(k, partial)` for range k as it finishes (one call at a time). `opt.matrix` and `opt.progress`
+/// are ignored. Same work per source as all_pairs_summary.
+void all_pairs_partials(const Pattern& p, const AllPairsOptions& opt,
+                        const std::vector<std::pair<pos_t, pos_t>>& ranges,
+                        const std::function<void(std::size_t, AllPairsPartial&&)>& done);
+
+/// Merges partials that cover [0, n) exactly once, in any order, into the summary all_pairs_summary gives
+/// (integer histogram sums, eccentricities placed by range). RuntimeFailure on a gap or an overlap.
+DistanceSummary merge_all_pairs(pos_t n, bool eccentricities, std::vector<AllPairsPartial> parts);
 
 /// The summary by whichever route fits: from the profile for translation-invariant patterns, else
 /// all_pairs_summary.

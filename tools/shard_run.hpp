@@ -1,0 +1,39 @@
+#pragma once
+// Sharded runs of a heavy analysis: shards planned by a cost model, spread over MPI ranks (longest first
+// to the least-loaded rank), each finished shard kept in an optional checkpoint folder (written
+// atomically), and every shard's result gathered on rank 0, which merges them. One process without a
+// checkpoint folder never comes here: the commands keep their single-process path.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mixgraph::cli {
+
+struct ShardJob {
+  std::string what;            ///< for messages, e.g. "distances --all-pairs"
+  std::string fingerprint;     ///< every parameter the shards' results depend on (checked on restart)
+  std::vector<double> costs;   ///< one per shard: the cost model (relative units)
+  std::string checkpoint_dir;  ///< "" = no checkpoint
+  /// Emitted by `compute` as each shard finishes: (shard index, its serialised result, seconds it took).
+  using Emit = std::function<void(std::size_t, std::string&&, double)>;
+  /// Computes the shards `todo` (indices, in the order given), calling emit once for each, one call at a
+  /// time.
+  std::function<void(const std::vector<std::size_t>& todo, const Emit& emit)> compute;
+};
+
+struct ShardOutcome {
+  std::vector<std::string> results;  ///< rank 0: every shard's result by index; other ranks: empty
+  std::size_t from_checkpoint = 0;   ///< shards found finished in the checkpoint folder
+  std::size_t computed = 0;          ///< shards computed by this job (all ranks)
+  bool root = false;                 ///< this is rank 0, which holds `results`
+};
+
+/// True when a command should take the sharded route: several MPI ranks, or a checkpoint folder.
+bool sharded(const std::string& checkpoint_dir);
+
+/// Plans, runs and gathers the shards (see the header comment). Collective: every rank calls it with the
+/// same job. A checkpoint folder written for another fingerprint is refused (UsageError) on every rank.
+ShardOutcome run_shards(const ShardJob& job);
+
+}  // namespace mixgraph::cli
