@@ -53,7 +53,8 @@ ClaimOutcome check(const ClaimContext& ctx) {
   o.passed = !cex.any();
   o.checked = join(pats) + " with f(0) = 1; every position of n = " + std::to_string(n) + " (" +
               std::to_string(rows) + " rows)";
-  o.worst = cex.any() ? std::to_string(cex.count) + " rows differ" : "all rows identical";
+  o.worst = cex.any() ? std::to_string(cex.count) + " rows differ"
+                      : (rows ? "all rows identical" : "no row compared");
   o.instances = rows;
   o.not_applicable = na;
   if (cex.any()) o.counterexample = cex.text();
