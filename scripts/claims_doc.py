@@ -26,4 +26,4 @@ print("\n## Details\n")
 for c in doc["claims"]:
     print(f"- `{c['id']}` ({c['seconds']:.2f} s): {esc(c['detail'])}")
 s = doc["summary"]
-print(f"\n{s['passed']} passed, {s['failed']} failed, {s['errors']} errors.")
+print(f"\n{s['passed']} passed, {s['failed']} failed, {s['errors']} errors, {s.get('not_applicable', 0)} not applicable.")

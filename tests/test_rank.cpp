@@ -400,7 +400,7 @@ TEST(Cli, RankJsonFields) {
   EXPECT_EQ(f["cut_rank_flow"][0], 1000);
   EXPECT_TRUE(f["cut_rank_numeric"].is_null());
   const auto s = run_json("--pattern sq1+cache --n 3000 --cuts 5");
-  EXPECT_EQ(s["numeric_method"], "sketch");
+  EXPECT_EQ(s["numeric_method"], "exact");  // seeded weights: exact ranks over GF(2^61-1)
   EXPECT_EQ(s["cuts"].size(), 5u);
   EXPECT_EQ(s["agree"], true);
 }

@@ -1,6 +1,7 @@
 // mixgraph rank: cut ranks of the induced operator (numeric and Menger), log-linear attention's hierarchical
 // mask, and the Ghodsi interaction rank of SSMs and multi-head mixers (docs/math.md §5).
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -117,8 +118,10 @@ int run_rank(const RankOptions& o) {
     params.method = CutRankMethod::Sketch;
   else if (o.method == "flow")
     params.method = CutRankMethod::Flow;
+  else if (o.method == "exact")
+    params.method = CutRankMethod::Exact;
   else
-    throw UsageError("--method must be dense, sketch, flow or both (got '" + o.method + "')");
+    throw UsageError("--method must be both, exact, dense, sketch or flow (got '" + o.method + "')");
   params.cuts = parse_cuts(o.cuts_text, p.n);
   if (!o.cuts_text.empty() && params.cuts.empty()) throw UsageError("--cuts selected no cut");
   const bool want_dyadic = o.dyadic;
@@ -178,9 +181,27 @@ int run_rank(const RankOptions& o) {
   }
   const std::string weights_note =
       r.generic_weights
-          ? "seeded random weights (weights.hpp random_weights): generic, so numeric rank = Menger flow"
+          ? (r.numeric_method == "exact" ? "seeded random weights over GF(2^61-1): generic, so numeric rank "
+                                           "= Menger flow except with "
+                                           "the probability bound below, and never above it"
+                                         : "seeded random weights (weights.hpp random_weights): generic, so "
+                                           "numeric rank = Menger flow")
           : "weights from the .mtx files (not generic): numeric ranks may legitimately be below the flow "
             "ranks";
+  // the floating-point methods: the gap the tolerance fell into (relative pivots |R_ll| / |R_11|)
+  nlohmann::json gap = nullptr;
+  std::string gap_text;
+  if (r.numeric_done && r.numeric_method != "exact") {
+    auto val = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    gap = {{"smallest_kept", val(r.smallest_kept)},
+           {"largest_dropped", val(r.largest_dropped)},
+           {"ratio", r.smallest_kept > 0 && r.largest_dropped > 0
+                         ? nlohmann::json(r.smallest_kept / r.largest_dropped)
+                         : nlohmann::json(nullptr)}};
+    gap_text = "smallest counted pivot " + (r.smallest_kept >= 0 ? fmt_double(r.smallest_kept, 3) : "-") +
+               ", largest uncounted " + (r.largest_dropped >= 0 ? fmt_double(r.largest_dropped, 3) : "-") +
+               " (relative to |R_11|; a small ratio means the rank is not clear-cut)";
+  }
 
   nlohmann::json pj = {
       {"pattern", o.pattern}, {"n", p.n}, {"seed", seed}, {"method", o.method}, {"format", o.common.format}};
@@ -210,6 +231,12 @@ int run_rank(const RankOptions& o) {
     j["disagreements"] = dis;
     j["tolerance"] = r.tolerance;
     j["tolerance_rule"] = r.tolerance_rule;
+    if (r.numeric_done && r.numeric_method == "exact") {
+      j["numeric_field"] = "GF(2^61-1)";
+      j["failure_probability_bound"] = r.failure_bound;
+    }
+    if (!gap.is_null()) j["pivot_gap"] = gap;
+    j["numeric_above_flow"] = r.numeric_above_flow;
     j["weights"] = r.generic_weights ? "random" : "file";
     j["weights_note"] = weights_note;
     j["cache_bound"] = {
@@ -239,11 +266,18 @@ int run_rank(const RankOptions& o) {
         {"operator", "M = (I - B)^{-1} A; r(K) = rank M[K+1..n, 1..K]"},
         {"weights", weights_note + " (seed " + std::to_string(seed) + ")"},
         {"numeric", r.numeric_done ? r.numeric_method : "not computed"},
-        {"tolerance", r.numeric_done ? r.tolerance_rule : "-"},
+        {r.numeric_method == "exact" ? "rule" : "tolerance", r.numeric_done ? r.tolerance_rule : "-"},
         {"flow", r.flow_done ? "Menger: max vertex-disjoint x_{<=K} -> y_{>K} paths (incremental Dinic)"
                              : "not computed"},
         {"cuts", std::to_string(r.cuts.size()) + (r.cuts.size() + 1 == p.n ? " (all)" : "")},
     };
+    if (r.numeric_done && r.numeric_method == "exact") {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.3g", r.failure_bound);
+      kv.emplace_back("P(any numeric rank low)",
+                      std::string("<= ") + buf + " (Schwartz-Zippel, over all cuts)");
+    }
+    if (!gap_text.empty()) kv.emplace_back("pivot gap", gap_text);
     print_kv(std::cout, kv);
     std::cout << "\n";
     Table t(
@@ -549,14 +583,18 @@ Registrar reg(
       app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help());
       app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^16, 1e6. Not needed for mtx:");
       app.add_option("--seed", o->seed_text, "Seed of the random weights and sketches")->default_val("1");
-      app.add_option("--method", o->method,
-                     "both (numeric: dense up to n = 1024, sketch above; and flow), dense, sketch or flow")
+      app.add_option(
+             "--method", o->method,
+             "both (numeric and flow; numeric = exact for seeded weights, for .mtx file weights dense "
+             "up to n = 1024, sketch above), exact (ranks over GF(2^61-1)), dense, sketch (floating "
+             "point, with a tolerance) or flow")
           ->default_val("both");
       app.add_option(
           "--cuts", o->cuts_text,
           "COUNT evenly spaced cuts, a LIST 1,128,255 (a single cut: '128,'), or 'all'. Default: all "
           "up to n = 1024, 64 above");
-      app.add_option("--tol", o->tol, "Relative rank tolerance (0 = default 1e-13)")->default_val(0.0);
+      app.add_option("--tol", o->tol, "Relative rank tolerance of dense/sketch (0 = default 1e-13)")
+          ->default_val(0.0);
       app.add_flag("--dyadic", o->dyadic,
                    "Also the rank of every dyadic off-diagonal block of M (n <= 4096)");
       add_common_options(app, o->common);

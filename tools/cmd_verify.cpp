@@ -19,8 +19,13 @@ struct VerifyOptions {
 };
 
 std::string status(const ClaimOutcome& o) {
-  if (!o.passed.has_value()) return "ERROR";
-  return *o.passed ? "PASSED" : "FAILED";
+  return o.verdict.empty() ? claim_verdict(o) : o.verdict;
+}
+
+std::string skips_text(const ClaimOutcome& o) {
+  std::string s;
+  for (const auto& k : o.not_applicable) s += (s.empty() ? "" : "; ") + k.pattern + " (" + k.reason + ")";
+  return s;
 }
 
 nlohmann::json to_json(const ClaimResult& r) {
@@ -38,6 +43,10 @@ nlohmann::json to_json(const ClaimResult& r) {
   j["passed"] = o.passed ? nlohmann::json(*o.passed) : nlohmann::json(nullptr);
   j["counterexample"] = o.counterexample ? nlohmann::json(*o.counterexample) : nlohmann::json(nullptr);
   j["error"] = o.error ? nlohmann::json(*o.error) : nlohmann::json(nullptr);
+  j["instances"] = o.instances;
+  j["not_applicable"] = nlohmann::json::array();
+  for (const auto& k : o.not_applicable)
+    j["not_applicable"].push_back({{"pattern", k.pattern}, {"reason", k.reason}});
   return j;
 }
 
@@ -72,8 +81,11 @@ int run_verify(const VerifyOptions& o) {
     results.insert(results.end(), r.begin(), r.end());
   }
   if (stderr_is_tty()) std::cerr << "\r" << std::string(70, ' ') << "\r";
-  std::size_t passed = 0, failed = 0, errors = 0;
-  for (const auto& r : results) (r.outcome.passed ? (*r.outcome.passed ? passed : failed) : errors)++;
+  std::size_t passed = 0, failed = 0, errors = 0, not_applicable = 0;
+  for (const auto& r : results) {
+    const auto s = status(r.outcome);
+    (s == "PASSED" ? passed : s == "FAILED" ? failed : s == "ERROR" ? errors : not_applicable)++;
+  }
   nlohmann::json params = {{"claims", o.claims}, {"patterns", o.patterns}, {"format", o.common.format}};
   params["n_max"] = ctx.n_max ? nlohmann::json(ctx.n_max) : nlohmann::json("default");
   switch (o.common.fmt()) {
@@ -81,15 +93,16 @@ int run_verify(const VerifyOptions& o) {
       auto j = json_header("verify", 1, params);
       j["claims"] = nlohmann::json::array();
       for (const auto& r : results) j["claims"].push_back(to_json(r));
-      j["summary"] = {{"passed", passed}, {"failed", failed}, {"errors", errors}};
+      j["summary"] = {
+          {"passed", passed}, {"failed", failed}, {"errors", errors}, {"not_applicable", not_applicable}};
       print_json(std::cout, j);
       break;
     }
     case Format::Csv: {
-      Table t({"id", "status", "statement", "checked", "worst", "counterexample", "error"});
+      Table t({"id", "status", "statement", "checked", "worst", "counterexample", "error", "not_applicable"});
       for (const auto& r : results)
         t.add({r.claim.id, status(r.outcome), r.claim.statement, r.outcome.checked, r.outcome.worst,
-               r.outcome.counterexample.value_or(""), r.outcome.error.value_or("")});
+               r.outcome.counterexample.value_or(""), r.outcome.error.value_or(""), skips_text(r.outcome)});
       t.print_csv(std::cout);
       break;
     }
@@ -102,12 +115,14 @@ int run_verify(const VerifyOptions& o) {
             {"  statement", c.statement}, {"  checked", oc.checked}, {"  worst", oc.worst}};
         if (oc.counterexample) kv.push_back({"  counterexample", *oc.counterexample});
         if (oc.error) kv.push_back({"  error", *oc.error});
+        if (!oc.not_applicable.empty()) kv.push_back({"  not applicable", skips_text(oc)});
         if (!oc.detail.empty()) kv.push_back({"  detail", oc.detail});
         kv.push_back({"  time", fmt_double(r.seconds, 3) + " s"});
         print_kv(std::cout, kv);
         std::cout << "\n";
       }
-      std::cout << passed << " passed, " << failed << " failed, " << errors << " errors"
+      std::cout << passed << " passed, " << failed << " failed, " << errors << " errors, " << not_applicable
+                << " not applicable"
                 << (failed ? " (a failed claim is a finding: the statement does not hold as printed)" : "")
                 << "\n";
       break;
@@ -118,8 +133,8 @@ int run_verify(const VerifyOptions& o) {
 
 Registrar reg(
     "verify",
-    "Check the papers' propositions numerically (PASSED / FAILED with counterexamples / ERROR); exit 0 "
-    "even when claims fail",
+    "Check the papers' propositions numerically (PASSED / FAILED with counterexamples / NOT APPLICABLE / "
+    "ERROR); exit 0 even when claims fail",
     80, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<VerifyOptions>();
       app.add_option("--claim", o->claims, "Claim id to check (repeatable; default: all). See --list");

@@ -132,8 +132,9 @@ void run_ranks(ReportContext& ctx) {
       "`flow` ranks come from a max-flow (Menger: vertex-disjoint paths), which equals the rank for generic "
       "weights, at every cut up to `--rank-cap " +
       nstr(P.rank_cap) + "` (else at `--rank-cuts " + nstr(P.rank_cuts) +
-      "` evenly spaced cuts); `numeric` ranks (column-pivoted QR of the dense operator for n <= 1024, a "
-      "randomized sketch above) at the `--rank-cuts` spaced cuts cross-check them (`numeric_equals_flow`). "
+      "` evenly spaced cuts); `numeric` ranks (exact, over GF(2^61-1) with random weights: never above the "
+      "flow rank, below it only with a reported probability of order 1e-13; floating-point QR or sketch for "
+      "file weights) at the `--rank-cuts` spaced cuts cross-check them (`numeric_equals_flow`). "
       "Cache bound (docs/math.md §5): every path crossing "
       "the cut leaves through x_l or y_l for some l in the cache C_K, so r(K) <= 2|C_K| for any weights "
       "(|C_K| when A is diagonal).");

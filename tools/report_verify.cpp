@@ -24,7 +24,7 @@ void run_verify(ReportContext& ctx) {
   std::string failures;
   for (const auto& r : results) {
     const auto& o = r.outcome;
-    const std::string status = !o.passed ? "ERROR" : (*o.passed ? "PASSED" : "FAILED");
+    const std::string status = o.verdict.empty() ? claim_verdict(o) : o.verdict;
     passed += status == "PASSED", failed += status == "FAILED", errors += status == "ERROR";
     if (status != "PASSED")
       failures += "- **" + status + "** `" + r.claim.id + "` (" + r.claim.number + "): " + r.claim.statement +

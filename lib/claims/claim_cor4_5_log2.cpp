@@ -10,6 +10,13 @@ namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
   const std::uint64_t n = n_max_or(ctx, 1 << 24);
+  std::vector<ClaimSkip> na;
+  if (fixed_patterns(ctx, {"pow2"}, "the bound is stated for pow2 only", na).empty()) {
+    ClaimOutcome o;
+    o.checked = "pow2 only";
+    o.not_applicable = na;
+    return o;
+  }
   auto prof = distance_profile(make_pattern("pow2", n)).to_vector();
   if (ctx.perturb) prof[n - 1] = 0;  // makes the corrected bound's tightness check below fail too
   Counterexamples printed, corrected;
@@ -46,7 +53,12 @@ ClaimOutcome check(const ClaimContext& ctx) {
              (corrected.any() ? "FAILS: " + corrected.text()
                               : "holds for every offset checked, attained " + std::to_string(tight) +
                                     " times, always at i-j = 2^p - 1");
-  if (corrected.any()) o.passed = false;
+  if (corrected.any()) {
+    o.passed = false;
+    if (!o.counterexample) o.counterexample = "corrected bound: " + corrected.text();
+  }
+  o.instances = n - 1;
+  o.not_applicable = na;
   return o;
 }
 

@@ -45,7 +45,9 @@ ClaimOutcome check(const ClaimContext& ctx) {
       auto& r = prof.flow_done ? prof.flow : prof.numeric;
       if (ctx.perturb && first && !r.empty()) r[r.size() / 2] = 2 * prof.cache_at_cut[r.size() / 2] + 1;
       first = false;
-      if (prof.numeric_done && prof.flow_done && !prof.agree)
+      // exact numeric ranks never exceed the flow (Menger) rank; below it they are either file weights (not
+      // generic: legitimate) or a Schwartz-Zippel miss (probability <= prof.failure_bound)
+      if (prof.numeric_done && prof.flow_done && prof.generic_weights && !prof.agree)
         cex.add(spec + " n=" + std::to_string(n) + ": numeric and flow cut ranks differ at " +
                 std::to_string(prof.disagreements.size()) + " cuts");
       const std::uint32_t factor = prof.a_diagonal ? 1 : 2;
@@ -74,6 +76,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
                           : "tightest cut " + worst + " (ratio " + fmt_g(worst_ratio) + ")";
   if (cex.any()) o.counterexample = cex.text();
   o.detail = contrast();
+  o.instances = cuts_checked;
   return o;
 }
 

@@ -10,6 +10,11 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
+  if (!ctx.patterns.empty()) {  // no pattern is in scope
+    ClaimOutcome o;
+    o.not_applicable = all_out_of_scope(ctx, "the statement is about the rotation SSM, not a mixer pattern");
+    return o;
+  }
   const std::uint64_t nmax = n_max_or(ctx, 1 << 16);
   if (nmax < 2)
     throw std::runtime_error("the rank-gap statement needs n >= 2 (got n-max " + std::to_string(nmax) + ")");
@@ -44,6 +49,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   o.worst =
       "smallest single-head Frobenius error " + fmt_g(min_err) + " (n = " + std::to_string(min_at) + ")";
   if (cex.any()) o.counterexample = cex.text();
+  o.instances = ns.size();
   o.detail = "k = 2 at every n; two heads exact to relative " + fmt_g(max_rel_exact) +
              " (Eckart-Young residuals of the lag stack, interaction.hpp)";
   return o;

@@ -12,6 +12,12 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
+  if (!ctx.patterns.empty()) {  // no pattern is in scope
+    ClaimOutcome o;
+    o.not_applicable =
+        all_out_of_scope(ctx, "the statement is about the log-linear mask M^H, not a mixer pattern");
+    return o;
+  }
   const std::uint64_t T = n_max_or(ctx, 131072);
   const std::uint64_t brute = std::min<std::uint64_t>(T, 2048);  // O(t) per query through loglinear_level
   Counterexamples cex;
@@ -75,6 +81,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   o.worst = "max non-empty buckets " + std::to_string(measured) +
             " at query t = " + std::to_string(s.argmax_query) + " (T = " + std::to_string(T) + ")";
   if (cex.any()) o.counterexample = cex.text();
+  o.instances = T;
   o.detail = "the formula in circulation ceil(log2 t + 1) + 1 gives " +
              (T > 1 ? std::to_string(circ(static_cast<double>(T - 1))) : std::string("-")) +
              " at t = T - 1 = " + std::to_string(T - 1) + " and " +

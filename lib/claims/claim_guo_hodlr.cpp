@@ -9,6 +9,12 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
+  if (!ctx.patterns.empty()) {  // no pattern is in scope
+    ClaimOutcome o;
+    o.not_applicable =
+        all_out_of_scope(ctx, "the statement is about the log-linear mask M^H, not a mixer pattern");
+    return o;
+  }
   const std::uint64_t Tmax = n_max_or(ctx, 1 << 20);
   const std::uint64_t numeric_cap = std::min<std::uint64_t>(Tmax, 1024);
   std::vector<std::uint64_t> numeric_T;
@@ -59,6 +65,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
               (st.empty() ? "" : "; structural (one level per block) at T = " + st);
   o.worst = "largest numeric rank of a dyadic block " + std::to_string(worst_rank) + " (" + worst_at + ")";
   if (cex.any()) o.counterexample = cex.text();
+  o.instances = blocks + structural_blocks;
   o.detail = std::to_string(blocks) + " blocks factored numerically (column-pivoted QR), " +
              std::to_string(structural_blocks) + " checked structurally";
   return o;

@@ -12,15 +12,22 @@ ClaimOutcome check(const ClaimContext& ctx) {
   const std::uint64_t n = n_max_or(ctx, 1 << 15);
   Counterexamples cex;
   std::vector<std::string> skipped;
+  std::vector<ClaimSkip> na;
   std::uint64_t rows = 0;
   bool first = true;
   for (auto spec : pats) {
+    const std::string asked = spec;
     if (spec.size() > 6 && spec.compare(spec.size() - 6, 6, "+cache") == 0) spec.resize(spec.size() - 6);
+    if (!make_pattern(spec, n_for(spec, 64)).translation_invariant()) {  // an unknown pattern throws: ERROR
+      na.push_back({asked, "not (the cache-efficient variant of) a translation-invariant pattern"});
+      continue;
+    }
     const auto f = f_values_for(spec, n);
     const pos_t nn = static_cast<pos_t>(n);
     auto closed = cache_efficient_closed_form(f, nn);
     if (!closed) {  // f(0) > 1: outside the proposition's scope
       skipped.push_back(spec);
+      na.push_back({asked, "f(0) > 1 (the proposition assumes f(0) = 1)"});
       continue;
     }
     const Csr rec = make_pattern(spec + "+cache", n).b;
@@ -46,7 +53,10 @@ ClaimOutcome check(const ClaimContext& ctx) {
   o.passed = !cex.any();
   o.checked = join(pats) + " with f(0) = 1; every position of n = " + std::to_string(n) + " (" +
               std::to_string(rows) + " rows)";
-  o.worst = cex.any() ? std::to_string(cex.count) + " rows differ" : "all rows identical";
+  o.worst = cex.any() ? std::to_string(cex.count) + " rows differ"
+                      : (rows ? "all rows identical" : "no row compared");
+  o.instances = rows;
+  o.not_applicable = na;
   if (cex.any()) o.counterexample = cex.text();
   o.detail = "scope f(0) = 1. Outside it the closed form fails: offsets {5}, token 6 reads " +
              std::to_string(five.row(5).empty() ? 0 : five.row(5)[0] + 1) +

@@ -1,8 +1,10 @@
 // fagnou.prop4.7 and fagnou.prop4.8 — the congestion bounds of the copy task against the routings found.
+#include <optional>
 #include <stdexcept>
 
 #include "claim_util.hpp"
 #include "mixgraph/congestion.hpp"
+#include "mixgraph/pattern.hpp"
 
 namespace mixgraph::claims {
 namespace {
@@ -26,15 +28,20 @@ ClaimOutcome check47(const ClaimContext& ctx) {
       patterns_or(ctx, {"pow2", "sq1", "pow:3", "fib", "window:3", "ssm", "pow2+cache", "sq1+cache"});
   const auto Ns = copy_lengths(ctx);
   Counterexamples cex;
-  std::int64_t tightest = 1 << 30;
+  std::optional<std::int64_t> tightest;
   std::string tight_at;
   bool first = true;
-  for (const auto& spec : pats)
+  std::uint64_t instances = 0;
+  std::vector<ClaimSkip> na;
+  for (const auto& spec : pats) {
+    std::uint64_t possible = 0;
     for (auto N : Ns) {
       CongestionOptions o;
       o.lp = N <= 6;  // the exact integer optimum on tiny copies
       auto r = analyse_congestion(spec, N, o);
       if (!r.copy_possible) continue;
+      ++possible;
+      ++instances;
       const auto lb = r.lower_bounds.at(0);  // prop47 (generalised)
       if (lb.name != "prop47" || !lb.value)
         throw std::runtime_error("congestion analysis returned no prop47 bound");
@@ -52,17 +59,24 @@ ClaimOutcome check47(const ClaimContext& ctx) {
         if (c < bound)
           cex.add(spec + " N=" + std::to_string(N) + ": " + name + " routing has congestion " +
                   std::to_string(c) + " < bound " + std::to_string(bound));
-        if (static_cast<std::int64_t>(c) - bound < tightest) {
+        if (!tightest || static_cast<std::int64_t>(c) - bound < *tightest) {
           tightest = static_cast<std::int64_t>(c) - bound;
           tight_at = spec + " N=" + std::to_string(N) + " (" + name + ": " + std::to_string(c) +
                      " vs bound " + std::to_string(bound) + ")";
         }
       }
     }
+    if (!Ns.empty() && possible == 0)
+      na.push_back({spec, "the copy task is impossible at every copy length N = " + lengths_text(Ns)});
+  }
   ClaimOutcome o;
   o.passed = !cex.any();
-  o.checked = join(pats) + "; copy lengths N = " + lengths_text(Ns) + " (integer optimum by GLPK for N <= 6)";
-  o.worst = "smallest gap routing - bound = " + std::to_string(tightest) + " at " + tight_at;
+  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : lengths_text(Ns)) +
+              " (integer optimum by GLPK for N <= 6)";
+  o.worst = tightest ? "smallest gap routing - bound = " + std::to_string(*tightest) + " at " + tight_at
+                     : "no routing compared";
+  o.instances = instances;
+  o.not_applicable = na;
   if (cex.any()) o.counterexample = cex.text();
   o.detail =
       "generalised form: C >= ceil(sum_i (d(i+N,i) + 1) / 2N), equal to ceil((d+1)/2) for translation-"
@@ -77,12 +91,21 @@ ClaimOutcome check48(const ClaimContext& ctx) {
   Counterexamples cex;
   std::string better;
   bool first = true;
-  for (const auto& spec : pats)
+  std::uint64_t instances = 0;
+  std::vector<ClaimSkip> na;
+  for (const auto& spec : pats) {
+    if (!make_pattern(spec, n_for(spec, 64)).translation_invariant()) {
+      na.push_back({spec, "not translation-invariant"});
+      continue;
+    }
+    std::uint64_t possible = 0;
     for (auto N : Ns) {
       CongestionOptions o;
       o.random = false;
       auto r = analyse_congestion(spec, N, o);
       if (!r.copy_possible || !r.translation_invariant) continue;
+      ++possible;
+      ++instances;
       std::optional<std::uint32_t> shift;
       std::uint32_t best = ~0u;
       for (const auto& s : r.routings) {
@@ -100,9 +123,14 @@ ClaimOutcome check48(const ClaimContext& ctx) {
                   ": d = " + std::to_string(r.copy_distance) + ", a routing of congestion " +
                   std::to_string(best);
     }
+    if (!Ns.empty() && possible == 0)
+      na.push_back({spec, "the copy task is impossible at every copy length N = " + lengths_text(Ns)});
+  }
   ClaimOutcome o;
   o.passed = !cex.any();
-  o.checked = join(pats) + "; copy lengths N = " + lengths_text(Ns);
+  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : lengths_text(Ns));
+  o.instances = instances;
+  o.not_applicable = na;
   o.worst = better.empty() ? "no routing beat the shift routing" : "routings below d: " + better;
   if (cex.any()) o.counterexample = cex.text();
   o.detail =

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mixgraph/claims.hpp"
+#include "mixgraph/pattern.hpp"
 
 namespace mixgraph::claims {
 
@@ -14,6 +15,51 @@ inline std::vector<std::string> patterns_or(const ClaimContext& ctx, std::vector
 }
 inline std::uint64_t n_max_or(const ClaimContext& ctx, std::uint64_t def) {
   return ctx.n_max ? ctx.n_max : def;
+}
+
+/// The n to build `spec` at: 0 for mtx: patterns (their n comes from the files), else n.
+inline std::uint64_t n_for(const std::string& spec, std::uint64_t n) {
+  return spec.rfind("mtx:", 0) == 0 ? 0 : n;
+}
+
+/// The same pattern? (spellings compared through the parsed spec; false when either does not parse)
+inline bool same_pattern(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  try {
+    return make_pattern(a, n_for(a, 64)).spec == make_pattern(b, n_for(b, 64)).spec;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+/// For a claim about no mixer pattern at all: every asked pattern (each must parse) is out of scope.
+inline std::vector<ClaimSkip> all_out_of_scope(const ClaimContext& ctx, const std::string& why) {
+  std::vector<ClaimSkip> na;
+  for (const auto& spec : ctx.patterns) {
+    make_pattern(spec, n_for(spec, 64));
+    na.push_back({spec, why});
+  }
+  return na;
+}
+
+/// For a claim about fixed patterns: `own` when no pattern is asked for, else the asked ones among `own`;
+/// every other asked pattern goes to `na` with `why`.
+inline std::vector<std::string> fixed_patterns(const ClaimContext& ctx, const std::vector<std::string>& own,
+                                               const std::string& why, std::vector<ClaimSkip>& na) {
+  if (ctx.patterns.empty()) return own;
+  std::vector<std::string> keep;
+  for (const auto& spec : ctx.patterns) {
+    make_pattern(spec, n_for(spec, 64));  // an unknown pattern is a usage error (ERROR), not out of scope
+    bool found = false;
+    for (const auto& o : own)
+      if (same_pattern(spec, o)) {
+        keep.push_back(o);
+        found = true;
+        break;
+      }
+    if (!found) na.push_back({spec, why});
+  }
+  return keep;
 }
 
 inline std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {

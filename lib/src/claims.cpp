@@ -26,6 +26,28 @@ std::vector<Claim> registered_claims() {
   return v;
 }
 
+std::string claim_verdict(const ClaimOutcome& o) {
+  if (o.error) return "ERROR";
+  if (o.counterexample) return "FAILED";
+  if (o.instances > 0) return "PASSED";
+  return o.not_applicable.empty() ? "ERROR" : "NOT APPLICABLE";
+}
+
+namespace {
+void settle(ClaimOutcome& o) {
+  o.verdict = claim_verdict(o);
+  if (o.verdict == "PASSED")
+    o.passed = true;
+  else if (o.verdict == "FAILED")
+    o.passed = false;
+  else
+    o.passed.reset();
+  if (o.verdict == "ERROR" && !o.error)
+    o.error =
+        "nothing could be checked" + (o.checked.empty() ? std::string() : " (range: " + o.checked + ")");
+}
+}  // namespace
+
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx) {
   std::vector<Claim> todo;
   if (ids.empty()) {
@@ -52,6 +74,7 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const C
       r.outcome = {};
       r.outcome.error = e.what();
     }
+    settle(r.outcome);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.push_back(std::move(r));
   }

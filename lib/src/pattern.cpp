@@ -311,6 +311,10 @@ Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
   const std::string spec = trim(spec_in);
   if (spec.empty()) throw UsageError("empty pattern; valid patterns: " + pattern_name_help());
   if (ends_with(spec, "+cache")) {  // a trailing +cache is always the cache-efficient suffix
+    if (starts_with(trim(spec.substr(0, spec.size() - 6)), "mtx:"))
+      throw UsageError("pattern '" + spec +
+                       "': +cache applies to translation-invariant patterns (offsets f(k)); an mtx: pattern "
+                       "has no offsets, so it has no cache-efficient variant");
     validate_n(n);
     return make_cache_efficient(spec, trim(spec.substr(0, spec.size() - 6)), n);
   }

@@ -88,11 +88,17 @@ double default_rank_tolerance(pos_t /*n*/) {
 }
 
 std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol) {
+  double kept = 0.0, dropped = 0.0;
+  return numeric_rank_colpiv(m0, tol, kept, dropped);
+}
+
+std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol, double& kept, double& dropped) {
   // Householder QR with column pivoting (norm downdating as in LAPACK's xLAQP2; the pivot is the column of
   // largest remaining norm, so |R_ll| is that norm), stopped as soon as |R_ll| <= tol * |R_11|: O(rows * cols
   // * rank) instead of O(rows * cols * min(rows, cols)) for low-rank blocks. Same rule as Eigen's
   // ColPivHouseholderQR diagonal.
   const Eigen::Index rows = m0.rows(), cols = m0.cols();
+  kept = dropped = -1.0;
   if (rows == 0 || cols == 0) return 0;
   Eigen::MatrixXd a = m0;
   Eigen::VectorXd norms = a.colwise().squaredNorm().transpose();
@@ -105,7 +111,11 @@ std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol) {
     const double best = std::sqrt(norms.tail(cols - l).maxCoeff(&piv));
     piv += l;
     if (ref < 0) ref = best;
-    if (!(best > tol * ref) || best == 0.0) return static_cast<std::uint32_t>(l);
+    if (!(best > tol * ref) || best == 0.0) {
+      if (ref > 0) dropped = best / ref;
+      return static_cast<std::uint32_t>(l);
+    }
+    kept = best / ref;
     if (piv != l) {
       a.col(l).swap(a.col(piv));
       std::swap(norms(l), norms(piv));
@@ -150,6 +160,16 @@ std::string sketch_rule(double tol) {
 }
 }  // namespace
 
+namespace {
+/// Fold per-cut relative pivots into r.smallest_kept / r.largest_dropped (-1 entries: none).
+void note_gap(NumericCutRanks& r, const std::vector<double>& kept, const std::vector<double>& dropped) {
+  for (double v : kept)
+    if (v >= 0 && (r.smallest_kept < 0 || v < r.smallest_kept)) r.smallest_kept = v;
+  for (double v : dropped)
+    if (v >= 0 && v > r.largest_dropped) r.largest_dropped = v;
+}
+}  // namespace
+
 NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                 const NumericRankOptions& opt) {
   const pos_t n = w.a.n;
@@ -165,13 +185,16 @@ NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_
   const Eigen::MatrixXd mt = dense_operator_transposed(w);
   const double tol = r.tolerance;
   const auto nc = static_cast<std::int64_t>(cuts.size());
+  std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t c = 0; c < nc; ++c) {
-    const pos_t k = cuts[static_cast<std::size_t>(c)];
+    const auto ci = static_cast<std::size_t>(c);
+    const pos_t k = cuts[ci];
     // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
     const Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
-    r.rank[static_cast<std::size_t>(c)] = numeric_rank_colpiv(blk, tol);
+    r.rank[ci] = numeric_rank_colpiv(blk, tol, kept[ci], dropped[ci]);
   }
+  note_gap(r, kept, dropped);
   return r;
 }
 
@@ -199,7 +222,7 @@ void sketch_solve(const WeightedPattern& w, pos_t k, std::uint64_t seed, std::ui
 }
 
 std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRankOptions& opt, double tol,
-                             std::uint32_t& used) {
+                             std::uint32_t& used, double& kept, double& dropped) {
   const pos_t n = w.a.n;
   const pos_t m = n - k;
   const std::uint32_t maxr = std::min<pos_t>(k, m);
@@ -207,6 +230,7 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
   RowMat g, y;
   std::uint32_t r = 0;
   used = 0;
+  kept = dropped = -1.0;
   double scale = 0.0;
   std::uint32_t s = std::max<std::uint32_t>(1, opt.first_block);
   for (;;) {
@@ -237,9 +261,18 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
       Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(z);
       const auto d = qr.matrixQR().diagonal().cwiseAbs();
       std::uint32_t t = 0;
-      for (Eigen::Index l = 0; l < d.size(); ++l)
-        if (d(l) > tol * scale) ++t;
+      for (Eigen::Index l = 0; l < d.size(); ++l) {
+        const double rel = d(l) / scale;
+        if (d(l) > tol * scale) {
+          ++t;
+          if (kept < 0 || rel < kept) kept = rel;
+        } else if (rel > dropped) {
+          dropped = rel;
+        }
+      }
       if (t < s) return r + t;
+    } else if (kept < 0 || small / scale < kept) {
+      kept = small / scale;
     }
     // No deficit: the new columns extend the basis.
     Eigen::MatrixXd qn = hqr.householderQ() * Eigen::MatrixXd::Identity(m, s);
@@ -274,12 +307,13 @@ NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos
   const auto nc = static_cast<std::int64_t>(cuts.size());
   const double tol = r.tolerance;
   std::string failure;
+  std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t c = 0; c < nc; ++c) {
     std::uint32_t used = 0;
     const auto ci = static_cast<std::size_t>(c);
     try {
-      r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used);
+      r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used, kept[ci], dropped[ci]);
     } catch (const std::exception& e) {  // never let an exception leave the parallel region
 #pragma omp critical(mixgraph_sketch_failure)
       if (failure.empty()) failure = e.what();
@@ -287,6 +321,7 @@ NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos
     r.columns[ci] = used;
   }
   if (!failure.empty()) throw RuntimeFailure(failure);
+  note_gap(r, kept, dropped);
   return r;
 }
 
@@ -307,8 +342,16 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   const bool want_flow =
       method == CutRankMethod::Auto || method == CutRankMethod::Both || method == CutRankMethod::Flow;
   const bool want_num = method != CutRankMethod::Flow;
-  const bool dense = method == CutRankMethod::Dense ||
-                     ((method == CutRankMethod::Auto || method == CutRankMethod::Both) && n <= 1024);
+  const auto iw = induced_weights(p, params.seed);
+  const bool automatic = method == CutRankMethod::Auto || method == CutRankMethod::Both;
+  // generic (seeded) weights: exact ranks over GF(p); the floating-point methods only on request or for the
+  // files' own real weights
+  const bool exact = method == CutRankMethod::Exact || (automatic && iw.generic);
+  if (method == CutRankMethod::Exact && !iw.generic)
+    throw UsageError(
+        "--method exact draws generic weights over a prime field, but this pattern's weights come from its "
+        ".mtx files: use --method both, dense or sketch for the files' real weights");
+  const bool dense = !exact && (method == CutRankMethod::Dense || (automatic && n <= 1024));
 
   if (want_num && dense) {
     const std::uint64_t bytes = 8ull * n * n + static_cast<std::uint64_t>(max_threads()) * 8ull *
@@ -321,7 +364,6 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   out.max_cache = prof.max_cache;
   for (pos_t k : out.cuts) out.cache_at_cut.push_back(prof.cache_size[k - 1]);
 
-  const auto iw = induced_weights(p, params.seed);
   out.generic_weights = iw.generic;
   out.a_diagonal = iw.a_diagonal;
   check_memory(24ull * (iw.w.a.nnz() + iw.w.b.nnz() + 3ull * n + 2) * 2, params.mem_limit,
@@ -332,13 +374,18 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   no.seed = params.seed;
   no.mem_limit = params.mem_limit;
   if (want_num) {
-    auto num = dense ? cut_ranks_dense(iw.w, out.cuts, no) : cut_ranks_sketch(iw.w, out.cuts, no);
+    auto num = exact   ? cut_ranks_exact(iw.w, out.cuts, no)
+               : dense ? cut_ranks_dense(iw.w, out.cuts, no)
+                       : cut_ranks_sketch(iw.w, out.cuts, no);
     out.numeric_done = true;
-    out.numeric_method = dense ? "dense" : "sketch";
+    out.numeric_method = exact ? "exact" : dense ? "dense" : "sketch";
     out.numeric = std::move(num.rank);
     if (!dense) out.sketch_columns = std::move(num.columns);
     out.tolerance = num.tolerance;
     out.tolerance_rule = num.rule;
+    out.failure_bound = num.failure_bound;
+    out.smallest_kept = num.smallest_kept;
+    out.largest_dropped = num.largest_dropped;
   } else {
     out.tolerance = params.tol > 0 ? params.tol : default_rank_tolerance(n);
   }
@@ -356,6 +403,7 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
     if (out.numeric_done && out.flow_done && out.numeric[c] != out.flow[c]) {
       out.agree = false;
       out.disagreements.push_back(out.cuts[c]);
+      if (out.numeric[c] > out.flow[c]) out.numeric_above_flow.push_back(out.cuts[c]);
     }
     const std::uint64_t bound = (iw.a_diagonal ? 1ull : 2ull) * out.cache_at_cut[c];
     std::uint32_t hi = 0;

@@ -138,7 +138,7 @@ ValidateCheck compare_cut_ranks(const std::vector<std::uint32_t>& solved, const 
     d +=
         ": " + num(bad) + (bad == 1 ? " cut differs" : " cuts differ") + " from " + refs + "; first " + first;
   }
-  d += ", tolerance " + sci(prof.tolerance);
+  d += ", tolerance " + sci(prof.tolerance > 0 ? prof.tolerance : default_rank_tolerance(prof.n));
   if (!prof.generic_weights) d += " (weights from the file: not generic, Menger ranks not compared)";
   c.detail = d;
   return c;
@@ -158,7 +158,9 @@ ValidateCheck check_solved_cut_ranks(const Pattern& p, const ValidateOptions& o,
   std::string kernel;
   const std::vector<double> M = solved_operator(q, iw.w, o, kernel);
   if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) kernels.push_back(kernel);
-  const auto solved = cut_ranks_of_operator(M, m, prof.cuts, prof.tolerance, o.threads);
+  // the solved M is floating point: its blocks need a tolerance even when the analysis ranks are exact
+  const double tol = prof.tolerance > 0 ? prof.tolerance : default_rank_tolerance(m);
+  const auto solved = cut_ranks_of_operator(M, m, prof.cuts, tol, o.threads);
   const std::string backend = !o.other_name.empty() && o.other_f64 ? o.other_name : "cpu";
   return compare_cut_ranks(solved, prof,
                            positions_text(m, p.n) + " (M solved on " + backend + " by " + kernel +

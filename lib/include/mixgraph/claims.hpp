@@ -23,14 +23,32 @@ struct ClaimContext {
   bool perturb = false;
 };
 
+/// A pattern (or instance) outside a claim's scope, skipped with the reason.
+struct ClaimSkip {
+  std::string pattern;
+  std::string reason;
+};
+
+/// What a check returns. The verdict is not the check's to choose: run_claims derives it from these fields
+/// with one rule for every claim (claim_verdict):
+///   FAILED          a counterexample was found (`counterexample` set; only genuine counterexamples);
+///   PASSED          no counterexample and at least one instance checked (`instances` > 0);
+///   NOT APPLICABLE  nothing checked, and every pattern asked for is out of scope (`not_applicable`);
+///   ERROR           the check threw, or nothing was checked for another reason (empty range).
 struct ClaimOutcome {
-  std::optional<bool> passed;                 ///< nullopt = ERROR (the check could not run)
+  std::optional<bool> passed;                 ///< set by run_claims: true PASSED, false FAILED, else nullopt
   std::string checked;                        ///< what range was checked, e.g. "pow2, sq1; n = 2..4096"
   std::string worst;                          ///< the measured extreme value, in words
   std::optional<std::string> counterexample;  ///< the first counterexample(s) when failed
   std::optional<std::string> error;           ///< why the check could not run (ERROR)
   std::string detail;                         ///< extra findings (fits, corrected bounds, ...)
+  std::uint64_t instances = 0;                ///< instances (patterns x lengths, cuts, ...) actually checked
+  std::vector<ClaimSkip> not_applicable;      ///< patterns skipped as out of scope, with the reason
+  std::string verdict;                        ///< set by run_claims: PASSED, FAILED, NOT APPLICABLE, ERROR
 };
+
+/// The verdict of an outcome by the rules above (ignores `passed` and `verdict`).
+std::string claim_verdict(const ClaimOutcome& o);
 
 struct Claim {
   std::string id;          ///< e.g. "fagnou.prop4.7"
@@ -51,7 +69,8 @@ struct ClaimResult {
 std::vector<Claim> registered_claims();
 
 /// Runs the claims with these ids (empty: all). An unknown id throws UsageError listing the valid ones.
-/// A check that throws becomes an ERROR outcome with the exception's message.
+/// A check that throws becomes an ERROR outcome with the exception's message. Every outcome gets its
+/// verdict from claim_verdict, `passed` to match, and an `error` saying why when nothing was checked.
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx);
 
 struct ClaimRegistrar {

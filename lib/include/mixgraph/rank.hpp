@@ -61,8 +61,13 @@ struct NumericCutRanks {
   std::vector<pos_t> cuts;
   std::vector<std::uint32_t> rank;     ///< parallel to cuts
   std::vector<std::uint32_t> columns;  ///< sketch: random columns used per cut (dense: 0)
-  double tolerance = 0.0;              ///< tau actually used
+  double tolerance = 0.0;              ///< tau actually used (exact: 0)
   std::string rule;                    ///< the tolerance rule in words
+  /// exact: P(some r(K) below the generic rank) <= this (Schwartz-Zippel; 0 for the float methods)
+  double failure_bound = 0.0;
+  /// dense/sketch: the singular-value gap the tolerance fell into, relative to the largest pivot: the
+  /// smallest counted |R_ll| and the largest uncounted one over all cuts (-1: none)
+  double smallest_kept = -1.0, largest_dropped = -1.0;
 };
 
 /// Default relative tolerance: 1e-13 for every n (rank.cpp says why it is not n * eps * c).
@@ -84,6 +89,20 @@ NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_
 NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                  const NumericRankOptions& opt = {});
 
+/// The prime of cut_ranks_exact: p = 2^61 - 1.
+std::uint64_t exact_rank_prime();
+
+/// Exact cut ranks over GF(p), p = 2^61 - 1, for generic weights: w's sparsity only (its values are
+/// ignored); every nonzero of A and B gets an independent uniform weight in GF(p) from opt.seed. For cut K
+/// the columns of M[K+1..n, 1..K] G (random G, a sparse forward substitution mod p, blocks of first_block
+/// columns then doubling) are added to an echelon basis by Gaussian elimination until one is dependent. The
+/// result never exceeds the Menger rank (the block factors through every vertex separator, over any field),
+/// and equals it except with probability <= sum over cuts of (n + min(K, n-K)) / p (Schwartz-Zippel on the
+/// Lindstrom-Gessel-Viennot minor; reported as failure_bound). O((nnz(A) + nnz(B)) r + (n-K) r^2) per cut;
+/// OpenMP over cuts. Never looks at the flow side.
+NumericCutRanks cut_ranks_exact(const WeightedPattern& w, const std::vector<pos_t>& cuts,
+                                const NumericRankOptions& opt = {});
+
 struct FlowCutRanks {
   std::vector<pos_t> cuts;
   std::vector<std::uint32_t> rank;  ///< max number of vertex-disjoint x_{<=K} -> y_{>K} paths
@@ -104,11 +123,14 @@ FlowCutRanks cut_ranks_flow(const WeightedPattern& w, const std::vector<pos_t>& 
 /// the split graph. For tests and benchmarks. O(cuts * BK(E)).
 std::vector<std::uint32_t> cut_ranks_flow_boost(const WeightedPattern& w, const std::vector<pos_t>& cuts);
 
-enum class CutRankMethod { Auto, Dense, Sketch, Flow, Both };
+/// Auto/Both: numeric and flow; the numeric side is Exact for generic (seeded) weights, and for file weights
+/// (not generic) the floating-point Dense (n <= 1024) or Sketch (above). Exact/Dense/Sketch: that numeric
+/// method only (Exact refuses file weights: they are not generic). Flow: Menger only.
+enum class CutRankMethod { Auto, Dense, Sketch, Flow, Both, Exact };
 
 struct CutRankParams {
   std::uint64_t seed = 1;
-  CutRankMethod method = CutRankMethod::Auto;  ///< Auto/Both: numeric (dense <= 1024 < sketch) and flow
+  CutRankMethod method = CutRankMethod::Auto;
   std::vector<pos_t> cuts;                     ///< empty: every cut for n <= 1024, else 64 spaced cuts
   double tol = 0.0;                            ///< 0: default_rank_tolerance(n)
   std::uint64_t mem_limit = 0;
@@ -118,11 +140,11 @@ struct CutRankProfile {
   pos_t n = 0;
   std::vector<pos_t> cuts;
   bool numeric_done = false, flow_done = false;
-  std::string numeric_method;                 ///< "dense" or "sketch" (empty when not done)
+  std::string numeric_method;                 ///< "exact", "dense" or "sketch" (empty when not done)
   std::vector<std::uint32_t> numeric;         ///< parallel to cuts
   std::vector<std::uint32_t> flow;            ///< parallel to cuts
   std::vector<std::uint32_t> cache_at_cut;    ///< |C_K| (profile.hpp cache_size[K - 1])
-  std::vector<std::uint32_t> sketch_columns;  ///< sketch only
+  std::vector<std::uint32_t> sketch_columns;  ///< sketch and exact: random columns used per cut
   std::uint32_t max_cut_rank = 0;             ///< over the computed cuts (flow if done, else numeric)
   pos_t argmax_cut = 0;                       ///< the first K reaching it
   std::uint32_t max_cache = 0;                ///< max over all positions of |C_i|
@@ -133,6 +155,9 @@ struct CutRankProfile {
   std::vector<pos_t> bound_violations;  ///< cuts where r(K) > 2|C_K| (|C_K| when A diagonal)
   double tolerance = 0.0;
   std::string tolerance_rule;
+  double failure_bound = 0.0;                           ///< exact: NumericCutRanks::failure_bound
+  double smallest_kept = -1.0, largest_dropped = -1.0;  ///< dense/sketch: NumericCutRanks's pivot gap
+  std::vector<pos_t> numeric_above_flow;  ///< cuts with numeric > flow (impossible for exact ranks)
   FlowCutRanks flow_stats;
 };
 
@@ -154,5 +179,8 @@ DyadicRanks dyadic_block_ranks_transposed(const Eigen::MatrixXd& Mt, double tol)
 /// Eigen's ColPivHouseholderQR and LAPACK's xGEQP3): #{ l : |R_ll| > tol * |R_11| } (0 for a zero matrix),
 /// stopping at the first |R_ll| below the threshold. O(rows * cols * rank).
 std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m, double tol);
+/// The same, also giving |R_ll| / |R_11| of the last pivot counted (kept) and of the first one not counted
+/// (dropped; -1 when the factorisation ran to the end); both -1 for a zero matrix.
+std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m, double tol, double& kept, double& dropped);
 
 }  // namespace mixgraph
