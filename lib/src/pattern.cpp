@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/mtx.hpp"
@@ -38,6 +39,15 @@ std::uint64_t parse_param(const std::string& spec, const std::string& text, std:
     throw UsageError("pattern '" + spec + "': parameter must be >= " + std::to_string(min_value) + ", got " +
                      std::to_string(v));
   return v;
+}
+
+/// "name:x,y" -> {x, y}, each >= 1.
+std::pair<std::uint64_t, std::uint64_t> parse_two_params(const std::string& spec, const std::string& form) {
+  const std::string text = spec.substr(spec.find(':') + 1);
+  const auto comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+    throw UsageError("pattern '" + spec + "': give " + form + " (two positive integers)");
+  return {parse_param(spec, text.substr(0, comma), 1), parse_param(spec, text.substr(comma + 1), 1)};
 }
 
 }  // namespace
@@ -101,7 +111,8 @@ bool Pattern::b_empty() const {
 }
 
 std::string pattern_name_help() {
-  return "pow2, pow:b, sq1, sq, fib, window:w, ssm, dense, local:w, attention, expr:<f(k)>, "
+  return "pow2, pow:b, sq1, sq, fib, window:w, dilated:w,r, strided:w,s, ssm, dense, local:w, attention, "
+         "expr:<f(k)>, "
          "offsets:o1,o2,..., mtx:B.mtx, mtx:A.mtx,B.mtx, and <translation-invariant pattern>+cache";
 }
 
@@ -140,6 +151,14 @@ std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_
   } else if (starts_with(spec, "window:") || starts_with(spec, "local:")) {
     std::uint64_t w = parse_param(spec, spec.substr(spec.find(':') + 1), 1);
     for (std::uint64_t o = 1; o <= w && o < n; ++o) f.push_back(o);
+  } else if (starts_with(spec, "dilated:")) {  // r, 2r, ..., w r
+    const auto [w, r] = parse_two_params(spec, "dilated:w,r");
+    for (std::uint64_t k = 1; k <= w && r < n && k * r < n; ++k) f.push_back(k * r);
+  } else if (starts_with(spec, "strided:")) {  // 1..w and every multiple of s
+    const auto [w, s] = parse_two_params(spec, "strided:w,s");
+    for (std::uint64_t o = 1; o <= w && o < n; ++o) f.push_back(o);
+    if (w < n)  // multiples of s above w, ascending
+      for (std::uint64_t o = (w / s + 1) * s; o < n; o += s) f.push_back(o);
   } else if (spec == "dense" || spec == "attention") {
     for (std::uint64_t o = 1; o < n; ++o) f.push_back(o);
   } else if (spec == "ssm") {
