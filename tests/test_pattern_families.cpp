@@ -1,5 +1,6 @@
-// Named pattern families (dilated, strided) and the union operator: every pattern's reads, decode cost and
-// distances against brute-force constructions written directly from the definitions in docs/math.md §2.
+// Named pattern families (dilated, strided, sink/global, block) and the union operator: every pattern's
+// reads, decode cost and distances against brute-force constructions written directly from the definitions in
+// docs/math.md §2.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -231,4 +232,22 @@ TEST(PatternFamilies, CliPrintsAUnionAndRefusesBadSpecs) {
     const int rc = std::system(cmd.c_str());
     EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 2) << cmd;
   }
+}
+
+TEST(PatternFamilies, BlockReadsItsOwnBlockThroughA) {
+  const auto none = [](std::uint64_t, std::uint64_t) { return false; };
+  for (std::uint64_t n : {1u, 2u, 10u, 64u, 199u})
+    for (std::uint64_t b : {1u, 2u, 7u, 16u, 300u}) {
+      expect_matches("block:" + std::to_string(b), n,
+                     {none, [=](std::uint64_t i, std::uint64_t j) { return (i - 1) / b == (j - 1) / b; }});
+      const auto p = make_pattern("block:" + std::to_string(b), n);
+      EXPECT_EQ(p.a_mode, AMode::Explicit);
+      EXPECT_TRUE(p.b_empty());
+    }
+  // With a sink: B = the sinks, A = the block and the sinks and i.
+  expect_matches("block:8|sink:2", 40,
+                 {[](std::uint64_t, std::uint64_t j) { return j <= 2; },
+                  [](std::uint64_t i, std::uint64_t j) { return (i - 1) / 8 == (j - 1) / 8 || j <= 2; }});
+  expect_error<UsageError>("block:0", 10, ">= 1");
+  expect_error<UsageError>("block:8+cache", 10, "not a translation-invariant pattern");
 }

@@ -114,7 +114,7 @@ bool Pattern::b_empty() const {
 
 std::string pattern_name_help() {
   return "pow2, pow:b, sq1, sq, fib, window:w, dilated:w,r, strided:w,s, ssm, dense, local:w, attention, "
-         "sink:s, global:g, expr:<f(k)>, "
+         "sink:s, global:g, block:b, expr:<f(k)>, "
          "offsets:o1,o2,..., mtx:B.mtx, mtx:A.mtx,B.mtx, <translation-invariant pattern>+cache, and unions "
          "P1|P2|...";
 }
@@ -181,7 +181,7 @@ std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_
     f = evaluate_expression(spec.substr(5), n);
   } else if (starts_with(spec, "mtx:")) {
     throw UsageError("pattern '" + spec + "' is a matrix, not a translation-invariant pattern");
-  } else if (starts_with(spec, "sink:") || starts_with(spec, "global:")) {
+  } else if (starts_with(spec, "sink:") || starts_with(spec, "global:") || starts_with(spec, "block:")) {
     throw UsageError("pattern '" + spec +
                      "' reads fixed positions, it is not a translation-invariant pattern");
   } else {
@@ -352,6 +352,7 @@ Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
   if (spec.find('|') != std::string::npos) return detail::make_union(spec, n);
   if (starts_with(spec, "mtx:")) return make_matrix(spec, n);
   if (starts_with(spec, "sink:") || starts_with(spec, "global:")) return detail::make_sink(spec, n);
+  if (starts_with(spec, "block:")) return detail::make_block(spec, n);
   validate_n(n);
   return make_translation_invariant(spec, n);
 }

@@ -50,7 +50,9 @@ Csr merged_rows(const std::vector<Pattern>& parts, pos_t n, F&& reads) {
 
 }  // namespace
 
-Pattern make_sink(const std::string& spec, std::uint64_t n) {
+namespace {
+
+std::uint64_t parse_positive(const std::string& spec) {
   const std::string text = spec.substr(spec.find(':') + 1);
   std::uint64_t s = 0;
   const std::string t = trim(text);
@@ -58,6 +60,35 @@ Pattern make_sink(const std::string& spec, std::uint64_t n) {
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
     throw UsageError("pattern '" + spec + "': '" + text + "' is not a positive integer");
   if (s < 1) throw UsageError("pattern '" + spec + "': parameter must be >= 1, got " + std::to_string(s));
+  return s;
+}
+
+}  // namespace
+
+Pattern make_block(const std::string& spec, std::uint64_t n) {
+  const std::uint64_t b = parse_positive(spec);
+  validate_n(n);
+  Pattern p;
+  p.spec = spec;
+  p.base = spec;
+  p.family = PatternFamily::Matrix;
+  p.a_mode = AMode::Explicit;
+  p.n = static_cast<pos_t>(n);
+  p.b.n = p.n;
+  p.b.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+  p.a.n = p.n;
+  p.a.ptr.reserve(static_cast<std::size_t>(n) + 1);
+  p.a.ptr.push_back(0);
+  for (pos_t i = 0; i < p.n; ++i) {
+    const pos_t start = static_cast<pos_t>(i - i % b);  // 0-indexed first position of i's block
+    for (pos_t j = start; j <= i; ++j) p.a.idx.push_back(j);
+    p.a.ptr.push_back(p.a.idx.size());
+  }
+  return p;
+}
+
+Pattern make_sink(const std::string& spec, std::uint64_t n) {
+  const std::uint64_t s = parse_positive(spec);
   validate_n(n);
   Pattern p;
   p.spec = spec;
