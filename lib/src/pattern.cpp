@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <utility>
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/mtx.hpp"
 #include "mixgraph/sweep.hpp"
+#include "pattern_families.hpp"
 
 namespace mixgraph {
 
@@ -38,6 +41,15 @@ std::uint64_t parse_param(const std::string& spec, const std::string& text, std:
     throw UsageError("pattern '" + spec + "': parameter must be >= " + std::to_string(min_value) + ", got " +
                      std::to_string(v));
   return v;
+}
+
+/// "name:x,y" -> {x, y}, each >= 1.
+std::pair<std::uint64_t, std::uint64_t> parse_two_params(const std::string& spec, const std::string& form) {
+  const std::string text = spec.substr(spec.find(':') + 1);
+  const auto comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+    throw UsageError("pattern '" + spec + "': give " + form + " (two positive integers)");
+  return {parse_param(spec, text.substr(0, comma), 1), parse_param(spec, text.substr(comma + 1), 1)};
 }
 
 }  // namespace
@@ -101,13 +113,20 @@ bool Pattern::b_empty() const {
 }
 
 std::string pattern_name_help() {
-  return "pow2, pow:b, sq1, sq, fib, window:w, ssm, dense, local:w, attention, expr:<f(k)>, "
-         "offsets:o1,o2,..., mtx:B.mtx, mtx:A.mtx,B.mtx, and <translation-invariant pattern>+cache";
+  return "pow2, pow:b, sq1, sq, fib, window:w, dilated:w,r, strided:w,s, ssm, dense, local:w, attention, "
+         "sink:s, global:g, block:b, expr:<f(k)>, "
+         "offsets:o1,o2,..., mtx:B.mtx, mtx:A.mtx,B.mtx, <translation-invariant pattern>+cache, and unions "
+         "P1|P2|...";
 }
 
 std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_t n) {
   const std::string spec = trim(spec_in);
   std::vector<std::uint64_t> f;
+  if (const auto bar = spec.find('|'); bar != std::string::npos) {  // a union: the union of the offsets
+    const auto x = f_values_for(spec.substr(0, bar), n), y = f_values_for(spec.substr(bar + 1), n);
+    std::set_union(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(f));
+    return f;
+  }
   auto gen = [&](auto&& next) {  // next(k) -> value, increasing
     for (std::uint64_t k = 0;; ++k) {
       std::uint64_t v = next(k);
@@ -140,6 +159,14 @@ std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_
   } else if (starts_with(spec, "window:") || starts_with(spec, "local:")) {
     std::uint64_t w = parse_param(spec, spec.substr(spec.find(':') + 1), 1);
     for (std::uint64_t o = 1; o <= w && o < n; ++o) f.push_back(o);
+  } else if (starts_with(spec, "dilated:")) {  // r, 2r, ..., w r
+    const auto [w, r] = parse_two_params(spec, "dilated:w,r");
+    for (std::uint64_t k = 1; k <= w && r < n && k * r < n; ++k) f.push_back(k * r);
+  } else if (starts_with(spec, "strided:")) {  // 1..w and every multiple of s
+    const auto [w, s] = parse_two_params(spec, "strided:w,s");
+    for (std::uint64_t o = 1; o <= w && o < n; ++o) f.push_back(o);
+    if (w < n)  // multiples of s above w, ascending
+      for (std::uint64_t o = (w / s + 1) * s; o < n; o += s) f.push_back(o);
   } else if (spec == "dense" || spec == "attention") {
     for (std::uint64_t o = 1; o < n; ++o) f.push_back(o);
   } else if (spec == "ssm") {
@@ -154,6 +181,9 @@ std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_
     f = evaluate_expression(spec.substr(5), n);
   } else if (starts_with(spec, "mtx:")) {
     throw UsageError("pattern '" + spec + "' is a matrix, not a translation-invariant pattern");
+  } else if (starts_with(spec, "sink:") || starts_with(spec, "global:") || starts_with(spec, "block:")) {
+    throw UsageError("pattern '" + spec +
+                     "' reads fixed positions, it is not a translation-invariant pattern");
   } else {
     throw UsageError("unknown pattern '" + spec + "'; valid patterns: " + pattern_name_help());
   }
@@ -246,7 +276,12 @@ Pattern make_cache_efficient(const std::string& spec, const std::string& base, s
   if (starts_with(base, "mtx:") || ends_with(base, "+cache"))
     throw UsageError("pattern '" + spec +
                      "': '+cache' applies to translation-invariant patterns only, not '" + base + "'");
-  Pattern t = make_translation_invariant(base, n);
+  Pattern t =
+      base.find('|') != std::string::npos ? detail::make_union(base, n) : make_translation_invariant(base, n);
+  if (!t.translation_invariant())
+    throw UsageError("pattern '" + spec +
+                     "': '+cache' applies to translation-invariant patterns only; the union '" + base +
+                     "' is not (its parts must all be translation-invariant with one A mode)");
   Pattern p;
   p.spec = spec;
   p.base = base;
@@ -318,7 +353,10 @@ Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
     validate_n(n);
     return make_cache_efficient(spec, trim(spec.substr(0, spec.size() - 6)), n);
   }
+  if (spec.find('|') != std::string::npos) return detail::make_union(spec, n);
   if (starts_with(spec, "mtx:")) return make_matrix(spec, n);
+  if (starts_with(spec, "sink:") || starts_with(spec, "global:")) return detail::make_sink(spec, n);
+  if (starts_with(spec, "block:")) return detail::make_block(spec, n);
   validate_n(n);
   return make_translation_invariant(spec, n);
 }

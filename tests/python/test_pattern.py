@@ -95,3 +95,27 @@ def test_scipy_and_networkx_views():
     g = p.to_networkx()
     assert isinstance(g, nx.DiGraph) and g.number_of_edges() == p.nnz_B
     assert sorted(g.predecessors(50)) == p.reads(50)[0].tolist()
+
+
+def test_new_families_and_unions_read_as_defined():
+    """dilated, strided, sink/global, block and unions: reads(i) (1-indexed) from their definitions."""
+    n = 70
+    shared = {
+        "dilated:4,3": lambda i, j: (i - j) % 3 == 0 and 1 <= (i - j) // 3 <= 4,
+        "strided:2,5": lambda i, j: i - j <= 2 or (i - j) % 5 == 0,
+        "sink:3": lambda i, j: j <= 3,
+        "global:3": lambda i, j: j <= 3,
+        "window:4|sink:2": lambda i, j: i - j <= 4 or j <= 2,
+    }
+    for spec, rel in shared.items():
+        p = mixgraph.Pattern(spec, n)
+        for i in range(1, n + 1):
+            b = [j for j in range(1, i) if rel(i, j)]
+            assert p.reads(i)[0].tolist() == b, (spec, i)
+            assert p.reads(i)[1].tolist() == b + [i], (spec, i)
+    p = mixgraph.Pattern("block:8", n)
+    for i in range(1, n + 1):
+        assert p.reads(i)[0].tolist() == []
+        assert p.reads(i)[1].tolist() == [j for j in range(1, i + 1) if (j - 1) // 8 == (i - 1) // 8]
+    with pytest.raises(mixgraph.UsageError):
+        mixgraph.Pattern("window:8|sink:2+cache", n)

@@ -5,8 +5,9 @@
 //   mixgraph::for_each_b_read(p, 99, [](pos_t j) { ... });   // positions read by position 100
 //
 // Spec grammar (docs/math.md §2, docs/cli.md "Pattern specs"):
-//   pow2 | pow:b | sq1 | sq | fib | window:w | ssm | dense | local:w | attention
-//   expr:<f(k)> | offsets:o1,o2,... | mtx:B.mtx | mtx:A.mtx,B.mtx | <translation-invariant spec>+cache
+//   pow2 | pow:b | sq1 | sq | fib | window:w | dilated:w,r | strided:w,s | ssm | dense | local:w | attention
+//   sink:s | global:s | block:b | expr:<f(k)> | offsets:o1,o2,... | mtx:B.mtx | mtx:A.mtx,B.mtx
+//   <translation-invariant spec>+cache | P1|P2|... (union of reads; a trailing +cache covers the whole union)
 #include <cstdint>
 #include <optional>
 #include <string>
