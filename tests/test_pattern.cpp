@@ -155,7 +155,7 @@ TEST(Pattern, RefusesUnknownNamesAndBadN) {
   expect_error<UsageError>("pow2", 1ull << 33, "fit in 32 bits");
   expect_error<UsageError>("+cache", 10, "needs a pattern before it");
   expect_error<UsageError>("pow2+cache+cache", 10, "translation-invariant patterns only");
-  expect_error<UsageError>("mtx:x.mtx+cache", 10, "translation-invariant patterns only");
+  expect_error<UsageError>("mtx:x.mtx+cache", 10, "an mtx: pattern has no offsets");
 }
 
 TEST(CacheEfficient, PaperExamples) {

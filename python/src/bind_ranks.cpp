@@ -125,9 +125,15 @@ pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::s
       // no cache-efficient variant of this spec: no contrast (as the CLI)
     }
   }
+  // the same notes and fields as `mixgraph rank --format json` (tools/cmd_rank.cpp); the pytest suite
+  // compares the two field by field
   const std::string weights_note =
       r.generic_weights
-          ? "seeded random weights (weights.hpp random_weights): generic, so numeric rank = Menger flow"
+          ? (r.numeric_method == "exact" ? "seeded random weights over GF(2^61-1): generic, so numeric rank "
+                                           "= Menger flow except with "
+                                           "the probability bound below, and never above it"
+                                         : "seeded random weights (weights.hpp random_weights): generic, so "
+                                           "numeric rank = Menger flow")
           : "weights from the .mtx files (not generic): numeric ranks may legitimately be below the flow "
             "ranks";
   pb::dict j, extra;
@@ -156,6 +162,21 @@ pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::s
   j["disagreements"] = dis;
   j["tolerance"] = r.tolerance;
   j["tolerance_rule"] = r.tolerance_rule;
+  if (r.numeric_done && r.numeric_method == "exact") {
+    j["numeric_field"] = "GF(2^61-1)";
+    j["failure_probability_bound"] = r.failure_bound;
+  }
+  if (r.numeric_done && r.numeric_method != "exact") {
+    auto val = [](double v) { return v >= 0 ? pb::object(pb::float_(v)) : pb::object(pb::none()); };
+    pb::dict gap;
+    gap["smallest_kept"] = val(r.smallest_kept);
+    gap["largest_dropped"] = val(r.largest_dropped);
+    gap["ratio"] = r.smallest_kept > 0 && r.largest_dropped > 0
+                       ? pb::object(pb::float_(r.smallest_kept / r.largest_dropped))
+                       : pb::object(pb::none());
+    j["pivot_gap"] = gap;
+  }
+  j["numeric_above_flow"] = to_numpy(r.numeric_above_flow);
   j["weights"] = r.generic_weights ? "random" : "file";
   j["weights_note"] = weights_note;
   pb::dict cb;
