@@ -94,8 +94,7 @@ int main(int argc, char** argv) {
     return fail(static_cast<int>(ExitCode::Runtime),
                 "out of memory; use a smaller n or set --mem-limit to be refused earlier");
   } catch (const std::filesystem::filesystem_error& e) {
-    return fail(static_cast<int>(ExitCode::Runtime),
-                e.code().message() + ": '" + e.path1().string() + "'");
+    return fail(static_cast<int>(ExitCode::Runtime), e.code().message() + ": '" + e.path1().string() + "'");
   } catch (const std::exception& e) {
     // Not one of mixgraph's errors: a bug to report, not a message for the user's data.
     return fail(static_cast<int>(ExitCode::Runtime),

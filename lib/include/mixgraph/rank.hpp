@@ -131,8 +131,8 @@ enum class CutRankMethod { Auto, Dense, Sketch, Flow, Both, Exact };
 struct CutRankParams {
   std::uint64_t seed = 1;
   CutRankMethod method = CutRankMethod::Auto;
-  std::vector<pos_t> cuts;                     ///< empty: every cut for n <= 1024, else 64 spaced cuts
-  double tol = 0.0;                            ///< 0: default_rank_tolerance(n)
+  std::vector<pos_t> cuts;  ///< empty: every cut for n <= 1024, else 64 spaced cuts
+  double tol = 0.0;         ///< 0: default_rank_tolerance(n)
   std::uint64_t mem_limit = 0;
 };
 
