@@ -27,6 +27,7 @@ set(dot ".")
 file(WRITE "${WORK_DIR}/planted.md" "fine line\nsee ${up}/shared/design/MATH${dot}md §2\n")
 set(control "")
 scan_file("${WORK_DIR}/planted.md" control)
+file(REMOVE "${WORK_DIR}/planted.md")  # leave no file with an outside pointer behind
 list(LENGTH control n_control)
 if(NOT n_control EQUAL 1)
   message(FATAL_ERROR "self-check failed: the planted pointer was not found exactly once (${n_control})")
