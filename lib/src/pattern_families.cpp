@@ -63,18 +63,24 @@ std::uint64_t parse_positive(const std::string& spec) {
   return s;
 }
 
-}  // namespace
-
-Pattern make_block(const std::string& spec, std::uint64_t n) {
-  const std::uint64_t b = parse_positive(spec);
+/// An explicit-read pattern on n positions with no reads yet (family Matrix); the caller fills its rows.
+Pattern explicit_pattern(const std::string& spec, std::uint64_t n, AMode a_mode) {
   validate_n(n);
   Pattern p;
   p.spec = spec;
   p.base = spec;
   p.family = PatternFamily::Matrix;
-  p.a_mode = AMode::Explicit;
+  p.a_mode = a_mode;
   p.n = static_cast<pos_t>(n);
   p.b.n = p.n;
+  return p;
+}
+
+}  // namespace
+
+Pattern make_block(const std::string& spec, std::uint64_t n) {
+  const std::uint64_t b = parse_positive(spec);
+  Pattern p = explicit_pattern(spec, n, AMode::Explicit);
   p.b.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
   p.a.n = p.n;
   p.a.ptr.reserve(static_cast<std::size_t>(n) + 1);
@@ -89,14 +95,7 @@ Pattern make_block(const std::string& spec, std::uint64_t n) {
 
 Pattern make_sink(const std::string& spec, std::uint64_t n) {
   const std::uint64_t s = parse_positive(spec);
-  validate_n(n);
-  Pattern p;
-  p.spec = spec;
-  p.base = spec;
-  p.family = PatternFamily::Matrix;
-  p.a_mode = AMode::Shared;
-  p.n = static_cast<pos_t>(n);
-  p.b.n = p.n;
+  Pattern p = explicit_pattern(spec, n, AMode::Shared);
   p.b.ptr.reserve(static_cast<std::size_t>(n) + 1);
   p.b.ptr.push_back(0);
   for (pos_t i = 0; i < p.n; ++i) {
