@@ -10,11 +10,8 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
-  if (!ctx.patterns.empty()) {  // no pattern is in scope
-    ClaimOutcome o;
-    o.not_applicable = all_out_of_scope(ctx, "the statement is about the rotation SSM, not a mixer pattern");
-    return o;
-  }
+  if (auto na = patterns_not_applicable(ctx, "the statement is about the rotation SSM, not a mixer pattern"))
+    return *na;  // no pattern is in scope
   const std::uint64_t nmax = n_max_or(ctx, 1 << 16);
   if (nmax < 2)
     throw std::runtime_error("the rank-gap statement needs n >= 2 (got n-max " + std::to_string(nmax) + ")");

@@ -12,12 +12,9 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
-  if (!ctx.patterns.empty()) {  // no pattern is in scope
-    ClaimOutcome o;
-    o.not_applicable =
-        all_out_of_scope(ctx, "the statement is about the log-linear mask M^H, not a mixer pattern");
-    return o;
-  }
+  if (auto na =
+          patterns_not_applicable(ctx, "the statement is about the log-linear mask M^H, not a mixer pattern"))
+    return *na;  // no pattern is in scope
   const std::uint64_t T = n_max_or(ctx, 131072);
   const std::uint64_t brute = std::min<std::uint64_t>(T, 2048);  // O(t) per query through loglinear_level
   Counterexamples cex;

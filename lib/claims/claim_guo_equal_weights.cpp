@@ -10,12 +10,9 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
-  if (!ctx.patterns.empty()) {  // no pattern is in scope
-    ClaimOutcome o;
-    o.not_applicable =
-        all_out_of_scope(ctx, "the statement is about log-linear attention, not a mixer pattern");
-    return o;
-  }
+  if (auto na =
+          patterns_not_applicable(ctx, "the statement is about log-linear attention, not a mixer pattern"))
+    return *na;  // no pattern is in scope
   const std::uint64_t Tmax = std::min<std::uint64_t>(n_max_or(ctx, 2048), 4096);
   std::vector<std::uint64_t> Ts;
   for (std::uint64_t T : {1ull, 2ull, 3ull, 7ull, 64ull, 100ull, 333ull})

@@ -9,12 +9,9 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
-  if (!ctx.patterns.empty()) {  // no pattern is in scope
-    ClaimOutcome o;
-    o.not_applicable =
-        all_out_of_scope(ctx, "the statement is about the log-linear mask M^H, not a mixer pattern");
-    return o;
-  }
+  if (auto na =
+          patterns_not_applicable(ctx, "the statement is about the log-linear mask M^H, not a mixer pattern"))
+    return *na;  // no pattern is in scope
   const std::uint64_t Tmax = n_max_or(ctx, 1 << 20);
   const std::uint64_t numeric_cap = std::min<std::uint64_t>(Tmax, 1024);
   std::vector<std::uint64_t> numeric_T;

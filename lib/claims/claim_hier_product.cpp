@@ -55,12 +55,9 @@ std::uint32_t rank_mod_p(std::vector<std::uint64_t>& m, std::size_t rows, std::s
 }
 
 ClaimOutcome check(const ClaimContext& ctx) {
-  if (!ctx.patterns.empty()) {
-    ClaimOutcome o;
-    o.not_applicable =
-        all_out_of_scope(ctx, "the statement is about the masks' product, not a mixer pattern");
-    return o;
-  }
+  if (auto na =
+          patterns_not_applicable(ctx, "the statement is about the masks' product, not a mixer pattern"))
+    return *na;  // no pattern is in scope
   const std::uint64_t Tmax = std::min<std::uint64_t>(n_max_or(ctx, 256), 512);
   std::vector<std::uint64_t> Ts;
   for (std::uint64_t T : {2ull, 7ull, 64ull, 100ull})

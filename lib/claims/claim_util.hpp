@@ -2,6 +2,7 @@
 // Small helpers shared by the claim files (formatting and the default ranges).
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,15 @@ inline std::vector<ClaimSkip> all_out_of_scope(const ClaimContext& ctx, const st
     na.push_back({spec, why});
   }
   return na;
+}
+
+/// For a claim about no mixer pattern at all: when patterns were asked for, the outcome that marks every one
+/// of them NOT APPLICABLE (`why`), to return at once; nullopt when none was asked for.
+inline std::optional<ClaimOutcome> patterns_not_applicable(const ClaimContext& ctx, const std::string& why) {
+  if (ctx.patterns.empty()) return std::nullopt;
+  ClaimOutcome o;
+  o.not_applicable = all_out_of_scope(ctx, why);
+  return o;
 }
 
 /// For a claim about fixed patterns: `own` when no pattern is asked for, else the asked ones among `own`;
