@@ -218,10 +218,11 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
   auto dist_text = [](std::uint32_t d) { return d == kUnreachable ? std::string("inf") : std::to_string(d); };
   std::vector<std::uint64_t> cnt(n);
   const Csr b_rows = b_csr(p), a_cols = transpose(a_csr(p));
+  BoostBfs bfs(b_rows);
   for (std::size_t c = 0; c < src.size(); ++c) {
     // Boost.Graph's breadth_first_search on the layered DAG (A only as the first hop, the diagonal free),
     // independent of mixgraph's own distance code
-    const auto ref = boost_bfs_distances(b_rows, a_cols, src[c]);
+    const auto ref = bfs.distances(a_cols, src[c]);
     // shortest-path counts in G from the BFS distances (diagonal entry only, as solve_path_counts)
     std::fill(cnt.begin(), cnt.end(), 0);
     const bool has_diag = p.a_mode != AMode::Explicit || ref[src[c]] == 0;
