@@ -19,7 +19,10 @@ std::string trim(const std::string& s) {
 /// parse_count's message without its "<what>: " prefix (CLI11 puts the option name in front).
 std::string reason(const UsageError& e, const std::string& what) {
   std::string m = e.what();
-  if (m.rfind(what + ": ", 0) == 0) m.erase(0, what.size() + 2);
+  if (m.rfind(what + ": ", 0) == 0)
+    m.erase(0, what.size() + 2);
+  else if (m.rfind(what + " ", 0) == 0)  // "value must be >= 1 (got -1)"
+    m.erase(0, what.size() + 1);
   return m;
 }
 
@@ -28,6 +31,7 @@ std::string reason(const UsageError& e, const std::string& what) {
 CLI::Validator checked_count(bool allow_zero) {
   return CLI::Validator(
       [allow_zero](std::string& s) -> std::string {
+        if (allow_zero && trim(s).rfind('-', 0) == 0) return "'" + s + "' is not in 0..2^64-1";
         try {
           const auto v = parse_count(s, "value");
           if (v == 0 && !allow_zero) return "'" + s + "' must be >= 1";
@@ -122,7 +126,7 @@ CLI::Validator pattern_spec() {
 }
 
 CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& what) {
-  return app.add_option("--seed", seed, what + "; 0..2^64-1 (also 2^k, 1e6 forms), default 1")
+  return app.add_option("--seed", seed, what + "; 0..2^64-1 (also 2^k, 1e6 forms)")
       ->transform(checked_count(true))
       ->type_name(type::kUint64)
       ->default_val(seed);
