@@ -89,7 +89,7 @@ expect 2 "$E.*memory size .* less than one byte" -- solve -p pow2 --random 4 -n 
 expect 2 "$E--threads must be between 0" -- solve -p pow2 --random 4 -n 64 --threads 100000
 expect 2 "$E--threads must be between 0" -- pattern -p pow2 -n 64 --threads -1
 expect 2 "$E--reps must be between 1 and 1000" -- solve -p pow2 --random 4 -n 64 --reps 2000000000
-expect 2 "$E--T must be <= 2\^28" -- rank loglinear --T '2^40'
+expect 2 "$E--n must be <= 2\^28" -- rank loglinear --T '2^40'
 expect 2 "$E--numeric-limit must be <= 4096" -- rank loglinear --T 8 --numeric-limit 100000
 expect 2 "$E--n-max must be between 2 and 2\^24" -- verify --n-max '2^40'
 expect 2 "$E--dyadic needs the dense operator" -- rank -p dense -n '2^20' --dyadic

@@ -8,6 +8,8 @@
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/sweep.hpp"
+#include "mpi_world.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 #include "shard_run.hpp"
@@ -184,7 +186,7 @@ void write_paths(const std::string& file, const CongestionResult& r, const std::
   for (std::size_t i = 0; i < r.routings.size(); ++i)
     if (r.routings[i].name == which) k = i;
   if (k == r.routings.size() && r.copy_possible)
-    throw UsageError("--paths: no routing '" + which + "' was computed");
+    throw UsageError("--output: no routing '" + which + "' was computed");
   write_file_atomic(file, [&](std::ostream& os) {
     if (k == r.routings.size()) return;  // copy impossible: no paths
     const Routing& ro = r.paths[k];
@@ -212,23 +214,25 @@ int run_congestion(const CongestionCliOptions& o) {
   }
   std::vector<std::uint64_t> ns;
   if (!o.sweep_text.empty()) {
-    if (!o.n_text.empty()) throw UsageError("give --n (one copy length) or --sweep (several), not both");
+    if (!o.n_text.empty())
+      throw UsageError("give --copy-length (one copy length) or --sweep (several), not both");
     ns = parse_sweep(o.sweep_text);
   } else if (!o.n_text.empty()) {
-    ns = {parse_count(o.n_text, "--n")};
+    ns = {parse_count(o.n_text, "--copy-length")};
   } else {
     bool all_mtx = true;
     for (auto& pat : o.patterns) all_mtx = all_mtx && pat.rfind("mtx:", 0) == 0;
     if (!all_mtx)
       throw UsageError(
-          "--n N is required (the copy length: the pattern is taken on 2N tokens), or give --sweep");
+          "--copy-length N (-N) is required (the pattern is taken on 2N tokens), or give --sweep");
     ns = {0};  // mtx: N = n / 2 from the file
   }
   for (auto n : ns)
-    if (n < 1 && !o.n_text.empty()) throw UsageError("--n (the copy length N) must be >= 1");
+    if (n < 1 && !o.n_text.empty()) throw UsageError("--copy-length (the copy length N) must be >= 1");
   const bool single = ns.size() == 1 && o.patterns.size() == 1;
   if (!o.paths_file.empty()) {
-    if (!single) throw UsageError("--paths writes one routing: give one --pattern and one --n (no --sweep)");
+    if (!single)
+      throw UsageError("--output writes one routing: give one --pattern and one --copy-length (no --sweep)");
     co.keep_paths = true;
   }
   nlohmann::json params = {
@@ -342,11 +346,28 @@ Registrar reg(
       auto o = std::make_shared<CongestionCliOptions>();
       app.add_option("--pattern,-p", o->patterns,
                      "Pattern spec (repeatable: one table row per pattern and N): " + pattern_name_help())
-          ->required();
-      app.add_option(
-          "--n,-n", o->n_text,
-          "Copy length N: input i (1..N) must reach output i+N, the pattern is taken on 2N tokens. "
-          "Accepts 1000, 2^10, 1e4. For mtx: patterns it defaults to n / 2");
+          ->required()
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
+      auto* copy_length =
+          app.add_option("--copy-length,-N", o->n_text,
+                         "Copy length N: input i (1..N) must reach output i+N, the pattern is taken on 2N "
+                         "tokens. Accepts 1000, 2^10, 1e4. For mtx: patterns it defaults to n / 2")
+              ->check(count_text())
+              ->type_name(type::kCount);
+      // --n means tokens in every other command; here it is still the copy length, with a note
+      app.add_option_function<std::string>(
+             "--n,-n",
+             [o](const std::string& v) {
+               if (mpi::root())  // one note per job, not one per rank
+                 std::cerr << "mixgraph: note: congestion --n is deprecated: it is the copy length N (the "
+                              "pattern has 2N tokens); write --copy-length or -N\n";
+               o->n_text = v;
+             },
+             "Deprecated: the copy length N, as --copy-length (-N); prints a note on stderr")
+          ->check(count_text())
+          ->type_name(type::kCount)
+          ->excludes(copy_length);
       app.add_option(
              "--routing", o->routing,
              "shift (Prop. 4.8, translation-invariant only), random (uniform shortest paths), minmax "
@@ -354,16 +375,19 @@ Registrar reg(
           ->check(CLI::IsMember({"shift", "random", "minmax", "all"}));
       app.add_flag("--lp", o->lp,
                    "Also the LP relaxation bound (GLPK) and, for tiny N, the exact integer optimum");
-      app.add_option("--seed", o->seed, "Seed of the random and minmax routings")->default_val(1);
+      add_seed_option(app, o->seed, "Seed of the random and minmax routings");
       app.add_option(
-          "--sweep", o->sweep_text,
-          "Several copy lengths: LO..HI (powers of two between, plus LO and HI) or a list 100,300,1000");
-      app.add_option("--paths", o->paths_file,
-                     "Write the routing (the --routing one, else the best) as JSON Lines, one path per line, "
-                     "1-indexed positions");
+             "--sweep", o->sweep_text,
+             "Several copy lengths: LO..HI (powers of two between, plus LO and HI) or a list 100,300,1000")
+          ->type_name(type::kSweep);
+      add_output_option(app, o->paths_file,
+                        "Write the routing (the --routing one, else the best) as JSON Lines, one path per "
+                        "line, 1-indexed positions. Old name: --paths",
+                        "--paths");
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "With --sweep or several --pattern values: keep each finished row in this folder; a "
-                     "re-run with the same parameters computes only the missing rows (docs/scaling.md)");
+                     "re-run with the same parameters computes only the missing rows (docs/scaling.md)")
+          ->type_name(type::kDir);
       add_common_options(app, o->common);
       return [o] { return run_congestion(*o); };
     });

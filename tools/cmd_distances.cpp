@@ -10,6 +10,7 @@
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/sweep.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 #include "shard_commands.hpp"
@@ -432,30 +433,43 @@ Registrar reg(
       app.add_option(
              "--pattern,-p", o->patterns,
              "Pattern spec (" + pattern_name_help() + "); repeat it with --sweep for patterns side by side")
-          ->required();
-      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^20, 1e6. Not needed for mtx:");
+          ->required()
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
+      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^20, 1e6. Not needed for mtx:")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_option("--source", o->source_text,
-                     "Distances from x_j to every y_i (JSON: 'source', 'dist'; 1-indexed j)");
+                     "Distances from x_j to every y_i (JSON: 'source', 'dist'; 1-indexed j)")
+          ->type_name(type::kPosition);
       app.add_option("--target", o->target_text,
-                     "Distances from every x_j to y_i (JSON: 'target', 'dist_to_target')");
+                     "Distances from every x_j to y_i (JSON: 'target', 'dist_to_target')")
+          ->type_name(type::kPosition);
       app.add_flag("--all-pairs", o->all_pairs,
                    "Run all-pairs distances (bit-parallel BFS) even above n = 2^14 or for "
                    "translation-invariant patterns");
-      app.add_option("--matrix", o->matrix_file,
-                     "Write the n x n distance matrix (CSV, row i, column j: d(i, j), inf = no path) "
-                     "to this file, atomically; n <= 2^14");
+      add_output_option(app, o->matrix_file,
+                        "Write the n x n distance matrix (CSV, row i, column j: d(i, j), inf = no path) "
+                        "to this file, atomically; n <= 2^14. Old name: --matrix",
+                        "--matrix");
       app.add_option("--sweep", o->sweep_text,
-                     "Path-length table over n: LO..HI (powers of two between) or a list");
+                     "Path-length table over n: LO..HI (powers of two between) or a list")
+          ->type_name(type::kSweep);
       app.add_flag("--summary", o->summary, "Leave out every per-position list (profile, eccentricity)");
       app.add_flag("--counts", o->counts,
                    "With --source: the number of shortest paths (JSON: 'path_counts')");
-      app.add_option("--method", o->method, "Profile method: auto, bitset-bfs or dp")->default_val("auto");
+      app.add_option("--method", o->method, "Profile method: auto, bitset-bfs or dp")
+          ->check(CLI::IsMember({"auto", "bitset-bfs", "dp"}))
+          ->default_val("auto");
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "With --all-pairs: keep each finished shard of sources in this folder; a re-run with "
-                     "the same parameters computes only the missing shards (docs/scaling.md)");
+                     "the same parameters computes only the missing shards (docs/scaling.md)")
+          ->type_name(type::kDir);
       app.add_option("--shards", o->shards_text,
                      "With --all-pairs under mpirun or --checkpoint: the number of shards (default: one "
-                     "per 256 sources, at most 1024)");
+                     "per 256 sources, at most 1024)")
+          ->check(count_text())
+          ->type_name(type::kCount);
       add_common_options(app, o->common);
       return [o] { return run_distances(*o); };
     });

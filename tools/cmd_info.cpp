@@ -4,6 +4,7 @@
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -69,7 +70,8 @@ int run_info(const InfoOptions& o) {
 Registrar reg("info", "Version, build options (CUDA, muParser, GLPK, cairo) and whether a GPU is visible", 0,
               [](CLI::App& app) -> std::function<int()> {
                 auto o = std::make_shared<InfoOptions>();
-                add_common_options(app, o->common);
+                // only --format: threads and a memory limit would change nothing here
+                add_format_option(app, o->common.format, {"table", "csv", "json"});
                 return [o] { return run_info(*o); };
               });
 

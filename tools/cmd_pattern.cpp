@@ -8,6 +8,7 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/sweep.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -200,7 +201,7 @@ int run_pattern(const PatternOptions& o) {
   params["n"] = p.n;
   std::vector<std::uint64_t> rows;
   if (!o.rows_text.empty()) {
-    rows = parse_uint_list(o.rows_text, "--rows");
+    rows = parse_position_list(o.rows_text, "--rows");
     for (auto i : rows)
       if (i > p.n)
         throw UsageError("--rows: position " + std::to_string(i) + " is outside 1.." + std::to_string(p.n));
@@ -311,14 +312,21 @@ Registrar reg(
                      "Pattern spec: " + pattern_name_help() +
                          ". Examples: pow2, sq1+cache, expr:3^k, "
                          "offsets:1,5,6, mtx:B.mtx")
-          ->required();
+          ->required()
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
       app.add_option("--n,-n", o->n_text,
-                     "Number of tokens (positions 1..n); accepts 4096, 2^20, 1e6. Not needed for mtx:");
+                     "Number of tokens (positions 1..n); accepts 4096, 2^20, 1e6. Not needed for mtx:")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_option("--rows", o->rows_text,
-                     "Positions whose B reads to list, e.g. 20,64 (JSON: field 'rows')");
+                     "Positions whose B reads to list, e.g. 20,64 or 1..5,64 (JSON: field 'rows')")
+          ->check(position_list())
+          ->type_name(type::kList);
       app.add_option("--sweep", o->sweep_text,
                      "Run a range of n and fit growth classes: LO..HI (every power of two between) or "
-                     "a list 1000,3000,10000");
+                     "a list 1000,3000,10000")
+          ->type_name(type::kSweep);
       app.add_flag("--profile", o->profile,
                    "Per-position decode cost and cache size (JSON: 'decode_cost', 'cache_size')");
       app.add_flag("--summary", o->summary, "JSON: leave out every list (offsets, per-position lists)");

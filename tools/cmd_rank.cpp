@@ -12,6 +12,7 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/sweep.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -20,52 +21,45 @@ namespace {
 
 struct RankOptions {
   CommonOptions common;
-  std::string pattern, n_text, method = "both", cuts_text, seed_text = "1";
+  std::string pattern, n_text, method = "both", cuts_text;
+  std::uint64_t seed = 1;
   double tol = 0.0;
   bool dyadic = false;
 };
-/// The largest --T of `rank loglinear`: its summary is O(T) (a few seconds at 2^28).
+/// The largest --n of `rank loglinear`: its summary is O(T) (a few seconds at 2^28).
 constexpr std::uint64_t kMaxLogLinearT = 1ull << 28;
 
 struct LogLinearOptions {
   CommonOptions common;
-  std::string t_text, pattern, seed_text = "1";
+  std::string t_text, pattern;
+  std::uint64_t seed = 1;
   std::uint64_t numeric_limit = 1024;
 };
 struct SsmOptions {
   CommonOptions common;
-  std::string n_text, state_text, p_text, d_text, matrices, example, seed_text = "1";
+  std::string n_text, state_text, p_text, d_text, matrices, example;
+  std::uint64_t seed = 1;
   double tol = 0.0;
 };
 struct HeadsOptions {
   CommonOptions common;
   std::vector<std::string> patterns;
-  std::string n_text, p_text, d_text, seed_text = "1";
+  std::string n_text, p_text, d_text;
+  std::uint64_t seed = 1;
   double tol = 0.0;
 };
-
-std::uint64_t parse_seed(const std::string& s) {
-  try {
-    std::size_t pos = 0;
-    const auto v = std::stoull(s, &pos);
-    if (pos != s.size()) throw std::invalid_argument(s);
-    return v;
-  } catch (const std::exception&) {
-    throw UsageError("--seed must be a non-negative integer (got '" + s + "')");
-  }
-}
 
 std::vector<pos_t> parse_cuts(const std::string& text, pos_t n) {
   if (text.empty()) return {};
   if (text == "all") return all_cuts(n);
-  if (text.find(',') == std::string::npos) {
+  if (text.find(',') == std::string::npos && text.find("..") == std::string::npos) {
     const auto count = parse_count(text, "--cuts");
     return spaced_cuts(n, count);
   }
   std::vector<pos_t> c;
   std::string list = text;
   if (!list.empty() && list.back() == ',') list.pop_back();  // "128," = the single cut 128
-  for (auto k : parse_uint_list(list, "--cuts")) {
+  for (auto k : parse_position_list(list, "--cuts")) {
     if (k < 1 || k >= n)
       throw UsageError("--cuts: cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1) +
                        " (cut K separates positions 1..K from K+1..n)");
@@ -102,7 +96,7 @@ int run_rank(const RankOptions& o) {
   if (!is_mtx && n < 2) throw UsageError("--n must be >= 2 (cut K needs positions on both sides)");
   if (n > UINT32_MAX) throw UsageError("--n must fit in 32 bits");
   if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default rule)");
-  const auto seed = parse_seed(o.seed_text);
+  const auto seed = o.seed;
   check_memory(estimate_pattern_bytes(o.pattern, n, true) * 3, o.common.mem_limit_bytes(),
                "pattern " + o.pattern + " with weights at n = " + std::to_string(n));
   const Pattern p = make_pattern(o.pattern, n);
@@ -342,11 +336,12 @@ int run_rank(const RankOptions& o) {
 
 int run_loglinear(const LogLinearOptions& o) {
   o.common.apply();
-  if (o.t_text.empty()) throw UsageError("--T is required (the number of queries)");
-  const auto T = parse_count(o.t_text, "--T");
-  if (T > kMaxLogLinearT) throw UsageError("--T must be <= 2^28 (the summary walks every query)");
+  if (o.t_text.empty()) throw UsageError("--n is required (the number of queries)");
+  const auto T = parse_count(o.t_text, "--n");
+  if (T < 1) throw UsageError("--n must be >= 1 (the number of queries)");
+  if (T > kMaxLogLinearT) throw UsageError("--n must be <= 2^28 (the summary walks every query)");
   if (o.numeric_limit > 4096) throw UsageError("--numeric-limit must be <= 4096 (a dense T x T matrix)");
-  const auto seed = parse_seed(o.seed_text);
+  const auto seed = o.seed;
   if (T <= o.numeric_limit)
     check_memory(8ull * T * T * 2, o.common.mem_limit_bytes(), "dense M^H at T = " + std::to_string(T));
   const auto s = loglinear_summary(T, seed, o.numeric_limit);
@@ -450,7 +445,7 @@ int run_ssm(const SsmOptions& o) {
   if (o.n_text.empty()) throw UsageError("--n is required (the sequence length)");
   const auto n = parse_count(o.n_text, "--n");
   if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default 1e-8)");
-  const auto seed = parse_seed(o.seed_text);
+  const auto seed = o.seed;
   SsmMatrices m;
   std::string source;
   if (!o.example.empty()) {
@@ -468,9 +463,10 @@ int run_ssm(const SsmOptions& o) {
   } else {
     if (o.state_text.empty() || o.p_text.empty() || o.d_text.empty())
       throw UsageError(
-          "--state, --p and --d are required for a random SSM (or give --matrices or --example rotation)");
-    const auto N = parse_count(o.state_text, "--state"), P = parse_count(o.p_text, "--p"),
-               D = parse_count(o.d_text, "--d");
+          "--state, --out-channels (--p) and --in-channels (--d) are required for a random SSM (or give "
+          "--matrices or --example rotation)");
+    const auto N = parse_count(o.state_text, "--state"), P = parse_count(o.p_text, "--out-channels"),
+               D = parse_count(o.d_text, "--in-channels");
     if (N > 4096 || P * D > 65536) throw UsageError("--state must be <= 4096 and p*d <= 65536");
     m = random_stable_ssm(static_cast<std::uint32_t>(N), static_cast<std::uint32_t>(P),
                           static_cast<std::uint32_t>(D), seed);
@@ -483,8 +479,8 @@ int run_ssm(const SsmOptions& o) {
   };
   if (!o.example.empty() || !o.matrices.empty()) {
     check_dim(o.state_text, m.A.rows(), "--state");
-    check_dim(o.p_text, m.C.rows(), "--p");
-    check_dim(o.d_text, m.B.cols(), "--d");
+    check_dim(o.p_text, m.C.rows(), "--out-channels");
+    check_dim(o.d_text, m.B.cols(), "--in-channels");
   }
   const auto pdim = static_cast<std::uint64_t>(m.C.rows() * m.B.cols());
   check_memory(sat_mul(sat_mul(n, pdim), 24), o.common.mem_limit_bytes(), "lag stack n x pd");
@@ -538,12 +534,12 @@ int run_heads(const HeadsOptions& o) {
   o.common.apply();
   if (o.patterns.empty()) throw UsageError("give one --pattern per head");
   if (o.n_text.empty() || o.p_text.empty() || o.d_text.empty())
-    throw UsageError("--n, --p and --d are required");
-  const auto n = parse_count(o.n_text, "--n"), P = parse_count(o.p_text, "--p"),
-             D = parse_count(o.d_text, "--d");
+    throw UsageError("--n, --out-channels and --in-channels are required");
+  const auto n = parse_count(o.n_text, "--n"), P = parse_count(o.p_text, "--out-channels"),
+             D = parse_count(o.d_text, "--in-channels");
   if (n > 1024) throw UsageError("rank heads builds every pair: --n must be <= 1024");
   if (P * D > 4096) throw UsageError("p*d must be <= 4096");
-  const auto seed = parse_seed(o.seed_text);
+  const auto seed = o.seed;
   check_memory(8ull * (n * (n + 1) / 2) * P * D * 2 + 8ull * n * n * 2, o.common.mem_limit_bytes(),
                "pair stack");
   std::vector<WeightedPattern> heads;
@@ -580,19 +576,26 @@ Registrar reg(
     "Cut ranks of M = (I-B)^{-1} A (numeric and Menger flow), log-linear attention, SSM interaction rank", 40,
     [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<RankOptions>();
-      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help());
-      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^16, 1e6. Not needed for mtx:");
-      app.add_option("--seed", o->seed_text, "Seed of the random weights and sketches")->default_val("1");
+      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
+      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^16, 1e6. Not needed for mtx:")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      add_seed_option(app, o->seed, "Seed of the random weights and sketches");
       app.add_option(
              "--method", o->method,
              "both (numeric and flow; numeric = exact for seeded weights, for .mtx file weights dense "
              "up to n = 1024, sketch above), exact (ranks over GF(2^61-1)), dense, sketch (floating "
              "point, with a tolerance) or flow")
+          ->check(CLI::IsMember({"both", "exact", "dense", "sketch", "flow"}))
           ->default_val("both");
       app.add_option(
-          "--cuts", o->cuts_text,
-          "COUNT evenly spaced cuts, a LIST 1,128,255 (a single cut: '128,'), or 'all'. Default: all "
-          "up to n = 1024, 64 above");
+             "--cuts", o->cuts_text,
+             "COUNT evenly spaced cuts, a LIST 1,128,255 or 1..8 (a single cut: '128,'), or 'all'. Default: "
+             "all up to n = 1024, 64 above")
+          ->check(position_list({"all"}))
+          ->type_name("COUNT|LIST|all");
       app.add_option("--tol", o->tol, "Relative rank tolerance of dense/sketch (0 = default 1e-13)")
           ->default_val(0.0);
       app.add_flag("--dyadic", o->dyadic,
@@ -603,37 +606,67 @@ Registrar reg(
       auto ll = std::make_shared<LogLinearOptions>();
       auto* sl =
           app.add_subcommand("loglinear", "Log-linear attention mask: buckets, max_levels, HODLR check");
-      sl->add_option("--T", ll->t_text, "Number of queries (0-indexed t = 0..T-1), at most 2^28")->required();
-      sl->add_option("--seed", ll->seed_text, "Seed of the lambda weights")->default_val("1");
+      sl->add_option("--n,-n,--T", ll->t_text,
+                     "Number of tokens (queries t = 0..n-1, 0-indexed), at most 2^28. Old name: --T")
+          ->required()
+          ->check(count_text())
+          ->type_name(type::kCount);
+      add_seed_option(*sl, ll->seed, "Seed of the lambda weights");
       sl->add_option("--numeric-limit", ll->numeric_limit,
-                     "Numeric dyadic ranks of M^H up to this T (at most 4096)")
+                     "Numeric dyadic ranks of M^H up to this n (at most 4096)")
           ->default_val(1024);
-      sl->add_option("--pattern,-p", ll->pattern, "Also the dyadic block ranks of this pattern's M at n = T");
+      sl->add_option("--pattern,-p", ll->pattern,
+                     "Also the dyadic block ranks of this pattern's M at the same n")
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
       add_common_options(*sl, ll->common);
 
       auto ss = std::make_shared<SsmOptions>();
       auto* sv = app.add_subcommand("ssm", "Ghodsi interaction rank of an LTI SSM and best H-head residuals");
-      sv->add_option("--n,-n", ss->n_text, "Sequence length")->required();
-      sv->add_option("--state", ss->state_text, "State size N (random SSM)");
-      sv->add_option("--p", ss->p_text, "Output dimension p");
-      sv->add_option("--d", ss->d_text, "Input dimension d");
+      sv->add_option("--n,-n", ss->n_text, "Number of tokens (the sequence length)")
+          ->required()
+          ->check(count_text())
+          ->type_name(type::kCount);
+      sv->add_option("--state", ss->state_text, "State size N (random SSM)")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      sv->add_option("--out-channels,--p", ss->p_text, "Output channels p (rows of C). Old name: --p")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      sv->add_option("--in-channels,--d", ss->d_text, "Input channels d (columns of Bbar). Old name: --d")
+          ->check(count_text())
+          ->type_name(type::kCount);
       sv->add_option("--tol", ss->tol, "Relative tolerance on sigma_l / sigma_1 (0 = 1e-8)")
           ->default_val(0.0);
-      sv->add_option("--seed", ss->seed_text, "Seed of the random SSM")->default_val("1");
-      sv->add_option("--matrices", ss->matrices, "Abar, Bbar, C as Matrix Market files: A.mtx,B.mtx,C.mtx");
-      sv->add_option("--example", ss->example, "rotation: the rank-gap example (k = 2)");
+      add_seed_option(*sv, ss->seed, "Seed of the random SSM");
+      sv->add_option("--matrices", ss->matrices, "Abar, Bbar, C as Matrix Market files: A.mtx,B.mtx,C.mtx")
+          ->type_name("FILE,FILE,FILE");
+      sv->add_option("--example", ss->example, "rotation: the rank-gap example (k = 2)")
+          ->check(CLI::IsMember({"rotation"}));
       add_common_options(*sv, ss->common);
 
       auto hd = std::make_shared<HeadsOptions>();
       auto* sh = app.add_subcommand("heads", "Interaction rank of sum_h [(I-B_h)^{-1}A_h]_ij V_h");
-      // no -p here: newer CLI11 (2.4) refuses -p beside --p (the output dimension) and the CLI would not
-      // start
-      sh->add_option("--pattern", hd->patterns, "One pattern per head (repeat the option)")->required();
-      sh->add_option("--n,-n", hd->n_text, "Sequence length (<= 1024)")->required();
-      sh->add_option("--p", hd->p_text, "Output dimension p")->required();
-      sh->add_option("--d", hd->d_text, "Input dimension d")->required();
+      sh->add_option("--pattern,-p", hd->patterns, "One pattern per head (repeat the option)")
+          ->required()
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
+      sh->add_option("--n,-n", hd->n_text, "Number of tokens (the sequence length, <= 1024)")
+          ->required()
+          ->check(count_text())
+          ->type_name(type::kCount);
+      // the old name --p of --out-channels cannot be an option name beside -p (CLI11 2.4 refuses the
+      // pair): main() rewrites it before parsing (arg_rewrites() in registry.cpp)
+      sh->add_option("--out-channels", hd->p_text, "Output channels p of each V_h. Old name: --p")
+          ->required()
+          ->check(count_text())
+          ->type_name(type::kCount);
+      sh->add_option("--in-channels,--d", hd->d_text, "Input channels d of each V_h. Old name: --d")
+          ->required()
+          ->check(count_text())
+          ->type_name(type::kCount);
       sh->add_option("--tol", hd->tol, "Relative tolerance (0 = 1e-8)")->default_val(0.0);
-      sh->add_option("--seed", hd->seed_text, "Seed")->default_val("1");
+      add_seed_option(*sh, hd->seed, "Seed of the weights (head h: seed + h)");
       add_common_options(*sh, hd->common);
 
       return [o, ll, ss, hd, sl, sv, sh] {

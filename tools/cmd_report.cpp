@@ -13,6 +13,7 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 #include "report_section.hpp"
@@ -342,26 +343,48 @@ Registrar reg(
       auto o = std::make_shared<ReportOptions>();
       app.add_option("--pattern,-p", o->patterns,
                      "Pattern spec, repeatable (default: pow2, pow2+cache, sq1, sq1+cache, ssm). " +
-                         pattern_name_help());
-      app.add_option("--n,-n", o->n_text, "Number of tokens (default 1024); accepts 4096, 2^12, 1e4");
-      app.add_option("--out,-o", o->out,
-                     "Output directory (created; an existing non-empty one needs --force)")
+                         pattern_name_help())
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
+      app.add_option("--n,-n", o->n_text, "Number of tokens (default 1024); accepts 4096, 2^12, 1e4")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      add_output_option(
+          app, o->out, "Output directory (created; an existing non-empty one needs --force). Old name: --out",
+          "--out", type::kDir)
           ->required();
-      app.add_flag("--force", o->force, "Write into an existing non-empty --out (same-named files replaced)");
-      app.add_option("--seed", o->seed, "Seed of the random weights for |M| (default 1)");
+      app.add_flag("--force", o->force,
+                   "Write into an existing non-empty --output (same-named files replaced)");
+      add_seed_option(app, o->seed, "Seed of the random weights for |M|");
       app.add_option("--dense-cap", o->dense_cap,
-                     "Largest n for the dense induced operator |M| (default 1024)");
-      app.add_option("--heatmap-cap", o->heatmap_cap, "Largest n for mask heatmaps (default 16384)");
-      app.add_option("--svg-cap", o->svg_cap, "Largest n for SVG heatmaps beside the PNG (default 128)");
+                     "Largest n for the dense induced operator |M| (default 1024)")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      app.add_option("--heatmap-cap", o->heatmap_cap, "Largest n for mask heatmaps (default 16384)")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      app.add_option("--svg-cap", o->svg_cap, "Largest n for SVG heatmaps beside the PNG (default 128)")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_flag("--pdf", o->pdf, "Also write every figure as PDF");
       app.add_option("--all-pairs-cap", o->all_pairs_cap,
-                     "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14)");
+                     "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14)")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_option("--rank-cap", o->rank_cap,
-                     "Every cut rank for n <= this, else --rank-cuts cuts (default 1024)");
-      app.add_option("--rank-cuts", o->rank_cuts, "Cuts above --rank-cap (default 16)");
+                     "Every cut rank for n <= this, else --rank-cuts cuts (default 1024)")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      app.add_option("--rank-cuts", o->rank_cuts, "Cuts above --rank-cap (default 16)")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_option("--routing-cap", o->routing_cap,
-                     "Congestion-minimising routing up to this copy length (default 1024)");
-      app.add_option("--lp-cap", o->lp_cap, "LP congestion lower bounds up to this copy length (default 32)");
+                     "Congestion-minimising routing up to this copy length (default 1024)")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      app.add_option("--lp-cap", o->lp_cap, "LP congestion lower bounds up to this copy length (default 32)")
+          ->check(count_text())
+          ->type_name(type::kCount);
       add_common_options(app, o->common);
       return [o] { return run_report(*o); };
     });

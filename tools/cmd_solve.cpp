@@ -10,6 +10,7 @@
 #include "mixgraph/solve_backend.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/weights.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -189,20 +190,32 @@ Registrar reg(
     "--random, Y to a file; says which kernel ran and its time",
     61, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<SolveCliOptions>();
-      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())->required();
-      app.add_option("--n,-n", o->n_text, "Number of tokens (default: the rows of --input)");
+      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())
+          ->required()
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
+      app.add_option("--n,-n", o->n_text, "Number of tokens (default: the rows of --input)")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_option("--input,-i", o->input,
                      "X, n rows x d columns: .npy (float32/float64, C order), "
-                     ".mtx (array or coordinate) or .csv");
-      app.add_option("--random", o->random_text, "Seeded random X with this many columns (for timing)");
-      app.add_option("--output,-o", o->output, "Write Y here (.npy, .mtx or .csv; atomic)");
+                     ".mtx (array or coordinate) or .csv")
+          ->type_name(type::kFile);
+      app.add_option("--random", o->random_text, "Seeded random X with this many columns (for timing)")
+          ->check(count_text())
+          ->type_name(type::kCount);
+      add_output_option(app, o->output, "Write Y here (.npy, .mtx or .csv; atomic)");
       app.add_option("--heads", o->heads, "Heads H (d a multiple of H); head h has its own A, B (seed + h)");
-      app.add_option("--seed", o->seed, "Seed of the weights (and of --random X)");
-      app.add_option("--precision", o->precision, "fp32 or fp64 (default: the input's; fp32 for --random)");
+      add_seed_option(app, o->seed, "Seed of the weights (and of --random X)");
+      app.add_option("--precision", o->precision, "fp32 or fp64 (default: the input's; fp32 for --random)")
+          ->check(CLI::IsMember({"fp32", "fp64"}));
       app.add_option("--backend", o->backend, "auto (the GPU when present), cpu, or gpu (exit 4 without one)")
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
       app.add_option("--reps", o->reps, "Run the solve this many times and report the median time (1..1000)");
-      add_common_options(app, o->common);
+      add_common_options(app, o->common, false);
+      // one record, not a table: csv is not offered (json is the machine-readable form)
+      add_format_option(app, o->common.format, {"table", "json"},
+                        {{"csv", "solve prints one record; use --format json (or table)"}});
       return [o] { return run_solve(*o); };
     });
 

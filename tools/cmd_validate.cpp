@@ -9,6 +9,7 @@
 #include "mixgraph/solve_backend.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/validate.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -108,12 +109,17 @@ Registrar reg(
     "path counts vs the graph code",
     60, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<ValidateCliOptions>();
-      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())->required();
-      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^12, 1e4. Not needed for mtx:");
+      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())
+          ->required()
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
+      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^12, 1e4. Not needed for mtx:")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_option("--backend", o->backend,
                      "auto (the GPU when present), cpu, or gpu (exit 4 when no GPU is usable)")
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-      app.add_option("--seed", o->seed, "Seed of the random weights and inputs (head h uses seed + h)");
+      add_seed_option(app, o->seed, "Seed of the random weights and inputs (head h uses seed + h)");
       add_common_options(app, o->common);
       return [o] { return run_validate(*o); };
     });

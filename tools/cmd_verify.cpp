@@ -4,6 +4,7 @@
 #include "mixgraph/claims.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/sweep.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -137,10 +138,15 @@ Registrar reg(
     "ERROR); exit 0 even when claims fail",
     80, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<VerifyOptions>();
-      app.add_option("--claim", o->claims, "Claim id to check (repeatable; default: all). See --list");
+      app.add_option("--claim", o->claims, "Claim id to check (repeatable; default: all). See --list")
+          ->type_name(type::kId);
       app.add_option("--pattern,-p", o->patterns,
-                     "Restrict the claims to these patterns (repeatable; default: each claim's own)");
-      app.add_option("--n-max", o->n_max, "Largest n to check, 2..2^24 (default: each claim's own range)");
+                     "Restrict the claims to these patterns (repeatable; default: each claim's own)")
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
+      app.add_option("--n-max", o->n_max, "Largest n to check, 2..2^24 (default: each claim's own range)")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_flag("--list", o->list, "List the registered claims and exit");
       add_common_options(app, o->common);
       return [o] { return run_verify(*o); };

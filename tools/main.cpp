@@ -11,13 +11,6 @@
 #include "mpi_world.hpp"
 #include "registry.hpp"
 
-namespace mixgraph::cli {
-std::vector<CommandEntry>& registry() {
-  static std::vector<CommandEntry> r;
-  return r;
-}
-}  // namespace mixgraph::cli
-
 namespace {
 /// Under mpirun with several ranks: rank 0 prints the results, the others print nothing on stdout. An
 /// error every rank meets alike (usage, bad data) is printed by rank 0 and every rank exits with its code;
@@ -65,15 +58,16 @@ int main(int argc, char** argv) {
       "mixgraph"};
   app.set_version_flag("--version", "mixgraph " + mixgraph::version());
   app.require_subcommand(1);
-  auto& reg = cli::registry();
-  std::sort(reg.begin(), reg.end(), [](auto& a, auto& b) { return a.order < b.order; });
-  std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
-  for (auto& e : reg) {
-    CLI::App* sub = app.add_subcommand(e.name, e.description);
-    runners.emplace_back(sub, e.setup(*sub));
-  }
+  // parse errors in the one-line form of every other error
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "mixgraph: error: " + std::string(e.what()) + " (--help lists the options)\n";
+  });
+  const auto runners = cli::add_registered_commands(app);
   try {
-    app.parse(argc, argv);
+    // old spellings CLI11 cannot hold beside the new names; CLI11 takes the arguments last first
+    auto args = cli::rewrite_old_spellings(std::vector<std::string>(argv + 1, argv + argc));
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

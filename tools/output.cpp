@@ -57,7 +57,8 @@ void add_common_options(CLI::App& app, CommonOptions& o, bool with_format) {
          "Worker threads for parallel parts (0 = all cores; at most " + std::to_string(kMaxThreads) + ")")
       ->default_val(0);
   app.add_option("--mem-limit", o.mem_limit,
-                 "Refuse work whose memory estimate exceeds this (e.g. 8G); default: physical memory");
+                 "Refuse work whose memory estimate exceeds this (e.g. 8G); default: physical memory")
+      ->type_name("SIZE");
 }
 
 nlohmann::json json_header(const std::string& command, int schema_version, const nlohmann::json& params) {

@@ -16,14 +16,14 @@ def test_matches_the_cli(cli, mtx_specs):
              ("local:3", 10), (mtx_specs[0], None), (mtx_specs[1], None)]
     for spec, N in cases:
         r = mixgraph.congestion(spec, N, lp=True)
-        args = ["congestion", "-p", spec, "--lp"] + ([] if N is None else ["-n", N])
+        args = ["congestion", "-p", spec, "--lp"] + ([] if N is None else ["-N", N])
         assert drop_times(r.to_dict()) == drop_times(cli(*args)), spec
 
 
 def test_routing_choice_and_seed(cli):
     r = mixgraph.congestion("sq1", 50, routing="random", seed=7)
     assert [x["name"] for x in r.routings] == ["random"]
-    assert drop_times(r.to_dict()) == drop_times(cli("congestion", "-p", "sq1", "-n", 50, "--routing", "random",
+    assert drop_times(r.to_dict()) == drop_times(cli("congestion", "-p", "sq1", "-N", 50, "--routing", "random",
                                                      "--seed", 7))
 
 

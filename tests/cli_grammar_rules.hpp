@@ -1,0 +1,23 @@
+#pragma once
+// The option grammar of docs/cli.md ("Conventions") as a checker over a CLI11 app: walks every subcommand's
+// options and returns one line per violation. Used on the real CLI and on planted violations.
+#include <CLI/CLI.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mixgraph::test {
+
+/// (command path, old spelling), e.g. ("rank loglinear", "--T"): the rows of docs/cli.md's alias table.
+using AliasTable = std::set<std::pair<std::string, std::string>>;
+
+/// Reads the table under the heading "## Aliases" of a Markdown text: first cell the command path in
+/// backticks, second cell the old spellings in backticks.
+AliasTable parse_alias_table(const std::string& markdown);
+
+/// Every violation of the naming rules in `root` and its subcommands (probes parse `root` with trial
+/// values, so the bound variables change): "<command> <option>: <rule>".
+std::vector<std::string> grammar_violations(CLI::App& root, const AliasTable& aliases);
+
+}  // namespace mixgraph::test

@@ -1,0 +1,162 @@
+#include "option_types.hpp"
+
+#include <algorithm>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/sweep.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+/// The most values a position list may name (ranges included): checked before anything is allocated.
+constexpr std::uint64_t kMaxListValues = std::uint64_t{1} << 24;
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+/// parse_count's message without its "<what>: " prefix (CLI11 puts the option name in front).
+std::string reason(const UsageError& e, const std::string& what) {
+  std::string m = e.what();
+  if (m.rfind(what + ": ", 0) == 0)
+    m.erase(0, what.size() + 2);
+  else if (m.rfind(what + " ", 0) == 0)  // "value must be >= 1 (got -1)"
+    m.erase(0, what.size() + 1);
+  return m;
+}
+
+}  // namespace
+
+CLI::Validator checked_count(bool allow_zero) {
+  return CLI::Validator(
+      [allow_zero](std::string& s) -> std::string {
+        if (allow_zero && trim(s).rfind('-', 0) == 0) return "'" + s + "' is not in 0..2^64-1";
+        try {
+          const auto v = parse_count(s, "value");
+          if (v == 0 && !allow_zero) return "'" + s + "' must be >= 1";
+          s = std::to_string(v);
+          return {};
+        } catch (const UsageError& e) {
+          return reason(e, "value");
+        }
+      },
+      "", "checked_count");
+}
+
+CLI::Validator count_text() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          parse_count(s, "value");
+          return {};
+        } catch (const UsageError& e) {
+          return reason(e, "value");
+        }
+      },
+      "", "count_text");
+}
+
+std::vector<std::uint64_t> parse_position_list(const std::string& text, const std::string& what) {
+  std::vector<std::uint64_t> out;
+  if (trim(text).empty()) throw UsageError(what + ": empty list (write e.g. 1,5,6 or 1..5)");
+  std::size_t start = 0;
+  std::uint64_t total = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    const std::string item =
+        trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (item.empty()) throw UsageError(what + ": empty item in list '" + text + "'");
+    const auto dots = item.find("..");
+    std::uint64_t lo = 0, hi = 0;
+    if (dots == std::string::npos) {
+      lo = hi = parse_count(item, what);
+    } else {
+      lo = parse_count(item.substr(0, dots), what);
+      hi = parse_count(item.substr(dots + 2), what);
+      if (hi < lo) throw UsageError(what + ": range '" + item + "' runs backwards (write LO..HI, LO <= HI)");
+    }
+    if (lo < 1) throw UsageError(what + ": '" + item + "' must be >= 1 (positions are 1-indexed)");
+    total += hi - lo + 1;
+    if (hi - lo >= kMaxListValues || total > kMaxListValues)
+      throw UsageError(what + ": '" + text + "' names more than 2^24 values");
+    for (std::uint64_t v = lo; v <= hi; ++v) out.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+CLI::Validator position_list(std::vector<std::string> extra) {
+  return CLI::Validator(
+      [extra](std::string& s) -> std::string {
+        if (std::find(extra.begin(), extra.end(), s) != extra.end()) return {};
+        try {
+          std::string list = s;
+          if (list.size() > 1 && list.back() == ',') list.pop_back();  // "128," = a one-item list
+          parse_position_list(list, "value");
+          return {};
+        } catch (const UsageError& e) {
+          return reason(e, "value");
+        }
+      },
+      "", "position_list");
+}
+
+CLI::Validator pattern_spec() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        std::size_t start = 0;
+        while (start <= s.size()) {
+          const auto bar = s.find('|', start);
+          const std::string part =
+              trim(s.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+          std::string lower = part;
+          std::transform(lower.begin(), lower.end(), lower.begin(),
+                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+          const bool mtx_name = lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".mtx") == 0;
+          if (mtx_name && part.rfind("mtx:", 0) != 0)
+            return "'" + part + "' is a file name: did you mean mtx:" + part + "?";
+          if (bar == std::string::npos) break;
+          start = bar + 1;
+        }
+        return {};
+      },
+      "", "pattern_spec");
+}
+
+CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& what) {
+  return app.add_option("--seed", seed, what + "; 0..2^64-1 (also 2^k, 1e6 forms)")
+      ->transform(checked_count(true))
+      ->type_name(type::kUint64)
+      ->default_val(seed);
+}
+
+CLI::Option* add_output_option(CLI::App& app, std::string& target, const std::string& help,
+                               const std::string& legacy, const char* type_name) {
+  const std::string names = "--output,-o" + (legacy.empty() ? "" : "," + legacy);
+  return app.add_option(names, target, help)->type_name(type_name);
+}
+
+CLI::Option* add_format_option(CLI::App& app, std::string& format, const std::vector<std::string>& choices,
+                               const std::vector<std::pair<std::string, std::string>>& refused) {
+  std::string set;
+  for (const auto& c : choices) set += (set.empty() ? "" : ",") + c;
+  std::string listed;
+  for (std::size_t k = 0; k < choices.size(); ++k)
+    listed += (k == 0 ? "" : k + 1 == choices.size() ? " or " : ", ") + choices[k];
+  return app
+      .add_option("--format", format,
+                  "Output format: " + listed + " (table for people, the others for programs)")
+      ->check(CLI::Validator(
+          [choices, refused, set](std::string& s) -> std::string {
+            if (std::find(choices.begin(), choices.end(), s) != choices.end()) return {};
+            for (const auto& [word, why] : refused)
+              if (s == word) return "'" + s + "' is not offered here: " + why;
+            return "'" + s + "' is not one of {" + set + "}";
+          },
+          "{" + set + "}", "choices"))
+      ->default_val(choices.front());
+}
+
+}  // namespace mixgraph::cli
