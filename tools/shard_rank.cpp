@@ -6,6 +6,7 @@
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/shards.hpp"
+#include "mpi_world.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 
@@ -39,10 +40,15 @@ const char* method_name(CutRankMethod m) {
 std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const CutRankParams& params,
                                                        const std::string& checkpoint_dir) {
   const auto method = params.method;
-  if (method == CutRankMethod::Flow)
-    throw UsageError(
-        "--method flow is computed incrementally from cut to cut and is not split into shards: run it "
-        "without --checkpoint and in one process");
+  if (method == CutRankMethod::Flow) {  // nothing to split: every rank computes it, rank 0 prints it
+    if (!checkpoint_dir.empty())
+      throw UsageError(
+          "--method flow is computed incrementally from cut to cut and is not split into shards: leave out "
+          "--checkpoint");
+    auto whole = cut_rank_profile(p, params);
+    if (!mpi::root()) return std::nullopt;
+    return whole;
+  }
   // the whole flow side, the cuts and the cache profile, on every rank (it also checks the parameters,
   // so every rank meets a usage error alike)
   CutRankParams fp = params;
