@@ -606,9 +606,10 @@ Registrar reg(
           ->default_val(0.0);
       app.add_flag("--dyadic", o->dyadic,
                    "Also the rank of every dyadic off-diagonal block of M (n <= 4096)");
-      app.add_option("--checkpoint", o->checkpoint_dir,
-                     "Keep each finished shard of cuts (their numeric ranks) in this folder; a re-run with the "
-                     "same parameters computes only the missing shards (docs/scaling.md)");
+      app.add_option(
+          "--checkpoint", o->checkpoint_dir,
+          "Keep each finished shard of cuts (their numeric ranks) in this folder; a re-run with the "
+          "same parameters computes only the missing shards (docs/scaling.md)");
       add_common_options(app, o->common);
       app.require_subcommand(0, 1);
 
