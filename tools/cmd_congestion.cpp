@@ -268,6 +268,7 @@ int run_congestion(const CongestionCliOptions& o) {
         job.costs.push_back(N * N);
       }
     job.checkpoint_dir = o.checkpoint_dir;
+    job.input_specs = o.patterns;
     job.compute = [&](const std::vector<std::size_t>& todo, const ShardJob::Emit& emit) {
       for (std::size_t i : todo) {
         const auto t0 = std::chrono::steady_clock::now();

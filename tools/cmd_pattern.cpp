@@ -2,6 +2,7 @@
 #include <iostream>
 #include <map>
 
+#include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/growth.hpp"
 #include "mixgraph/memory.hpp"
@@ -11,6 +12,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "shard_run.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -23,6 +25,7 @@ struct PatternOptions {
   std::string sweep_text;
   bool profile = false;
   bool summary = false;
+  std::string checkpoint_dir;
 };
 
 std::string a_mode_text(const Pattern& p) {
@@ -120,27 +123,57 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
   if (o.pattern.rfind("mtx:", 0) == 0)
     throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
   const auto ns = parse_sweep(o.sweep_text);
-  std::vector<Run> runs;
-  std::vector<double> xs, work, cache;
-  for (auto n : ns) {
-    if (stderr_is_tty()) std::cerr << "\r[pattern] n = " << n << " ..." << std::flush;
-    runs.push_back(analyse(o, n, false));
-    xs.push_back(static_cast<double>(n));
-    work.push_back(static_cast<double>(runs.back().prof.total_decode_cost));
-    cache.push_back(static_cast<double>(runs.back().prof.max_cache));
+  // one record per n: its JSON object and table row (also the shards of a sharded run, docs/scaling.md)
+  auto record = [&](std::size_t i) {
+    const Run r = analyse(o, ns[i], false);
+    std::vector<std::string> row = {std::to_string(r.pattern.n),
+                                    std::to_string(r.prof.nnz_a),
+                                    std::to_string(r.prof.nnz_b),
+                                    std::to_string(r.prof.total_decode_cost),
+                                    std::to_string(r.prof.max_decode_cost),
+                                    std::to_string(r.prof.max_cache)};
+    const bool ce = r.pattern.family == PatternFamily::CacheEfficient;
+    if (ce) row.push_back(std::to_string(r.prof.max_kept_set));
+    return nlohmann::json{{"json", summary_json(r, false)},
+                          {"row", row},
+                          {"work", r.prof.total_decode_cost},
+                          {"cache", r.prof.max_cache},
+                          {"ce", ce}};
+  };
+  std::vector<nlohmann::json> recs;
+  if (sharded(o.checkpoint_dir)) {
+    std::vector<double> costs;  // a profile is O(n log n) for the cache-efficient patterns
+    for (auto n : ns) costs.push_back(static_cast<double>(n) + 1024.0);
+    const auto got = run_item_shards(
+        "pattern --sweep",
+        "pattern --sweep; mixgraph " + version() + "; pattern " + o.pattern + "; sweep " + o.sweep_text,
+        costs, o.checkpoint_dir, {o.pattern}, [&](std::size_t i) { return record(i).dump(); });
+    if (!got) return 0;  // ranks other than 0 print nothing
+    for (const auto& bytes : *got) recs.push_back(nlohmann::json::parse(bytes));
+  } else {
+    for (std::size_t i = 0; i < ns.size(); ++i) {
+      if (stderr_is_tty()) std::cerr << "\r[pattern] n = " << ns[i] << " ..." << std::flush;
+      recs.push_back(record(i));
+    }
+    if (stderr_is_tty()) std::cerr << "\r" << std::string(40, ' ') << "\r";
   }
-  if (stderr_is_tty()) std::cerr << "\r" << std::string(40, ' ') << "\r";
+  std::vector<double> xs, work, cache;
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    xs.push_back(static_cast<double>(ns[i]));
+    work.push_back(static_cast<double>(recs[i].at("work").get<std::uint64_t>()));
+    cache.push_back(static_cast<double>(recs[i].at("cache").get<std::uint64_t>()));
+  }
   // the cache never exceeds n (|C_i| <= i): no class above O(n) for it, in either fit
   const std::vector<std::string> up_to_n = {"O(1)", "O(log n)", "O(sqrt n)", "O(n)"};
   const auto fw = fit_growth(xs, work), fc = fit_growth(xs, cache, up_to_n);
   const auto pw = fit_power(xs, work, 2.0), pc = fit_power(xs, cache, 1.0);
-  const bool ce = !runs.empty() && runs[0].pattern.family == PatternFamily::CacheEfficient;
+  const bool ce = !recs.empty() && recs[0].at("ce").get<bool>();
   switch (o.common.fmt()) {
     case Format::Json: {
       auto j = json_header("pattern", 1, params);
       j["pattern"] = o.pattern;
       j["sweep"] = nlohmann::json::array();
-      for (auto& r : runs) j["sweep"].push_back(summary_json(r, false));
+      for (auto& r : recs) j["sweep"].push_back(r.at("json"));
       j["fits"] = {{"total_decode_cost", fit_json(fw)}, {"max_cache", fit_json(fc)}};
       j["fits"]["total_decode_cost"]["free"] = power_json(pw, 2.0);
       j["fits"]["max_cache"]["free"] = power_json(pc, 1.0);
@@ -153,16 +186,7 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
                                     "max_cache"};
       if (ce) h.push_back("max_kept_set");
       Table t(h);
-      for (auto& r : runs) {
-        std::vector<std::string> row = {std::to_string(r.pattern.n),
-                                        std::to_string(r.prof.nnz_a),
-                                        std::to_string(r.prof.nnz_b),
-                                        std::to_string(r.prof.total_decode_cost),
-                                        std::to_string(r.prof.max_decode_cost),
-                                        std::to_string(r.prof.max_cache)};
-        if (ce) row.push_back(std::to_string(r.prof.max_kept_set));
-        t.add(row);
-      }
+      for (auto& r : recs) t.add(r.at("row").get<std::vector<std::string>>());
       if (o.common.fmt() == Format::Csv) {
         t.print_csv(std::cout);
       } else {
@@ -188,6 +212,7 @@ int run_pattern(const PatternOptions& o) {
     params["sweep"] = o.sweep_text;
     return run_sweep(o, params);
   }
+  if (!o.checkpoint_dir.empty()) throw UsageError("--checkpoint keeps the points of a --sweep: give --sweep");
   std::uint64_t n = 0;
   const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
   if (!o.n_text.empty())
@@ -330,9 +355,13 @@ Registrar reg(
       app.add_flag("--profile", o->profile,
                    "Per-position decode cost and cache size (JSON: 'decode_cost', 'cache_size')");
       app.add_flag("--summary", o->summary, "JSON: leave out every list (offsets, per-position lists)");
+      app.add_option("--checkpoint", o->checkpoint_dir,
+                     "With --sweep: keep each finished n in this folder; a re-run with the same parameters "
+                     "computes only the missing ones (docs/scaling.md)");
       add_common_options(app, o->common);
       app.footer(
-          "\nDecode cost: distinct j < i a token reads (A or B). Cache |C_i|: positions j <= i a later token still "
+          "\nDecode cost: distinct j < i a token reads (A or B). Cache |C_i|: positions j <= i a later token "
+          "still "
           "reads.\nExamples:\n"
           "  mixgraph pattern -p pow2 -n 4096\n"
           "  mixgraph pattern -p pow2+cache -n 64 --rows 20,64\n"

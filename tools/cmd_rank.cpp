@@ -15,6 +15,8 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "shard_commands.hpp"
+#include "shard_run.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -25,6 +27,7 @@ struct RankOptions {
   std::uint64_t seed = 1;
   double tol = 0.0;
   bool dyadic = false;
+  std::string checkpoint_dir;
 };
 /// The largest --n of `rank loglinear`: its summary is O(T) (a few seconds at 2^28).
 constexpr std::uint64_t kMaxLogLinearT = 1ull << 28;
@@ -123,7 +126,13 @@ int run_rank(const RankOptions& o) {
     if (p.n > 4096) throw UsageError("--dyadic needs the dense operator: n <= 4096");
     check_memory(8ull * p.n * p.n * 2, params.mem_limit, "dense operator for --dyadic");
   }
-  const auto r = cut_rank_profile(p, params);
+  // several MPI ranks or a checkpoint folder: the numeric ranks over shards of cuts (docs/scaling.md)
+  std::optional<CutRankProfile> merged;
+  if (sharded(o.checkpoint_dir)) {
+    merged = sharded_cut_rank_profile(p, params, o.checkpoint_dir);
+    if (!merged) return 0;  // ranks other than 0 print nothing
+  }
+  const auto r = merged ? std::move(*merged) : cut_rank_profile(p, params);
 
   DyadicRanks dy;
   if (want_dyadic) {
@@ -600,6 +609,10 @@ Registrar reg(
           ->default_val(0.0);
       app.add_flag("--dyadic", o->dyadic,
                    "Also the rank of every dyadic off-diagonal block of M (n <= 4096)");
+      app.add_option(
+          "--checkpoint", o->checkpoint_dir,
+          "Keep each finished shard of cuts (their numeric ranks) in this folder; a re-run with the "
+          "same parameters computes only the missing shards (docs/scaling.md)");
       add_common_options(app, o->common);
       app.require_subcommand(0, 1);
 

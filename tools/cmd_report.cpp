@@ -14,6 +14,8 @@
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 #include "option_types.hpp"
+
+#include "mpi_world.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 #include "report_section.hpp"
@@ -163,6 +165,9 @@ int run_report(const ReportOptions& o) {
     runs.push_back(std::move(r));
   }
 
+  // under several MPI ranks the report is not split into shards: rank 0 writes it whole, alone (every rank
+  // checked the parameters and built the patterns above, so they meet a usage error alike)
+  if (!mpi::root()) return 0;
   ReportStaging staging(o.out);  // written whole there, then swapped in (report_staging.hpp)
   ReportWriter out(staging.dir());
   std::map<std::string, std::map<std::string, Cell>> table1;

@@ -7,6 +7,8 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "shard_commands.hpp"
+#include "shard_run.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -17,6 +19,7 @@ struct VerifyOptions {
   std::vector<std::string> patterns;
   std::string n_max;
   bool list = false;
+  std::string checkpoint_dir;
 };
 
 std::string status(const ClaimOutcome& o) {
@@ -76,7 +79,13 @@ int run_verify(const VerifyOptions& o) {
     return v;
   }()
                                     : o.claims;
-  for (const auto& id : ids) {
+  // several MPI ranks or a checkpoint folder: one shard per claim (docs/scaling.md)
+  if (sharded(o.checkpoint_dir)) {
+    auto merged = sharded_claims(ids, ctx, o.checkpoint_dir);
+    if (!merged) return 0;  // ranks other than 0 print nothing
+    results = std::move(*merged);
+  }
+  for (const auto& id : results.empty() ? ids : std::vector<std::string>{}) {
     if (stderr_is_tty()) std::cerr << "\r[verify] " << id << " ..." << std::string(20, ' ') << std::flush;
     auto r = run_claims({id}, ctx);
     results.insert(results.end(), r.begin(), r.end());
@@ -148,6 +157,9 @@ Registrar reg(
           ->check(count_text())
           ->type_name(type::kCount);
       app.add_flag("--list", o->list, "List the registered claims and exit");
+      app.add_option("--checkpoint", o->checkpoint_dir,
+                     "Keep each finished claim's result in this folder; a re-run with the same parameters "
+                     "checks only the missing claims (docs/scaling.md)");
       add_common_options(app, o->common);
       return [o] { return run_verify(*o); };
     });

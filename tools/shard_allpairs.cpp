@@ -85,6 +85,7 @@ std::optional<DistanceSummary> sharded_all_pairs(const Pattern& p, const AllPair
                     "; sources per block " + std::to_string(kBlock) + "; shards " +
                     std::to_string(ranges.size());
   job.checkpoint_dir = checkpoint_dir;
+  job.input_specs = {p.spec};
   job.compute = [&](const std::vector<std::size_t>& todo, const ShardJob::Emit& emit) {
     std::vector<std::pair<pos_t, pos_t>> mine;
     for (std::size_t i : todo) mine.push_back(ranges[i]);

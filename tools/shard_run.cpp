@@ -1,6 +1,7 @@
 #include "shard_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -122,6 +123,44 @@ long fault_after_shards() {
 
 }  // namespace
 
+std::string fnv1a_hex(const std::string& bytes) {
+  return hex(fnv1a(bytes));
+}
+
+std::string input_files_fingerprint(const std::vector<std::string>& specs) {
+  std::string out;
+  for (const auto& spec : specs) {
+    std::size_t start = 0;
+    while (start <= spec.size()) {  // the parts of a union P1|P2|...
+      std::size_t bar = spec.find('|', start);
+      if (bar == std::string::npos) bar = spec.size();
+      std::string part = spec.substr(start, bar - start);
+      start = bar + 1;
+      if (part.rfind("mtx:", 0) != 0) continue;
+      part = part.substr(4);
+      std::size_t f0 = 0;
+      while (f0 <= part.size()) {  // mtx:A.mtx,B.mtx
+        std::size_t comma = part.find(',', f0);
+        if (comma == std::string::npos) comma = part.size();
+        const std::string file = part.substr(f0, comma - f0);
+        f0 = comma + 1;
+        std::ifstream in(file, std::ios::binary);
+        if (file.empty() || !in) continue;
+        std::uint64_t h = 1469598103934665603ULL, bytes = 0;
+        char buf[1 << 16];
+        while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+          const auto got = static_cast<std::size_t>(in.gcount());
+          for (std::size_t i = 0; i < got; ++i)
+            h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
+          bytes += got;
+        }
+        out += "; input " + file + " bytes " + std::to_string(bytes) + " fnv1a " + hex(h);
+      }
+    }
+  }
+  return out;
+}
+
 bool sharded(const std::string& checkpoint_dir) {
   return mpi::size() > 1 || !checkpoint_dir.empty();
 }
@@ -129,7 +168,9 @@ bool sharded(const std::string& checkpoint_dir) {
 ShardOutcome run_shards(const ShardJob& job) {
   const std::size_t S = job.costs.size();
   const std::string& dir = job.checkpoint_dir;
-  const std::uint64_t fp = fnv1a(job.fingerprint);
+  // every rank hashes the input files (on a shared file system they are the same files)
+  const std::string fingerprint = job.fingerprint + input_files_fingerprint(job.input_specs);
+  const std::uint64_t fp = fnv1a(fingerprint);
   ShardOutcome out;
   std::vector<std::string> results;
   std::vector<char> have;
@@ -140,7 +181,7 @@ ShardOutcome run_shards(const ShardJob& job) {
       results.assign(S, {});
       have.assign(S, 0);
       if (!dir.empty()) {
-        prepare_dir(dir, job.fingerprint, S);
+        prepare_dir(dir, fingerprint, S);
         for (std::size_t i = 0; i < S; ++i) have[i] = read_shard(dir, i, fp, results[i]) ? 1 : 0;
       }
       status = "ok";
@@ -202,6 +243,30 @@ ShardOutcome run_shards(const ShardJob& job) {
   out.results = std::move(results);
   out.root = true;
   return out;
+}
+
+std::optional<std::vector<std::string>> run_item_shards(const std::string& what,
+                                                        const std::string& fingerprint,
+                                                        const std::vector<double>& costs,
+                                                        const std::string& checkpoint_dir,
+                                                        const std::vector<std::string>& input_specs,
+                                                        const std::function<std::string(std::size_t)>& item) {
+  ShardJob job;
+  job.what = what;
+  job.fingerprint = fingerprint;
+  job.costs = costs;
+  job.checkpoint_dir = checkpoint_dir;
+  job.input_specs = input_specs;
+  job.compute = [&](const std::vector<std::size_t>& todo, const ShardJob::Emit& emit) {
+    for (std::size_t i : todo) {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::string bytes = item(i);
+      emit(i, std::move(bytes), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+  };
+  ShardOutcome got = run_shards(job);
+  if (!got.root) return std::nullopt;
+  return std::move(got.results);
 }
 
 }  // namespace mixgraph::cli

@@ -5,6 +5,7 @@
 // checkpoint folder never comes here: the commands keep their single-process path.
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct ShardJob {
   std::string fingerprint;     ///< every parameter the shards' results depend on (checked on restart)
   std::vector<double> costs;   ///< one per shard: the cost model (relative units)
   std::string checkpoint_dir;  ///< "" = no checkpoint
+  /// Pattern specs whose input files (mtx:A.mtx,B.mtx, also inside unions) the results depend on: the
+  /// contents of each file are hashed into the fingerprint, so a changed file invalidates old shards.
+  std::vector<std::string> input_specs;
   /// Emitted by `compute` as each shard finishes: (shard index, its serialised result, seconds it took).
   using Emit = std::function<void(std::size_t, std::string&&, double)>;
   /// Computes the shards `todo` (indices, in the order given), calling emit once for each, one call at a
@@ -32,8 +36,24 @@ struct ShardOutcome {
 /// True when a command should take the sharded route: several MPI ranks, or a checkpoint folder.
 bool sharded(const std::string& checkpoint_dir);
 
+/// The size and a 64-bit FNV-1a hash of the contents of every file the specs name ("" when none): "; input
+/// PATH bytes B fnv1a H" per file. A file that cannot be read is left out (the command reports it).
+std::string input_files_fingerprint(const std::vector<std::string>& specs);
+
+/// A 64-bit FNV-1a hash of the bytes, as 16 hex digits (stable across builds and machines).
+std::string fnv1a_hex(const std::string& bytes);
+
 /// Plans, runs and gathers the shards (see the header comment). Collective: every rank calls it with the
 /// same job. A checkpoint folder written for another fingerprint is refused (UsageError) on every rank.
 ShardOutcome run_shards(const ShardJob& job);
+
+/// The common case of one shard per item: `item(i)` computes item i's serialised result (timed by the
+/// wall clock). Rank 0 gets every item's result in item order; the other ranks std::nullopt.
+std::optional<std::vector<std::string>> run_item_shards(const std::string& what,
+                                                        const std::string& fingerprint,
+                                                        const std::vector<double>& costs,
+                                                        const std::string& checkpoint_dir,
+                                                        const std::vector<std::string>& input_specs,
+                                                        const std::function<std::string(std::size_t)>& item);
 
 }  // namespace mixgraph::cli

@@ -3,6 +3,7 @@
 # result, and a re-run must compute only the missing shards and print exactly the uninterrupted output.
 # Usage: [OTHER_ARGS="--seed 2"] checkpoint_restart.sh MIXGRAPH MPIEXEC|none K WORKDIR -- ARGS...
 #   OTHER_ARGS: options that change the parameters (default --shards 3).
+#   OTHER_REPLACE="FROM=TO": instead, the parameters changed by replacing the argument FROM with TO.
 #   MPIEXEC none: one process without mpirun (K must be 1).
 set -euo pipefail
 bin=$1 mpiexec=$2 k=$3 work=$4
@@ -23,6 +24,13 @@ fail() { echo "FAIL: $*"; exit 1; }
 same() { cmp -s <(sed -E '/"[A-Za-z_]*seconds[A-Za-z_]*":/d' "$1") <(sed -E '/"[A-Za-z_]*seconds[A-Za-z_]*":/d' "$2"); }
 # options that change the job's parameters (the checkpoint must then be refused)
 other=(${OTHER_ARGS:---shards 3})
+other_cmd=("$@")
+if [ -n "${OTHER_REPLACE:-}" ]; then
+  other=()
+  for i in "${!other_cmd[@]}"; do
+    [ "${other_cmd[$i]}" = "${OTHER_REPLACE%%=*}" ] && other_cmd[$i]=${OTHER_REPLACE#*=}
+  done
+fi
 "$bin" "$@" --format json >"$work/ref.json"
 
 # 1. the last rank dies (SIGKILL) after finishing 2 shards
@@ -56,7 +64,7 @@ same "$work/ref.json" "$work/again.json" || fail "the output from a complete che
 
 # 4. a checkpoint of other parameters is refused (exit 2) with a clear message
 set +e
-launch "$@" --format json --checkpoint "$ck" "${other[@]}" >"$work/other.json" 2>"$work/other.err"
+launch "${other_cmd[@]}" --format json --checkpoint "$ck" "${other[@]}" >"$work/other.json" 2>"$work/other.err"
 rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "a checkpoint of other parameters gave exit $rc, not 2"
