@@ -13,9 +13,8 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
-#include "option_types.hpp"
-
 #include "mpi_world.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 #include "report_section.hpp"
