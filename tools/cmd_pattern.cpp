@@ -10,6 +10,7 @@
 #include "mixgraph/sweep.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "result_json.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -52,30 +53,12 @@ Run analyse(const PatternOptions& o, std::uint64_t n, bool per_position) {
   return r;
 }
 
-nlohmann::json summary_json(const Run& r, bool lists) {
-  const auto& p = r.pattern;
-  const auto& s = r.prof;
-  nlohmann::json j;
-  j["pattern"] = p.spec;
-  j["n"] = p.n;
-  j["family"] = to_string(p.family);
-  j["a_mode"] = to_string(p.a_mode);
-  if (p.family != PatternFamily::Matrix) {
-    j["num_offsets"] = p.f_values.size();
-    if (lists) j["offsets"] = p.f_values;
-  }
-  j["nnz_A"] = s.nnz_a;
-  j["nnz_B"] = s.nnz_b;
-  j["total_decode_cost"] = s.total_decode_cost;
-  j["max_decode_cost"] = s.max_decode_cost;
-  j["max_cache"] = s.max_cache;
-  j["max_cache_position"] = s.argmax_cache + 1;
-  if (p.family == PatternFamily::CacheEfficient) j["max_kept_set"] = s.max_kept_set;
-  return j;
+ojson summary_json(const Run& r, bool lists) {
+  return json::pattern_summary(r.pattern, r.prof, lists);
 }
 
-nlohmann::json fit_json(const GrowthFit& f) {
-  nlohmann::json all = nlohmann::json::object();
+ojson fit_json(const GrowthFit& f) {
+  ojson all = ojson::object();
   for (auto& [c, r] : f.all) all[c] = r;
   return {{"class", f.best},
           {"scale", f.scale},
@@ -87,21 +70,20 @@ nlohmann::json fit_json(const GrowthFit& f) {
 }
 
 /// The free-exponent fit (growth.hpp PowerFit) behind the printed label.
-nlohmann::json power_json(const PowerFit& f, double bound) {
-  auto num = [&](double v) { return f.ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
+ojson power_json(const PowerFit& f, double bound) {
+  auto num = [&](double v) { return f.ok ? ojson(v) : ojson(nullptr); };
   return {{"label", f.label},
-          {"decided_class", f.decided.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.decided)},
+          {"decided_class", f.decided.empty() ? ojson(nullptr) : ojson(f.decided)},
           {"exponent", num(f.exponent)},
-          {"exponent_interval", f.ok ? nlohmann::json::array({f.lo, f.hi}) : nlohmann::json(nullptr)},
+          {"exponent_interval", f.ok ? ojson::array({f.lo, f.hi}) : ojson(nullptr)},
           {"confidence", 0.95},
           {"log_power", f.log_power},
           {"log_decided", f.log_decided},
-          {"lower_order_exponent",
-           f.lower_exponent >= 0 ? nlohmann::json(f.lower_exponent) : nlohmann::json(nullptr)},
+          {"lower_order_exponent", f.lower_exponent >= 0 ? ojson(f.lower_exponent) : ojson(nullptr)},
           {"relative_rms", num(f.relative_rms)},
           {"other_log_relative_rms", num(f.other_log_rms)},
           {"points", f.points},
-          {"bound_exponent", bound >= 0 ? nlohmann::json(bound) : nlohmann::json(nullptr)}};
+          {"bound_exponent", bound >= 0 ? ojson(bound) : ojson(nullptr)}};
 }
 
 std::string fit_text(const GrowthFit& f) {
@@ -138,7 +120,7 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
     case Format::Json: {
       auto j = json_header("pattern", 1, params);
       j["pattern"] = o.pattern;
-      j["sweep"] = nlohmann::json::array();
+      j["sweep"] = ojson::array();
       for (auto& r : runs) j["sweep"].push_back(summary_json(r, false));
       j["fits"] = {{"total_decode_cost", fit_json(fw)}, {"max_cache", fit_json(fc)}};
       j["fits"]["total_decode_cost"]["free"] = power_json(pw, 2.0);
@@ -215,13 +197,9 @@ int run_pattern(const PatternOptions& o) {
   if (fmt == Format::Json) {
     auto j = json_header("pattern", 1, params);
     j.update(summary_json(r, !o.summary));
-    if (per_position && !o.summary) {
-      j["decode_cost"] = r.prof.decode_cost;
-      j["cache_size"] = r.prof.cache_size;
-      if (ce) j["kept_set_size"] = r.prof.kept_set;
-    }
+    if (per_position && !o.summary) json::add_pattern_profile(j, p, r.prof);
     if (!rows.empty()) {
-      j["rows"] = nlohmann::json::object();
+      j["rows"] = ojson::object();
       for (auto i : rows) j["rows"][std::to_string(i)] = reads_of(i);
     }
     print_json(std::cout, j);
