@@ -109,6 +109,12 @@ def fix(s, fixes):
 def top(stem, docs, title):
     s = infer(docs)
     fix(s, FIXES.get(stem, {}))
+    # one n / a sweep (pattern, distances) or one row / rows (congestion): the fields each variant requires
+    groups = {}
+    for d in docs:
+        groups.setdefault("sweep" in d or isinstance(d.get("rows"), list), []).append(d)
+    if len(groups) > 1:
+        s["oneOf"] = [{"required": [k for k in g[0] if all(k in d for d in g)]} for _, g in sorted(groups.items())]
     s["properties"]["schema"] = {"const": f"mixgraph.{stem}/1"}
     if "command" in s["properties"] and stem != "report.table":
         cmds = sorted({d["command"] for d in docs})
