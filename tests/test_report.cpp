@@ -300,6 +300,16 @@ TEST(Table, CsvJsonMarkdownHtmlConventions) {
   EXPECT_NE(md.find("showing 1 of 2 rows"), std::string::npos);
   EXPECT_EQ(to_markdown(t).find("x|y"), std::string::npos);  // escaped as x\|y
   EXPECT_NE(to_html(t).find("a,&quot;b&quot;"), std::string::npos);
+  // missing: empty in CSV, "-" in Markdown; booleans true/false everywhere; a whole real still reads as one
+  DataTable b{"b", "caption", {"ok", "x", "r"}, {}};
+  b.add({Cell::boolean(true), Cell::empty(), Cell::real(2.0)});
+  b.add({Cell::boolean(false), Cell::integer(4), Cell::real(1e30)});
+  EXPECT_EQ(to_csv(b), "ok,x,r\ntrue,,2.0\nfalse,4,1e+30\n");
+  EXPECT_NE(to_markdown(b).find("| true | - | 2.0 |"), std::string::npos);
+  const auto jb = to_json(b);
+  EXPECT_EQ(jb["rows"][0]["ok"], true);
+  EXPECT_EQ(jb["rows"][1]["ok"], false);
+  EXPECT_TRUE(jb["rows"][0]["x"].is_null());
 }
 
 TEST(Base64, Rfc4648TestVectors) {
