@@ -15,7 +15,7 @@ PKGS=(
 )
 if [ "${1:-}" = "--with-python" ]; then
   PKGS+=(python3-networkx python3-nbformat jupyter-nbconvert python3-ipykernel
-         python3-pandas python3-matplotlib python3-pytest python3-scipy)
+         python3-pandas python3-matplotlib python3-pytest python3-scipy python3-jsonschema)
 fi
 missing=()
 for p in "${PKGS[@]}"; do

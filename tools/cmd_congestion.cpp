@@ -12,6 +12,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "result_json.hpp"
 #include "shard_run.hpp"
 
 namespace mixgraph::cli {
@@ -29,9 +30,6 @@ struct CongestionCliOptions {
   std::string checkpoint_dir;
 };
 
-nlohmann::json opt_json(const std::optional<std::uint32_t>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
 std::string opt_text(const std::optional<std::uint32_t>& v) {
   return v ? std::to_string(*v) : "-";
 }
@@ -42,66 +40,8 @@ const RoutingStats* find_routing(const CongestionResult& r, const std::string& n
   return nullptr;
 }
 
-nlohmann::json result_json(const CongestionResult& r, bool lists) {
-  nlohmann::json j;
-  j["pattern"] = r.pattern;
-  j["copy_length"] = r.N;
-  j["tokens"] = 2ULL * r.N;
-  j["translation_invariant"] = r.translation_invariant;
-  j["copy_possible"] = r.copy_possible;
-  std::vector<std::uint64_t> bad;
-  for (auto i : r.impossible_inputs) bad.push_back(static_cast<std::uint64_t>(i) + 1);
-  j["impossible_inputs"] = bad;
-  j["impossible_reason"] = r.copy_possible ? nlohmann::json(nullptr) : nlohmann::json(r.impossible_reason);
-  if (!r.copy_possible) {
-    for (const char* k :
-         {"copy_distance", "min_distance", "distance_sum", "lower_bound", "lower_bound_name", "kappa",
-          "lp_value", "prop48_bound", "upper_bound", "congestion", "best_routing", "gap"})
-      j[k] = nullptr;
-    j["lower_bounds"] = {{"prop47", nullptr}, {"cut", nullptr}, {"lp", nullptr}, {"ip", nullptr}};
-    j["lower_bound_notes"] = nlohmann::json::object();
-    j["routings"] = nlohmann::json::array();
-    j["skipped"] = nlohmann::json::array();
-    j["optimal"] = false;
-    return j;
-  }
-  j["copy_distance"] = r.copy_distance;
-  j["min_distance"] = r.min_distance;
-  j["distance_sum"] = r.distance_sum;
-  j["lower_bound"] = r.lower_bound;
-  j["lower_bound_name"] = r.lower_bound_name;
-  j["lower_bounds"] = nlohmann::json::object();
-  j["lower_bound_notes"] = nlohmann::json::object();
-  for (auto& b : r.lower_bounds) {
-    j["lower_bounds"][b.name] = opt_json(b.value);
-    j["lower_bound_notes"][b.name] = b.note;
-  }
-  j["kappa"] = r.kappa ? nlohmann::json(*r.kappa) : nlohmann::json(nullptr);
-  j["lp_value"] = r.lp_value ? nlohmann::json(*r.lp_value) : nlohmann::json(nullptr);
-  j["prop48_bound"] = opt_json(r.prop48_bound);
-  j["upper_bound"] = opt_json(r.upper_bound);
-  j["congestion"] = opt_json(r.congestion);
-  j["best_routing"] = r.best_routing.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.best_routing);
-  j["gap"] = r.upper_bound ? nlohmann::json(*r.upper_bound - r.lower_bound) : nlohmann::json(nullptr);
-  j["optimal"] = r.optimal;
-  j["routings"] = nlohmann::json::array();
-  for (auto& s : r.routings) {
-    nlohmann::json o = {{"name", s.name},
-                        {"congestion", s.congestion},
-                        {"argmax_position", s.argmax + 1},
-                        {"positions_at_max", s.num_at_max},
-                        {"path_length", {{"min", s.min_len}, {"mean", s.mean_len}, {"max", s.max_len}}},
-                        {"seconds", s.seconds},
-                        {"note", s.note}};
-    std::vector<std::uint64_t> hist(s.congestion + 1, 0);
-    for (auto l : s.loads) ++hist[l];
-    o["load_histogram"] = hist;
-    if (lists) o["loads"] = s.loads;
-    j["routings"].push_back(o);
-  }
-  j["skipped"] = nlohmann::json::array();
-  for (auto& [name, why] : r.skipped) j["skipped"].push_back({{"name", name}, {"reason", why}});
-  return j;
+ojson result_json(const CongestionResult& r, bool lists) {
+  return json::congestion(r, lists);
 }
 
 const std::vector<std::string> kRowHeader = {
@@ -124,7 +64,7 @@ std::vector<std::string> result_row(const CongestionResult& r) {
   if (r.upper_bound) {
     const auto gap = *r.upper_bound - r.lower_bound;
     row.push_back(std::to_string(gap));
-    row.push_back(r.optimal ? "optimal" : (gap == 0 ? "optimal (Prop. 4.8)" : "open"));
+    row.push_back(r.optimal || gap == 0 ? "optimal" : "open");
   } else {
     row.push_back("-");
     row.push_back("no routing");
@@ -249,7 +189,7 @@ int run_congestion(const CongestionCliOptions& o) {
 
   std::vector<CongestionResult> results;
   // several rows: their JSON objects and table rows, computed here or gathered from shards (one per row)
-  std::vector<nlohmann::json> row_json;
+  std::vector<ojson> row_json;
   std::vector<std::vector<std::string>> row_text;
   if (!o.checkpoint_dir.empty() && single)
     throw UsageError("--checkpoint keeps the rows of a sweep: give --sweep or several --pattern values");
@@ -273,14 +213,14 @@ int run_congestion(const CongestionCliOptions& o) {
       for (std::size_t i : todo) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = analyse_congestion(points[i].first, points[i].second, co);
-        const nlohmann::json row = {{"json", result_json(r, false)}, {"row", result_row(r)}};
+        const ojson row = {{"json", result_json(r, false)}, {"row", result_row(r)}};
         emit(i, row.dump(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     };
     const ShardOutcome got = run_shards(job);
     if (!got.root) return 0;  // ranks other than 0 print nothing
     for (const auto& text : got.results) {
-      const auto row = nlohmann::json::parse(text);
+      const auto row = ojson::parse(text);
       row_json.push_back(row.at("json"));
       row_text.push_back(row.at("row").get<std::vector<std::string>>());
     }
@@ -320,7 +260,7 @@ int run_congestion(const CongestionCliOptions& o) {
   }
   if (fmt == Format::Json) {
     auto j = json_header("congestion", 1, params);
-    j["rows"] = nlohmann::json::array();
+    j["rows"] = ojson::array();
     for (auto& rj : row_json) j["rows"].push_back(std::move(rj));
     print_json(std::cout, j);
     return 0;

@@ -13,6 +13,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 
@@ -40,16 +41,6 @@ struct DistOptions {
   std::string shards_text;
 };
 
-nlohmann::json dist_json(const std::vector<std::uint32_t>& d) {
-  nlohmann::json a = nlohmann::json::array();
-  for (auto x : d) {
-    if (x == UNREACHABLE)
-      a.push_back(nullptr);
-    else
-      a.push_back(x);
-  }
-  return a;
-}
 std::string dist_text(std::uint32_t d) {
   return d == UNREACHABLE ? "inf" : std::to_string(d);
 }
@@ -93,10 +84,6 @@ void write_matrix(const std::string& path, const std::vector<std::uint32_t>& m, 
   });
 }
 
-nlohmann::json growth_json(const std::string& cls, double residual) {
-  return {{"class", cls}, {"relative_residual", residual}};
-}
-
 int run_sweep(const DistOptions& o, nlohmann::json params) {
   if (!o.source_text.empty() || !o.target_text.empty() || !o.matrix_file.empty())
     throw UsageError("--source, --target and --matrix need one n; leave out --sweep");
@@ -119,28 +106,7 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   switch (o.common.fmt()) {
     case Format::Json: {
       auto j = json_header("distances", 1, params);
-      j["sweep"] = nlohmann::json::array();
-      for (const auto& t : tables) {
-        nlohmann::json pj;
-        pj["pattern"] = t.pattern;
-        pj["rows"] = nlohmann::json::array();
-        for (const auto& r : t.rows) {
-          nlohmann::json rj = {{"n", r.n},
-                               {"diameter", r.diameter},
-                               {"mean_distance", r.mean_distance},
-                               {"unreachable_pairs", r.unreachable_pairs},
-                               {"source_of_figures", r.from_profile ? "profile" : "all-pairs"}};
-          rj["copy_distance"] =
-              r.copy_distance == UNREACHABLE ? nlohmann::json(nullptr) : nlohmann::json(r.copy_distance);
-          const auto md = max_delta(r);
-          rj["max_delta"] = md == UNREACHABLE ? nlohmann::json(nullptr) : nlohmann::json(md);
-          pj["rows"].push_back(rj);
-        }
-        pj["growth"] = {{"diameter", growth_json(t.diameter_growth, t.diameter_residual)},
-                        {"copy_distance", growth_json(t.copy_growth, t.copy_residual)},
-                        {"mean_distance", growth_json(t.mean_growth, t.mean_residual)}};
-        j["sweep"].push_back(pj);
-      }
+      j.update(json::path_lengths(tables));
       print_json(std::cout, j);
       break;
     }
@@ -301,47 +267,24 @@ int run_distances(const DistOptions& o) {
   if (target) to = single_target_distances(p, *target);
 
   if (fmt == Format::Json) {
+    json::DistancesResult dr;
+    dr.pattern = &p;
+    dr.translation_invariant = ti;
+    dr.summary_only = o.summary;
+    dr.has_summary = do_summary;
+    dr.figures_from = figures_from;
+    dr.sum = std::move(sum);
+    dr.has_profile = prof.has_value();
+    if (prof && !o.summary) dr.profile = prof->to_vector();
+    dr.source = source;
+    dr.target = target;
+    dr.from = std::move(from);
+    dr.to = std::move(to);
+    dr.counts = o.counts;
+    dr.path_counts = std::move(counts);
+    if (need_matrix) dr.matrix_file = o.matrix_file;
     auto j = json_header("distances", 1, params);
-    j["pattern"] = p.spec;
-    j["n"] = p.n;
-    j["family"] = to_string(p.family);
-    j["a_mode"] = to_string(p.a_mode);
-    j["translation_invariant"] = ti;
-    if (do_summary) {
-      j["figures_from"] = figures_from;
-      j["diameter"] = sum.diameter;
-      j["mean_distance"] = sum.mean_distance;
-      j["histogram"] = sum.histogram;
-      j["reachable_pairs"] = sum.reachable_pairs;
-      j["unreachable_pairs"] = sum.unreachable_pairs;
-      if (prof) {
-        j["max_delta"] = sum.diameter;  // max finite delta(m) over 1 <= m < n
-        if (!o.summary) j["profile"] = dist_json(prof->to_vector());
-      }
-      if (!o.summary && !sum.eccentricity.empty()) j["eccentricity"] = sum.eccentricity;
-    }
-    if (need_matrix) j["matrix_file"] = o.matrix_file;
-    if (source) {
-      j["source"] = *source + 1;
-      j["dist"] = dist_json(from);
-      if (o.counts) {
-        nlohmann::json c = nlohmann::json::array();
-        for (pos_t i = 0; i < p.n; ++i) {
-          if (counts.dist[i] == UNREACHABLE)
-            c.push_back(nullptr);
-          else
-            c.push_back(counts.count[i]);
-        }
-        j["path_counts"] = c;
-        j["path_counts_overflow"] = counts.overflow;
-      }
-    }
-    if (target) {
-      j["target"] = *target + 1;
-      j["dist_to_target"] = dist_json(to);
-    }
-    if (source && target)
-      j["distance"] = from[*target] == UNREACHABLE ? nlohmann::json(nullptr) : nlohmann::json(from[*target]);
+    j.update(json::distances(dr));
     print_json(std::cout, j);
     return 0;
   }

@@ -12,6 +12,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "result_json.hpp"
 #include "shard_run.hpp"
 
 namespace mixgraph::cli {
@@ -56,30 +57,12 @@ Run analyse(const PatternOptions& o, std::uint64_t n, bool per_position) {
   return r;
 }
 
-nlohmann::json summary_json(const Run& r, bool lists) {
-  const auto& p = r.pattern;
-  const auto& s = r.prof;
-  nlohmann::json j;
-  j["pattern"] = p.spec;
-  j["n"] = p.n;
-  j["family"] = to_string(p.family);
-  j["a_mode"] = to_string(p.a_mode);
-  if (p.family != PatternFamily::Matrix) {
-    j["num_offsets"] = p.f_values.size();
-    if (lists) j["offsets"] = p.f_values;
-  }
-  j["nnz_A"] = s.nnz_a;
-  j["nnz_B"] = s.nnz_b;
-  j["total_decode_cost"] = s.total_decode_cost;
-  j["max_decode_cost"] = s.max_decode_cost;
-  j["max_cache"] = s.max_cache;
-  j["max_cache_position"] = s.argmax_cache + 1;
-  if (p.family == PatternFamily::CacheEfficient) j["max_kept_set"] = s.max_kept_set;
-  return j;
+ojson summary_json(const Run& r, bool lists) {
+  return json::pattern_summary(r.pattern, r.prof, lists);
 }
 
-nlohmann::json fit_json(const GrowthFit& f) {
-  nlohmann::json all = nlohmann::json::object();
+ojson fit_json(const GrowthFit& f) {
+  ojson all = ojson::object();
   for (auto& [c, r] : f.all) all[c] = r;
   return {{"class", f.best},
           {"scale", f.scale},
@@ -91,21 +74,20 @@ nlohmann::json fit_json(const GrowthFit& f) {
 }
 
 /// The free-exponent fit (growth.hpp PowerFit) behind the printed label.
-nlohmann::json power_json(const PowerFit& f, double bound) {
-  auto num = [&](double v) { return f.ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
+ojson power_json(const PowerFit& f, double bound) {
+  auto num = [&](double v) { return f.ok ? ojson(v) : ojson(nullptr); };
   return {{"label", f.label},
-          {"decided_class", f.decided.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.decided)},
+          {"decided_class", f.decided.empty() ? ojson(nullptr) : ojson(f.decided)},
           {"exponent", num(f.exponent)},
-          {"exponent_interval", f.ok ? nlohmann::json::array({f.lo, f.hi}) : nlohmann::json(nullptr)},
+          {"exponent_interval", f.ok ? ojson::array({f.lo, f.hi}) : ojson(nullptr)},
           {"confidence", 0.95},
           {"log_power", f.log_power},
           {"log_decided", f.log_decided},
-          {"lower_order_exponent",
-           f.lower_exponent >= 0 ? nlohmann::json(f.lower_exponent) : nlohmann::json(nullptr)},
+          {"lower_order_exponent", f.lower_exponent >= 0 ? ojson(f.lower_exponent) : ojson(nullptr)},
           {"relative_rms", num(f.relative_rms)},
           {"other_log_relative_rms", num(f.other_log_rms)},
           {"points", f.points},
-          {"bound_exponent", bound >= 0 ? nlohmann::json(bound) : nlohmann::json(nullptr)}};
+          {"bound_exponent", bound >= 0 ? ojson(bound) : ojson(nullptr)}};
 }
 
 std::string fit_text(const GrowthFit& f) {
@@ -134,13 +116,13 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
                                     std::to_string(r.prof.max_cache)};
     const bool ce = r.pattern.family == PatternFamily::CacheEfficient;
     if (ce) row.push_back(std::to_string(r.prof.max_kept_set));
-    return nlohmann::json{{"json", summary_json(r, false)},
-                          {"row", row},
-                          {"work", r.prof.total_decode_cost},
-                          {"cache", r.prof.max_cache},
-                          {"ce", ce}};
+    return ojson{{"json", summary_json(r, false)},
+                 {"row", row},
+                 {"work", r.prof.total_decode_cost},
+                 {"cache", r.prof.max_cache},
+                 {"ce", ce}};
   };
-  std::vector<nlohmann::json> recs;
+  std::vector<ojson> recs;
   if (sharded(o.checkpoint_dir)) {
     std::vector<double> costs;  // a profile is O(n log n) for the cache-efficient patterns
     for (auto n : ns) costs.push_back(static_cast<double>(n) + 1024.0);
@@ -149,7 +131,7 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
         "pattern --sweep; mixgraph " + version() + "; pattern " + o.pattern + "; sweep " + o.sweep_text,
         costs, o.checkpoint_dir, {o.pattern}, [&](std::size_t i) { return record(i).dump(); });
     if (!got) return 0;  // ranks other than 0 print nothing
-    for (const auto& bytes : *got) recs.push_back(nlohmann::json::parse(bytes));
+    for (const auto& bytes : *got) recs.push_back(ojson::parse(bytes));
   } else {
     for (std::size_t i = 0; i < ns.size(); ++i) {
       if (stderr_is_tty()) std::cerr << "\r[pattern] n = " << ns[i] << " ..." << std::flush;
@@ -172,7 +154,7 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
     case Format::Json: {
       auto j = json_header("pattern", 1, params);
       j["pattern"] = o.pattern;
-      j["sweep"] = nlohmann::json::array();
+      j["sweep"] = ojson::array();
       for (auto& r : recs) j["sweep"].push_back(r.at("json"));
       j["fits"] = {{"total_decode_cost", fit_json(fw)}, {"max_cache", fit_json(fc)}};
       j["fits"]["total_decode_cost"]["free"] = power_json(pw, 2.0);
@@ -241,13 +223,9 @@ int run_pattern(const PatternOptions& o) {
   if (fmt == Format::Json) {
     auto j = json_header("pattern", 1, params);
     j.update(summary_json(r, !o.summary));
-    if (per_position && !o.summary) {
-      j["decode_cost"] = r.prof.decode_cost;
-      j["cache_size"] = r.prof.cache_size;
-      if (ce) j["kept_set_size"] = r.prof.kept_set;
-    }
+    if (per_position && !o.summary) json::add_pattern_profile(j, p, r.prof);
     if (!rows.empty()) {
-      j["rows"] = nlohmann::json::object();
+      j["rows"] = ojson::object();
       for (auto i : rows) j["rows"][std::to_string(i)] = reads_of(i);
     }
     print_json(std::cout, j);

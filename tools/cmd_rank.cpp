@@ -15,6 +15,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 
@@ -76,13 +77,6 @@ std::string opt_u(const std::vector<std::uint32_t>& v, std::size_t i, const char
   return i < v.size() ? std::to_string(v[i]) : none;
 }
 
-nlohmann::json dyadic_json(const DyadicRanks& d) {
-  nlohmann::json a = nlohmann::json::array();
-  for (std::size_t l = 0; l < d.block_size.size(); ++l)
-    a.push_back({{"block_size", d.block_size[l]}, {"blocks", d.blocks[l]}, {"max_rank", d.max_rank[l]}});
-  return a;
-}
-
 void print_dyadic_table(const DyadicRanks& d, std::ostream& os) {
   Table t({"block size 2^l", "blocks", "max numeric rank"});
   for (std::size_t l = 0; l < d.block_size.size(); ++l)
@@ -140,67 +134,22 @@ int run_rank(const RankOptions& o) {
     dy = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), r.tolerance);
   }
 
-  std::size_t full = 0;
-  const auto& ranks = r.flow_done ? r.flow : r.numeric;
-  for (std::size_t c = 0; c < r.cuts.size(); ++c)
-    if (ranks[c] == std::min<pos_t>(r.cuts[c], p.n - r.cuts[c])) ++full;
   const std::uint32_t bound_factor = r.a_diagonal ? 1 : 2;
-  std::string finding;
-  if (full == r.cuts.size())
-    finding = "full rank on every cut computed: r(K) = min(K, n-K) (information crosses every cut unimpeded)";
-  else
-    finding = "max r(K) = " + std::to_string(r.max_cut_rank) + " (at K = " + std::to_string(r.argmax_cut) +
-              ") with max cache " + std::to_string(r.max_cache) + "; bounded by " +
-              std::to_string(bound_factor) + " |C_K|; full rank on " + std::to_string(full) + " of " +
-              std::to_string(r.cuts.size()) + " cuts";
+  const std::string finding = json::rank_finding(r, p.n);
   // The contrast (a finding): a translation-invariant pattern against its cache-efficient variant (or back),
   // on the same cuts, by flow (cheap) and the cache profile.
-  nlohmann::json contrast = nullptr;
+  const auto contrast = json::rank_contrast(p, r, seed, params.mem_limit);
   std::string contrast_text;
-  if (p.n <= (1u << 16) &&
-      (p.family == PatternFamily::CacheEfficient || p.family == PatternFamily::TranslationInvariant)) {
-    const std::string other = p.family == PatternFamily::CacheEfficient ? p.base : p.spec + "+cache";
-    try {
-      const Pattern q = make_pattern(other, p.n);
-      CutRankParams cp;
-      cp.seed = seed;
-      cp.method = CutRankMethod::Flow;
-      cp.cuts = r.cuts;
-      cp.mem_limit = params.mem_limit;
-      const auto rq = cut_rank_profile(q, cp);
-      contrast = {{"pattern", other},
-                  {"max_cut_rank", rq.max_cut_rank},
-                  {"max_cut_rank_at", rq.argmax_cut},
-                  {"max_cache", rq.max_cache},
-                  {"method", "flow"}};
-      contrast_text = other + " on the same cuts: max r(K) = " + std::to_string(rq.max_cut_rank) +
-                      " (at K = " + std::to_string(rq.argmax_cut) + "), max cache " +
-                      std::to_string(rq.max_cache) + "; " + p.spec +
-                      ": max r(K) = " + std::to_string(r.max_cut_rank) + ", max cache " +
-                      std::to_string(r.max_cache);
-    } catch (const UsageError&) {
-      // no cache-efficient variant of this spec (e.g. dense at this n): no contrast
-    }
-  }
-  const std::string weights_note =
-      r.generic_weights
-          ? (r.numeric_method == "exact" ? "seeded random weights over GF(2^61-1): generic, so numeric rank "
-                                           "= Menger flow except with "
-                                           "the probability bound below, and never above it"
-                                         : "seeded random weights (weights.hpp random_weights): generic, so "
-                                           "numeric rank = Menger flow")
-          : "weights from the .mtx files (not generic): numeric ranks may legitimately be below the flow "
-            "ranks";
+  if (contrast)
+    contrast_text =
+        contrast->pattern + " on the same cuts: max r(K) = " + std::to_string(contrast->max_cut_rank) +
+        " (at K = " + std::to_string(contrast->max_cut_rank_at) + "), max cache " +
+        std::to_string(contrast->max_cache) + "; " + p.spec +
+        ": max r(K) = " + std::to_string(r.max_cut_rank) + ", max cache " + std::to_string(r.max_cache);
+  const std::string weights_note = json::rank_weights_note(r);
   // the floating-point methods: the gap the tolerance fell into (relative pivots |R_ll| / |R_11|)
-  nlohmann::json gap = nullptr;
   std::string gap_text;
   if (r.numeric_done && r.numeric_method != "exact") {
-    auto val = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    gap = {{"smallest_kept", val(r.smallest_kept)},
-           {"largest_dropped", val(r.largest_dropped)},
-           {"ratio", r.smallest_kept > 0 && r.largest_dropped > 0
-                         ? nlohmann::json(r.smallest_kept / r.largest_dropped)
-                         : nlohmann::json(nullptr)}};
     gap_text = "smallest counted pivot " + (r.smallest_kept >= 0 ? fmt_double(r.smallest_kept, 3) : "-") +
                ", largest uncounted " + (r.largest_dropped >= 0 ? fmt_double(r.largest_dropped, 3) : "-") +
                " (relative to |R_11|; a small ratio means the rank is not clear-cut)";
@@ -214,44 +163,7 @@ int run_rank(const RankOptions& o) {
   const Format fmt = o.common.fmt();
   if (fmt == Format::Json) {
     auto j = json_header("rank", 1, pj);
-    j["pattern"] = p.spec;
-    j["n"] = p.n;
-    j["cut_indexing"] = "cut K separates positions 1..K from K+1..n; lists are parallel to 'cuts'";
-    j["cuts"] = r.cuts;
-    j["numeric_method"] = r.numeric_done ? nlohmann::json(r.numeric_method) : nlohmann::json(nullptr);
-    j["cut_rank_numeric"] = r.numeric_done ? nlohmann::json(r.numeric) : nlohmann::json(nullptr);
-    j["cut_rank_flow"] = r.flow_done ? nlohmann::json(r.flow) : nlohmann::json(nullptr);
-    j["cache_at_cut"] = r.cache_at_cut;
-    j["max_cut_rank"] = r.max_cut_rank;
-    j["max_cut_rank_at"] = r.argmax_cut;
-    j["max_cache"] = r.max_cache;
-    j["full_rank_cuts"] = full;
-    j["agree"] = r.agree;
-    nlohmann::json dis = nlohmann::json::array();
-    for (std::size_t c = 0; c < r.cuts.size(); ++c)
-      if (r.numeric_done && r.flow_done && r.numeric[c] != r.flow[c])
-        dis.push_back({{"cut", r.cuts[c]}, {"numeric", r.numeric[c]}, {"flow", r.flow[c]}});
-    j["disagreements"] = dis;
-    j["tolerance"] = r.tolerance;
-    j["tolerance_rule"] = r.tolerance_rule;
-    if (r.numeric_done && r.numeric_method == "exact") {
-      j["numeric_field"] = "GF(2^61-1)";
-      j["failure_probability_bound"] = r.failure_bound;
-    }
-    if (!gap.is_null()) j["pivot_gap"] = gap;
-    j["numeric_above_flow"] = r.numeric_above_flow;
-    j["weights"] = r.generic_weights ? "random" : "file";
-    j["weights_note"] = weights_note;
-    j["cache_bound"] = {
-        {"factor", bound_factor}, {"holds", r.bound_violations.empty()}, {"violations", r.bound_violations}};
-    if (!r.sketch_columns.empty()) j["sketch_columns"] = r.sketch_columns;
-    if (r.flow_done)
-      j["flow_stats"] = {{"augmentations", r.flow_stats.augmentations},
-                         {"phases", r.flow_stats.phases},
-                         {"cancelled", r.flow_stats.cancelled}};
-    j["finding"] = finding;
-    j["contrast"] = contrast;
-    if (want_dyadic) j["dyadic_blocks"] = dyadic_json(dy);
+    j.update(json::cut_ranks(p, r, contrast, want_dyadic ? &dy : nullptr));
     print_json(std::cout, j);
   } else if (fmt == Format::Csv) {
     Table t({"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"});
@@ -385,9 +297,9 @@ int run_loglinear(const LogLinearOptions& o) {
     }
     j["dyadic_blocks_rank_le_1"] = s.dyadic_blocks_rank_le_1;
     j["dyadic_blocks_checked"] = s.dyadic_blocks;
-    j["dyadic_numeric"] = s.numeric_done ? dyadic_json(s.numeric) : nlohmann::json(nullptr);
+    j["dyadic_numeric"] = s.numeric_done ? json::dyadic(s.numeric) : ojson(nullptr);
     j["tolerance"] = s.tolerance;
-    if (with_pattern) j["pattern_dyadic"] = {{"pattern", o.pattern}, {"blocks", dyadic_json(pd)}};
+    if (with_pattern) j["pattern_dyadic"] = {{"pattern", o.pattern}, {"blocks", json::dyadic(pd)}};
     print_json(std::cout, j);
     return 0;
   }
@@ -436,13 +348,21 @@ void print_interaction(const InteractionRank& r, std::ostream& os) {
   t.print_text(os);
 }
 
-nlohmann::json interaction_json(const InteractionRank& r) {
-  nlohmann::json j;
+/// H = 0..pd: the best H-head residual and sigma_H (empty for H = 0).
+void print_interaction_csv(const InteractionRank& r, std::ostream& os) {
+  Table t({"H", "residual", "sigma_H"});
+  for (std::size_t h = 0; h < r.residual_by_heads.size(); ++h)
+    t.add({std::to_string(h), fmt_double(r.residual_by_heads[h], 10),
+           h >= 1 ? fmt_double(r.singular_values[h - 1], 10) : ""});
+  t.print_csv(os);
+}
+
+ojson interaction_json(const InteractionRank& r) {
+  ojson j;
   j["interaction_rank"] = r.rank;
   j["singular_values"] = r.singular_values;
   j["residual_by_heads"] = r.residual_by_heads;
-  j["residual_at_rank_minus_1"] =
-      r.rank >= 1 ? nlohmann::json(r.residual_by_heads[r.rank - 1]) : nlohmann::json(nullptr);
+  j["residual_at_rank_minus_1"] = r.rank >= 1 ? ojson(r.residual_by_heads[r.rank - 1]) : ojson(nullptr);
   j["residual_at_rank"] = r.residual_by_heads[r.rank];
   j["tolerance"] = r.tolerance;
   j["tolerance_rule"] = "k = #{l : sigma_l > tolerance * sigma_1}";
@@ -514,11 +434,7 @@ int run_ssm(const SsmOptions& o) {
     return 0;
   }
   if (o.common.fmt() == Format::Csv) {
-    Table t({"H", "residual", "sigma_H"});
-    for (std::size_t h = 0; h < r.residual_by_heads.size(); ++h)
-      t.add({std::to_string(h), fmt_double(r.residual_by_heads[h], 10),
-             h >= 1 ? fmt_double(r.singular_values[h - 1], 10) : ""});
-    t.print_csv(std::cout);
+    print_interaction_csv(r, std::cout);
     return 0;
   }
   print_kv(std::cout,
@@ -569,6 +485,10 @@ int run_heads(const HeadsOptions& o) {
     j["stack"] = "rows: vec(W_ij) for every pair j <= i, W_ij = sum_h [(I-B_h)^{-1}A_h]_ij V_h";
     j.update(interaction_json(r));
     print_json(std::cout, j);
+    return 0;
+  }
+  if (o.common.fmt() == Format::Csv) {
+    print_interaction_csv(r, std::cout);
     return 0;
   }
   print_kv(std::cout, {{"heads", std::to_string(o.patterns.size())},

@@ -170,13 +170,13 @@ int run_report(const ReportOptions& o) {
   ReportStaging staging(o.out);  // written whole there, then swapped in (report_staging.hpp)
   ReportWriter out(staging.dir());
   std::map<std::string, std::map<std::string, Cell>> table1;
-  nlohmann::json sections_json = nlohmann::json::array();
+  ojson sections_json = ojson::array();
   auto sections = report_sections();
   std::stable_sort(sections.begin(), sections.end(), [](auto& a, auto& b) { return a.order < b.order; });
   out.section("table1", "Table 1: structure columns, measured", 5);
   for (const auto& s : sections) {
     out.section(s.id, s.title, s.order);
-    nlohmann::json sj = {{"id", s.id}, {"title", s.title}};
+    ojson sj = {{"id", s.id}, {"title", s.title}};
     if (!s.run) {
       const std::string why = s.pending.empty() ? "not available" : "pending (" + s.pending + ")";
       out.markdown("*" + why + ".* This section will add " + s.planned + ".");
@@ -220,7 +220,7 @@ int run_report(const ReportOptions& o) {
     for (const auto& c : table1_columns()) {
       if (c.id.size() > 6 && c.id.substr(c.id.size() - 6) == "_paper") {
         auto it = paper.find(c.id);
-        row.push_back(Cell::text(it == paper.end() ? "-" : it->second));
+        row.push_back(it == paper.end() || it->second == "-" ? Cell::empty() : Cell::text(it->second));
         continue;
       }
       auto& cells = table1[r.spec];
@@ -232,7 +232,7 @@ int run_report(const ReportOptions& o) {
       } else if (auto pit = column_pending.find(c.id); pit != column_pending.end() && !pit->second.empty())
         row.push_back(Cell::text(pit->second));
       else
-        row.push_back(Cell::text("-"));
+        row.push_back(Cell::empty());
     }
     t1.add(std::move(row));
   }
@@ -297,7 +297,7 @@ int run_report(const ReportOptions& o) {
                        {"lp_cap", params.lp_cap}};
   auto manifest = json_header("report", 1, pj);
   manifest["sections"] = sections_json;
-  manifest["notes"] = nlohmann::json::array();
+  manifest["notes"] = ojson::array();
   for (const auto& nt : out.notes()) manifest["notes"].push_back({{"kind", nt.kind}, {"text", nt.text}});
   manifest["table1"] = to_json(t1)["rows"];
   auto files = out.files();

@@ -82,7 +82,7 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const SolveStructure& s = w.s;
-  if (o.common.fmt() == Format::Json) {
+  if (o.common.fmt() != Format::Table) {
     auto j = json_header("solve", 1, params);
     j["pattern"] = p.spec;
     j["n"] = p.n;
@@ -104,7 +104,20 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
     j["input"] = o.input.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.input);
     j["output"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
     j["checksum"] = checksum;
-    print_json(std::cout, j);
+    if (o.common.fmt() == Format::Csv) {  // one row: the same fields, header fields left out
+      std::vector<std::string> h, row;
+      for (auto it = std::next(j.begin(), 4); it != j.end(); ++it) {
+        h.push_back(it.key());
+        row.push_back(it.value().is_string() ? it.value().get<std::string>()
+                      : it.value().is_null() ? ""
+                                             : it.value().dump());
+      }
+      Table t(h);
+      t.add(row);
+      t.print_csv(std::cout);
+    } else {
+      print_json(std::cout, j);
+    }
   } else {
     print_kv(std::cout,
              {{"pattern",

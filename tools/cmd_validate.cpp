@@ -80,7 +80,7 @@ int run_validate(const ValidateCliOptions& o) {
     j["kernels"] = r.kernels;
     j["sources"] = r.sources;
     j["all_sources"] = r.all_sources;
-    j["checks"] = nlohmann::json::array();
+    j["checks"] = ojson::array();
     for (const auto& c : r.checks)
       j["checks"].push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
     j["all_passed"] = r.all_passed;
@@ -89,7 +89,10 @@ int run_validate(const ValidateCliOptions& o) {
     Table t({"check", "result", "detail"});
     for (const auto& c : r.checks) t.add({c.name, c.passed ? "pass" : "FAIL", c.detail});
     if (o.common.fmt() == Format::Csv) {
-      t.print_csv(std::cout);
+      Table csv({"check", "result", "detail", "passed"});  // `result` (pass/FAIL) kept for old readers
+      for (const auto& c : r.checks)
+        csv.add({c.name, c.passed ? "pass" : "FAIL", c.detail, bool_cell(c.passed)});
+      csv.print_csv(std::cout);
     } else {
       std::cout << "pattern " << p.spec << ", n = " << p.n << " (" << to_string(p.family) << ")\n";
       std::cout << "backend " << be.name << " (" << be.reason << ")\n";

@@ -32,23 +32,23 @@ std::string skips_text(const ClaimOutcome& o) {
   return s;
 }
 
-nlohmann::json to_json(const ClaimResult& r) {
+ojson to_json(const ClaimResult& r) {
   const auto& o = r.outcome;
-  nlohmann::json j = {{"id", r.claim.id},
-                      {"source", r.claim.source},
-                      {"number", r.claim.number},
-                      {"statement", r.claim.statement},
-                      {"applies_to", r.claim.applies_to},
-                      {"status", status(o)},
-                      {"checked", o.checked},
-                      {"worst", o.worst},
-                      {"detail", o.detail},
-                      {"seconds", r.seconds}};
-  j["passed"] = o.passed ? nlohmann::json(*o.passed) : nlohmann::json(nullptr);
-  j["counterexample"] = o.counterexample ? nlohmann::json(*o.counterexample) : nlohmann::json(nullptr);
-  j["error"] = o.error ? nlohmann::json(*o.error) : nlohmann::json(nullptr);
+  ojson j = {{"id", r.claim.id},
+             {"source", r.claim.source},
+             {"number", r.claim.number},
+             {"statement", r.claim.statement},
+             {"applies_to", r.claim.applies_to},
+             {"status", status(o)},
+             {"checked", o.checked},
+             {"worst", o.worst},
+             {"detail", o.detail},
+             {"seconds", r.seconds}};
+  j["passed"] = o.passed ? ojson(*o.passed) : ojson(nullptr);
+  j["counterexample"] = o.counterexample ? ojson(*o.counterexample) : ojson(nullptr);
+  j["error"] = o.error ? ojson(*o.error) : ojson(nullptr);
   j["instances"] = o.instances;
-  j["not_applicable"] = nlohmann::json::array();
+  j["not_applicable"] = ojson::array();
   for (const auto& k : o.not_applicable)
     j["not_applicable"].push_back({{"pattern", k.pattern}, {"reason", k.reason}});
   return j;
@@ -101,7 +101,7 @@ int run_verify(const VerifyOptions& o) {
   switch (o.common.fmt()) {
     case Format::Json: {
       auto j = json_header("verify", 1, params);
-      j["claims"] = nlohmann::json::array();
+      j["claims"] = ojson::array();
       for (const auto& r : results) j["claims"].push_back(to_json(r));
       j["summary"] = {
           {"passed", passed}, {"failed", failed}, {"errors", errors}, {"not_applicable", not_applicable}};

@@ -61,8 +61,8 @@ void add_common_options(CLI::App& app, CommonOptions& o, bool with_format) {
       ->type_name("SIZE");
 }
 
-nlohmann::json json_header(const std::string& command, int schema_version, const nlohmann::json& params) {
-  nlohmann::json j;
+ojson json_header(const std::string& command, int schema_version, const ojson& params) {
+  ojson j;
   j["schema"] = "mixgraph." + command + "/" + std::to_string(schema_version);
   j["mixgraph_version"] = mixgraph::version();
   j["command"] = command;
@@ -71,11 +71,10 @@ nlohmann::json json_header(const std::string& command, int schema_version, const
 }
 
 namespace {
-bool scalar_array(const nlohmann::json& j) {
-  return j.is_array() &&
-         std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_primitive(); });
+bool scalar_array(const ojson& j) {
+  return j.is_array() && std::all_of(j.begin(), j.end(), [](const ojson& e) { return e.is_primitive(); });
 }
-void print_rec(std::ostream& os, const nlohmann::json& j, int indent) {
+void print_rec(std::ostream& os, const ojson& j, int indent) {
   const std::string pad(static_cast<std::size_t>(indent), ' ');
   if (j.is_object()) {
     if (j.empty()) {
@@ -85,7 +84,7 @@ void print_rec(std::ostream& os, const nlohmann::json& j, int indent) {
     os << "{\n";
     std::size_t k = 0;
     for (auto it = j.begin(); it != j.end(); ++it, ++k) {
-      os << pad << "  " << nlohmann::json(it.key()).dump() << ": ";
+      os << pad << "  " << ojson(it.key()).dump() << ": ";
       print_rec(os, it.value(), indent + 2);
       if (k + 1 < j.size()) os << ",";
       os << "\n";
@@ -106,7 +105,7 @@ void print_rec(std::ostream& os, const nlohmann::json& j, int indent) {
 }
 }  // namespace
 
-void print_json(std::ostream& os, const nlohmann::json& j) {
+void print_json(std::ostream& os, const ojson& j) {
   print_rec(os, j, 0);
   os << "\n";
 }
@@ -142,8 +141,10 @@ std::string csv_escape(const std::string& s) {
 }
 
 void Table::print_csv(std::ostream& os) const {
+  // a missing value reads `-` in text tables and is an empty cell in CSV (docs/formats.md)
   auto line = [&](const std::vector<std::string>& r) {
-    for (std::size_t c = 0; c < r.size(); ++c) os << (c ? "," : "") << csv_escape(r[c]);
+    for (std::size_t c = 0; c < r.size(); ++c)
+      os << (c ? "," : "") << (r[c] == kMissingText ? "" : csv_escape(r[c]));
     os << "\n";
   };
   line(header_);
@@ -159,7 +160,10 @@ void print_kv(std::ostream& os, const std::vector<std::pair<std::string, std::st
 std::string fmt_double(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
+  std::string s = buf;
+  // a real always reads as one (pandas: float64, not int64): 1 -> 1.0
+  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  return s;
 }
 
 std::string fmt_list(const std::vector<std::uint64_t>& v, std::size_t show) {

@@ -34,11 +34,15 @@ std::uint64_t pattern_n(const std::string& spec, const std::string& n_text, cons
 
 void add_common_options(CLI::App& app, CommonOptions& o, bool with_format = true);
 
-/// {"schema": "mixgraph.<command>/<schema_version>", "mixgraph_version", "command", "parameters"}.
-nlohmann::json json_header(const std::string& command, int schema_version, const nlohmann::json& params);
+/// Every JSON object mixgraph prints keeps its fields in insertion order (docs/formats.md).
+using ojson = nlohmann::ordered_json;
+
+/// {"schema": "mixgraph.<command>/<schema_version>", "mixgraph_version", "command", "parameters"}: the
+/// first four fields of every JSON document; the command's fields follow in the order they are added.
+ojson json_header(const std::string& command, int schema_version, const ojson& params);
 
 /// Pretty JSON where arrays of scalars stay on one line (per-position lists of length n stay readable).
-void print_json(std::ostream& os, const nlohmann::json& j);
+void print_json(std::ostream& os, const ojson& j);
 
 /// A simple aligned text table / CSV writer.
 class Table {
@@ -58,6 +62,14 @@ class Table {
 void print_kv(std::ostream& os, const std::vector<std::pair<std::string, std::string>>& kv);
 
 std::string csv_escape(const std::string& s);
+
+/// The cell conventions of every CSV and table mixgraph writes (docs/formats.md): a missing value (not
+/// computed, not applicable) is an empty CSV cell and `-` in text and Markdown tables; booleans are `true` /
+/// `false`; unreachable distances are `inf`.
+inline constexpr const char* kMissingText = "-";
+inline const char* bool_cell(bool b) {
+  return b ? "true" : "false";
+}
 std::string fmt_double(double v, int digits = 6);
 /// "1, 2, 4, ..., 2048 (showing 8 of 12; --format json lists all)".
 std::string fmt_list(const std::vector<std::uint64_t>& v, std::size_t show = 16);

@@ -97,7 +97,7 @@ void run_profile(ReportContext& ctx) {
         const auto f = fit_growth(s->x, s->y);
         growth.add({Cell::text(r.spec), Cell::text(q), Cell::text(f.best), Cell::real(f.residual, 3),
                     Cell::text(f.runner_up), Cell::real(f.runner_up_residual, 3),
-                    Cell::text(f.ambiguous ? "yes" : "no")});
+                    Cell::boolean(f.ambiguous)});
         ctx.table1[r.spec][col] = Cell::text(f.ambiguous ? f.best + " or " + f.runner_up : f.best);
       }
       s_time.push_back(lt);

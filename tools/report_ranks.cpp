@@ -18,13 +18,13 @@ namespace {
 
 void run_ranks(ReportContext& ctx) {
   const auto& P = ctx.params;
-  DataTable sum{
-      "cut_rank_summary",
-      "Cut-rank profile r(K) = rank M[K+1..n, 1..K] of M = (I - B)^{-1}A (random weights, seed " +
-          nstr(P.seed) + "): numeric and Menger (max-flow) ranks, and the check r(K) <= 2|C_K|",
-      {"pattern", "n", "cuts", "numeric_cuts", "numeric_method", "max_cut_rank", "argmax_cut", "max_cache",
-       "max_rank_over_cache", "numeric_equals_flow", "bound", "bound_holds", "violations"},
-      {}};
+  DataTable sum{"cut_rank_summary",
+                "Cut-rank profile r(K) = rank M[K+1..n, 1..K] of M = (I - B)^{-1}A (random weights, seed " +
+                    nstr(P.seed) + "): numeric and Menger (max-flow) ranks, and the check r(K) <= 2|C_K|",
+                {"pattern", "n", "cuts", "numeric_cuts", "numeric_method", "max_cut_rank", "argmax_cut",
+                 "max_cache", "max_rank_over_cache", "numeric_equals_flow", "numeric_flow_disagreements",
+                 "bound", "bound_holds", "violations"},
+                {}};
   DataTable all{"cut_ranks",
                 "r(K) for every computed cut K (numeric and flow), the cache |C_K| and the bound",
                 {"pattern", "K", "numeric_rank", "flow_rank", "cache", "bound", "holds"},
@@ -84,7 +84,7 @@ void run_ranks(ReportContext& ctx) {
       const auto nit = numeric_at.find(K);
       all.add({Cell::text(r.spec), u64(K), nit != numeric_at.end() ? u64(nit->second) : Cell::empty(),
                prof.flow_done ? u64(prof.flow[c]) : Cell::empty(), u64(cache), u64(bound),
-               Cell::text(rk <= bound ? "yes" : "NO")});
+               Cell::boolean(rk <= bound)});
       lr.x.push_back(K), lr.y.push_back(rk);
       if (cache > 0) {
         max_ratio = std::max(max_ratio, static_cast<double>(rk) / cache);
@@ -97,11 +97,11 @@ void run_ranks(ReportContext& ctx) {
       viol += (k ? ", " : "") + nstr(prof.bound_violations[k]);
     if (prof.bound_violations.size() > 8) viol += ", ...";
     sum.add({Cell::text(r.spec), u64(n), u64(prof.cuts.size()), u64(numeric_at.size()),
-             Cell::text(num.numeric_done ? num.numeric_method : "-"), u64(prof.max_cut_rank),
+             num.numeric_done ? Cell::text(num.numeric_method) : Cell::empty(), u64(prof.max_cut_rank),
              u64(prof.argmax_cut), u64(prof.max_cache), Cell::real(max_ratio, 3),
-             Cell::text(!both ? "-" : (disagree.empty() ? "yes" : "NO (" + nstr(disagree.size()) + " cuts)")),
-             Cell::text(bound_text), Cell::text(prof.bound_violations.empty() ? "yes" : "NO"),
-             viol.empty() ? Cell::empty() : Cell::text(viol)});
+             both ? Cell::boolean(disagree.empty()) : Cell::empty(),
+             both ? u64(disagree.size()) : Cell::empty(), Cell::text(bound_text),
+             Cell::boolean(prof.bound_violations.empty()), viol.empty() ? Cell::empty() : Cell::text(viol)});
     ctx.results[r.spec] = {{"cuts", prof.cuts.size()},
                            {"max_cut_rank", prof.max_cut_rank},
                            {"argmax_cut", prof.argmax_cut},

@@ -42,7 +42,7 @@ void run_validation(ReportContext& ctx) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::size_t ok = 0;
     for (const auto& c : v.checks) {
-      t.add({Cell::text(r.spec), u64(r.pattern.n), Cell::text(c.name), Cell::text(c.passed ? "yes" : "NO"),
+      t.add({Cell::text(r.spec), u64(r.pattern.n), Cell::text(c.name), Cell::boolean(c.passed),
              Cell::text(c.detail)});
       ok += c.passed;
       if (!c.passed) failures += "- **FAILED** `" + r.spec + "`: " + c.name + ": " + c.detail + "\n";
@@ -50,8 +50,7 @@ void run_validation(ReportContext& ctx) {
     std::string kernels;
     for (const auto& k : v.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
     s.add({Cell::text(r.spec), u64(r.pattern.n), u64(v.checks.size()), u64(ok), u64(v.checks.size() - ok),
-           Cell::text(kernels), u64(v.sources), Cell::text(v.all_sources ? "yes" : "no"),
-           Cell::real(secs, 3)});
+           Cell::text(kernels), u64(v.sources), Cell::boolean(v.all_sources), Cell::real(secs, 3)});
     total += v.checks.size();
     failed += v.checks.size() - ok;
     ctx.results[r.spec] = {

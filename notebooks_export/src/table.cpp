@@ -17,14 +17,22 @@ std::string Cell::str() const {
       if (std::isnan(d)) return "nan";
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.*g", digits, d);
-      return buf;
+      std::string out = buf;
+      if (out.find_first_of(".eni") == std::string::npos) out += ".0";  // 1 -> 1.0: reads as a real
+      return out;
     }
     case Kind::Text:
       return s;
     case Kind::Unreachable:
       return "inf";
+    case Kind::Boolean:
+      return i ? "true" : "false";
   }
   return "";
+}
+
+std::string Cell::display() const {
+  return kind == Kind::Empty ? "-" : str();
 }
 
 nlohmann::json Cell::json() const {
@@ -39,6 +47,8 @@ nlohmann::json Cell::json() const {
       return s;
     case Kind::Unreachable:
       return nullptr;
+    case Kind::Boolean:
+      return i != 0;
   }
   return nullptr;
 }
@@ -123,14 +133,14 @@ std::string to_csv(const DataTable& t) {
   return out;
 }
 
-nlohmann::json to_json(const DataTable& t) {
-  nlohmann::json j = {{"schema", "mixgraph.report.table/1"},
-                      {"name", t.name},
-                      {"caption", t.caption},
-                      {"columns", t.columns},
-                      {"rows", nlohmann::json::array()}};
+nlohmann::ordered_json to_json(const DataTable& t) {
+  nlohmann::ordered_json j = {{"schema", "mixgraph.report.table/1"},
+                              {"name", t.name},
+                              {"caption", t.caption},
+                              {"columns", t.columns},
+                              {"rows", nlohmann::ordered_json::array()}};
   for (const auto& r : t.rows) {
-    nlohmann::json o = nlohmann::json::object();
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
     for (std::size_t c = 0; c < r.size(); ++c) o[t.columns[c]] = r[c].json();
     j["rows"].push_back(std::move(o));
   }
@@ -146,7 +156,7 @@ std::string to_markdown(const DataTable& t, std::size_t max_rows) {
   const std::size_t shown = std::min(max_rows, t.rows.size());
   for (std::size_t r = 0; r < shown; ++r) {
     out += "|";
-    for (const auto& cell : t.rows[r]) out.append(" ").append(md_cell(cell.str())).append(" |");
+    for (const auto& cell : t.rows[r]) out.append(" ").append(md_cell(cell.display())).append(" |");
     out += '\n';
   }
   const auto more = left_out_line(t, shown);
@@ -165,7 +175,7 @@ std::string to_html(const DataTable& t, std::size_t max_rows) {
       const bool num = cell.kind == Cell::Kind::Integer || cell.kind == Cell::Kind::Real ||
                        cell.kind == Cell::Kind::Unreachable;
       out += num ? "<td style=\"text-align: right\">" : "<td style=\"text-align: left\">";
-      out += html_escape(cell.str()) + "</td>";
+      out += html_escape(cell.display()) + "</td>";
     }
     out += "</tr>\n";
   }

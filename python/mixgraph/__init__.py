@@ -65,9 +65,9 @@ def distances(pattern, n=None, *, source=None, target=None, counts=False, all_pa
     d(i, j)`` as an attribute (not in to_dict(); the CLI writes it to a file). Positions are 1-indexed.
     Releases the GIL while it computes.
     """
-    fields, extra = _core._distances(pattern, n, source, target, counts, all_pairs, summary, matrix, method,
-                                     threads, mem_limit)
-    return Result("distances", fields, extra)
+    fields, extra, to_json = _core._distances(pattern, n, source, target, counts, all_pairs, summary, matrix,
+                                              method, threads, mem_limit)
+    return Result("distances", fields, extra, to_json)
 
 
 def path_lengths(patterns, sweep, *, all_pairs=False, threads=0, mem_limit=None):
@@ -82,7 +82,7 @@ def path_lengths(patterns, sweep, *, all_pairs=False, threads=0, mem_limit=None)
     Translation-invariant patterns: O(n) per row from the profile; others all-pairs (up to n = 2**14
     unless all_pairs=True). Releases the GIL while it computes.
     """
-    return Result("distances", _core._path_lengths(patterns, sweep, all_pairs, threads, mem_limit))
+    return Result("distances", *_core._path_lengths(patterns, sweep, all_pairs, threads, mem_limit))
 
 
 def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, mem_limit=None):
@@ -101,8 +101,7 @@ def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, 
     pattern: a spec string or a Pattern (its spec is used on 2N tokens). N may be None for mtx: specs
     (n / 2). Cost: the routings dominate (random: one BFS per input; minmax: capped rip-up rounds).
     """
-    fields, extra = _core._congestion(pattern, N, routing, lp, seed, paths, mem_limit)
-    return Result("congestion", fields, extra)
+    return Result("congestion", *_core._congestion(pattern, N, routing, lp, seed, paths, mem_limit))
 
 
 def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=False, mem_limit=None):
@@ -117,8 +116,7 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
     (the +cache variant or base on the same cuts, by flow), ... Cost: dense O(n^2) memory and
     O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes.
     """
-    fields, extra = _core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit)
-    return Result("rank", fields, extra)
+    return Result("rank", *_core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit))
 
 
 def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None):

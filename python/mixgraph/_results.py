@@ -33,16 +33,35 @@ class Result:
     are numpy arrays (uint32 / uint64, entry 0 = position 1 or the first cut). Distances use
     ``mixgraph.UNREACHABLE`` (2**32 - 1) for "no path". ``to_dict()`` gives the JSON fields exactly:
     lists as lists and UNREACHABLE as None.
+
+    ``to_json(lists)`` (from the compiled core) runs the CLI's own JSON serialiser on the result: to_dict()
+    is its output, and the attributes are its fields (``lists=False``: without the per-position lists,
+    computed on first use) overlaid with ``fields`` (the numpy arrays).
     """
 
-    def __init__(self, kind, fields, extra=None):
+    def __init__(self, kind, fields, extra=None, to_json=None):
         self._kind = kind
-        self._fields = dict(fields)
+        self._arrays = dict(fields)
         self._extra = dict(extra or {})
+        self._to_json = to_json
+        self._scalars = None
+
+    def _json_fields(self):
+        if self._to_json is None:
+            return {}
+        if self._scalars is None:
+            self._scalars = self._to_json(False)
+        return self._scalars
+
+    @property
+    def _fields(self):
+        """The attributes that are JSON fields: the serialiser's fields with the numpy arrays over them."""
+        return {**self._json_fields(), **self._arrays}
 
     def __getattr__(self, name):
-        for d in ("_fields", "_extra"):
-            store = self.__dict__.get(d, {})
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for store in (self._arrays, self._extra, self._json_fields()):
             if name in store:
                 return store[name]
         raise AttributeError(f"{self._kind} result has no field {name!r}")
@@ -52,10 +71,12 @@ class Result:
 
     def keys(self):
         """The names of the JSON fields, in the CLI's order."""
-        return list(self._fields)
+        return list(self.to_dict()) if self._to_json is not None else list(self._fields)
 
     def to_dict(self):
         """The same fields and values as the CLI's ``--format json`` output (lists, None = unreachable)."""
+        if self._to_json is not None:
+            return self._to_json(True)
         d = _plain(self._fields)
         if "path_counts" in self._fields:
             dist = self._fields["dist"]

@@ -2,15 +2,12 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "json_py.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
 
 namespace mixgraph::py {
 namespace {
-
-pb::object opt(const std::optional<std::uint32_t>& v) {
-  return v ? pb::cast(*v) : pb::none();
-}
 
 pb::tuple congestion(const pb::object& pat, const pb::object& N_obj, const pb::object& routing, bool lp,
                      std::uint64_t seed, bool paths, const pb::object& mem) {
@@ -36,84 +33,21 @@ pb::tuple congestion(const pb::object& pat, const pb::object& N_obj, const pb::o
     co.random = r == "random" || r == "all";
     co.minmax = r == "minmax" || r == "all";
   }
-  CongestionResult r;
+  auto res = std::make_shared<CongestionResult>();
   {
     pb::gil_scoped_release release;
-    r = analyse_congestion(spec, N, co);
+    *res = analyse_congestion(spec, N, co);
   }
+  const CongestionResult& r = *res;
+  // attributes: the JSON fields (json_py.hpp) with numpy arrays for the lists; to_dict() is the CLI's JSON
   pb::dict j, extra;
-  j["pattern"] = r.pattern;
-  j["copy_length"] = r.N;
-  j["tokens"] = 2ULL * r.N;
-  j["translation_invariant"] = r.translation_invariant;
-  j["copy_possible"] = r.copy_possible;
   std::vector<std::uint64_t> bad;
   for (auto i : r.impossible_inputs) bad.push_back(static_cast<std::uint64_t>(i) + 1);
   j["impossible_inputs"] = to_numpy(std::move(bad));
-  j["impossible_reason"] = r.copy_possible ? pb::none() : pb::cast(r.impossible_reason);
-  if (!r.copy_possible) {
-    for (const char* k :
-         {"copy_distance", "min_distance", "distance_sum", "lower_bound", "lower_bound_name", "kappa",
-          "lp_value", "prop48_bound", "upper_bound", "congestion", "best_routing", "gap"})
-      j[k] = pb::none();
-    pb::dict lb;
-    for (const char* k : {"prop47", "cut", "lp", "ip"}) lb[k] = pb::none();
-    j["lower_bounds"] = lb;
-    j["lower_bound_notes"] = pb::dict();
-    j["routings"] = pb::list();
-    j["skipped"] = pb::list();
-    j["optimal"] = false;
-    return pb::make_tuple(j, extra);
-  }
-  j["copy_distance"] = r.copy_distance;
-  j["min_distance"] = r.min_distance;
-  j["distance_sum"] = r.distance_sum;
-  j["lower_bound"] = r.lower_bound;
-  j["lower_bound_name"] = r.lower_bound_name;
-  pb::dict lbs, notes;
-  for (auto& b : r.lower_bounds) {
-    lbs[b.name.c_str()] = opt(b.value);
-    notes[b.name.c_str()] = b.note;
-  }
-  j["lower_bounds"] = lbs;
-  j["lower_bound_notes"] = notes;
-  j["kappa"] = r.kappa ? pb::cast(*r.kappa) : pb::none();
-  j["lp_value"] = r.lp_value ? pb::cast(*r.lp_value) : pb::none();
-  j["prop48_bound"] = opt(r.prop48_bound);
-  j["upper_bound"] = opt(r.upper_bound);
-  j["congestion"] = opt(r.congestion);
-  j["best_routing"] = r.best_routing.empty() ? pb::none() : pb::cast(r.best_routing);
-  j["gap"] = r.upper_bound ? pb::cast(*r.upper_bound - r.lower_bound) : pb::none();
-  j["optimal"] = r.optimal;
-  pb::list routings;
-  for (auto& s : r.routings) {
-    pb::dict o;
-    o["name"] = s.name;
-    o["congestion"] = s.congestion;
-    o["argmax_position"] = s.argmax + 1;
-    o["positions_at_max"] = s.num_at_max;
-    pb::dict len;
-    len["min"] = s.min_len;
-    len["mean"] = s.mean_len;
-    len["max"] = s.max_len;
-    o["path_length"] = len;
-    o["seconds"] = s.seconds;
-    o["note"] = s.note;
-    std::vector<std::uint64_t> hist(s.congestion + 1, 0);
-    for (auto l : s.loads) ++hist[l];
-    o["load_histogram"] = to_numpy(std::move(hist));
-    o["loads"] = to_numpy(std::move(s.loads));
-    routings.append(o);
-  }
+  pb::list routings = json_to_py(json::congestion(r, false)["routings"]);
+  for (std::size_t k = 0; k < r.routings.size(); ++k)
+    routings[k]["loads"] = shared_view(r.routings[k].loads, res);
   j["routings"] = routings;
-  pb::list skipped;
-  for (auto& [name, why] : r.skipped) {
-    pb::dict s;
-    s["name"] = name;
-    s["reason"] = why;
-    skipped.append(s);
-  }
-  j["skipped"] = skipped;
   if (paths) {
     pb::dict all;
     for (auto& rt : r.paths) {
@@ -126,8 +60,10 @@ pb::tuple congestion(const pb::object& pat, const pb::object& N_obj, const pb::o
       all[rt.name.c_str()] = l;
     }
     extra["paths"] = all;
+    res->paths.clear();
+    res->paths.shrink_to_fit();
   }
-  return pb::make_tuple(j, extra);
+  return pb::make_tuple(j, extra, json_fn([res](bool lists) { return json::congestion(*res, lists); }));
 }
 
 }  // namespace

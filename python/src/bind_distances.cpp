@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "json_py.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
@@ -104,53 +105,43 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
     }
     if (target) to = single_target_distances(p, *target);
   }
+  // to_dict() is the CLI's JSON (json_py.hpp); the attributes are its fields with numpy views for the lists
+  auto d = std::make_shared<json::DistancesResult>();
+  d->pattern = &p;
+  d->translation_invariant = ti;
+  d->summary_only = summary;
+  d->has_summary = do_summary;
+  d->figures_from = figures_from;
+  d->sum = std::move(sum);
+  d->has_profile = prof.has_value();
+  if (prof && !summary) d->profile = prof->to_vector();
+  d->source = source;
+  d->target = target;
+  d->from = std::move(from);
+  d->to = std::move(to);
+  d->counts = counts;
+  d->path_counts = std::move(pc);
   pb::dict j, extra;
-  j["pattern"] = p.spec;
-  j["n"] = p.n;
-  j["family"] = to_string(p.family);
-  j["a_mode"] = to_string(p.a_mode);
-  j["translation_invariant"] = ti;
   if (do_summary) {
-    j["figures_from"] = figures_from;
-    j["diameter"] = sum.diameter;
-    j["mean_distance"] = sum.mean_distance;
-    j["histogram"] = to_numpy(std::move(sum.histogram));
-    j["reachable_pairs"] = sum.reachable_pairs;
-    j["unreachable_pairs"] = sum.unreachable_pairs;
-    if (prof) {
-      j["max_delta"] = sum.diameter;
-      if (!summary) j["profile"] = to_numpy(prof->to_vector());
-    }
-    if (!summary && !sum.eccentricity.empty()) j["eccentricity"] = to_numpy(std::move(sum.eccentricity));
+    j["histogram"] = shared_view(d->sum.histogram, d);
+    if (prof && !summary) j["profile"] = shared_view(d->profile, d);
+    if (!summary && !d->sum.eccentricity.empty()) j["eccentricity"] = shared_view(d->sum.eccentricity, d);
   }
   if (matrix) {
     auto a = to_numpy(std::move(mat));
     extra["matrix"] = a.reshape({static_cast<pb::ssize_t>(p.n), static_cast<pb::ssize_t>(p.n)});
   }
-  std::optional<std::uint32_t> st;
-  if (source && target) st = from[*target];
   if (source) {
-    j["source"] = *source + 1;
-    j["dist"] = to_numpy(std::move(from));
-    if (counts) {
-      j["path_counts"] = to_numpy(std::move(pc.count));
-      j["path_counts_overflow"] = pc.overflow;
-    }
+    j["dist"] = shared_view(d->from, d);
+    if (counts) j["path_counts"] = shared_view(d->path_counts.count, d);
   }
-  if (target) {
-    j["target"] = *target + 1;
-    j["dist_to_target"] = to_numpy(std::move(to));
-  }
-  if (st) j["distance"] = *st;
-  return pb::make_tuple(j, extra);
+  if (target) j["dist_to_target"] = shared_view(d->to, d);
+  if (source && target) j["distance"] = d->from[*target];
+  return pb::make_tuple(j, extra, json_fn([d, h](bool lists) { return json::distances(*d, lists); }));
 }
 
-pb::object opt_dist(std::uint32_t d) {
-  return d == UNREACHABLE ? pb::none() : pb::cast(d);
-}
-
-pb::dict path_lengths(const pb::object& patterns, const std::string& sweep, bool all_pairs, int threads,
-                      const pb::object& mem) {
+pb::tuple path_lengths(const pb::object& patterns, const std::string& sweep, bool all_pairs, int threads,
+                       const pb::object& mem) {
   std::vector<std::string> specs;
   if (pb::isinstance<pb::str>(patterns))
     specs.push_back(patterns.cast<std::string>());
@@ -167,42 +158,8 @@ pb::dict path_lengths(const pb::object& patterns, const std::string& sweep, bool
     for (const auto& spec : specs)
       tables.push_back(path_length_table(spec, ns, ap, all_pairs ? UINT64_MAX : kAutoAllPairsMax));
   }
-  auto growth = [](const std::string& cls, double residual) {
-    pb::dict g;
-    g["class"] = cls;
-    g["relative_residual"] = residual;
-    return g;
-  };
-  pb::list out;
-  for (const auto& t : tables) {
-    pb::dict pj;
-    pj["pattern"] = t.pattern;
-    pb::list rows;
-    for (const auto& r : t.rows) {
-      pb::dict rj;
-      rj["n"] = r.n;
-      rj["diameter"] = r.diameter;
-      rj["mean_distance"] = r.mean_distance;
-      rj["unreachable_pairs"] = r.unreachable_pairs;
-      rj["source_of_figures"] = r.from_profile ? "profile" : "all-pairs";
-      rj["copy_distance"] = opt_dist(r.copy_distance);
-      std::uint32_t md = UNREACHABLE;
-      if (r.from_profile)
-        md = r.copy_distance == UNREACHABLE ? r.diameter : std::max(r.diameter, r.copy_distance);
-      rj["max_delta"] = opt_dist(md);
-      rows.append(rj);
-    }
-    pj["rows"] = rows;
-    pb::dict g;
-    g["diameter"] = growth(t.diameter_growth, t.diameter_residual);
-    g["copy_distance"] = growth(t.copy_growth, t.copy_residual);
-    g["mean_distance"] = growth(t.mean_growth, t.mean_residual);
-    pj["growth"] = g;
-    out.append(pj);
-  }
-  pb::dict j;
-  j["sweep"] = out;
-  return j;
+  auto t = std::make_shared<std::vector<PathLengthTable>>(std::move(tables));
+  return pb::make_tuple(pb::dict(), pb::dict(), json_fn([t](bool) { return json::path_lengths(*t); }));
 }
 
 }  // namespace

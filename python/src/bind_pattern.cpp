@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "json_py.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
@@ -57,32 +58,11 @@ PatternPtr make_holder(const std::string& spec, const pb::object& n_obj, int thr
   return h;
 }
 
-pb::dict to_dict(PatternHolder& h, bool lists) {
-  const auto& p = h.p;
-  const auto& s = h.profile();
-  pb::dict j;
-  j["pattern"] = p.spec;
-  j["n"] = p.n;
-  j["family"] = to_string(p.family);
-  j["a_mode"] = to_string(p.a_mode);
-  if (p.family != PatternFamily::Matrix) {
-    j["num_offsets"] = p.f_values.size();
-    if (lists) j["offsets"] = p.f_values;
-  }
-  j["nnz_A"] = s.nnz_a;
-  j["nnz_B"] = s.nnz_b;
-  j["total_decode_cost"] = s.total_decode_cost;
-  j["max_decode_cost"] = s.max_decode_cost;
-  j["max_cache"] = s.max_cache;
-  j["max_cache_position"] = s.argmax_cache + 1;
-  const bool ce = p.family == PatternFamily::CacheEfficient;
-  if (ce) j["max_kept_set"] = s.max_kept_set;
-  if (lists) {
-    j["decode_cost"] = s.decode_cost;
-    j["cache_size"] = s.cache_size;
-    if (ce) j["kept_set_size"] = s.kept_set;
-  }
-  return j;
+/// `mixgraph pattern --profile --format json` without the header (the CLI's serialiser, json_py.hpp).
+pb::object to_dict(PatternHolder& h, bool lists) {
+  auto j = json::pattern_summary(h.p, h.profile(), lists);
+  if (lists) json::add_pattern_profile(j, h.p, h.profile());
+  return json_to_py(j);
 }
 
 pos_t position(const PatternHolder& h, long long i) {

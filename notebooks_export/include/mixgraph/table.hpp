@@ -11,10 +11,11 @@
 
 namespace mixgraph {
 
-/// One table cell. Unreachable is `inf` in CSV and `null` in JSON (docs/design.md); Empty is an empty
-/// CSV field and `null` in JSON; Text may say why a value is missing ("not available in this build").
+/// One table cell. Unreachable is `inf` in CSV and Markdown and `null` in JSON; Empty (missing: not
+/// computed, not applicable) is an empty CSV field, `-` in Markdown and HTML and `null` in JSON; Boolean is
+/// `true` / `false` everywhere (docs/formats.md). Text may say why a value is missing ("pending (...)").
 struct Cell {
-  enum class Kind { Empty, Integer, Real, Text, Unreachable };
+  enum class Kind { Empty, Integer, Real, Text, Unreachable, Boolean };
   Kind kind = Kind::Empty;
   std::int64_t i = 0;
   double d = 0;
@@ -26,8 +27,11 @@ struct Cell {
   static Cell real(double v, int digits = 6) { return {Kind::Real, 0, v, {}, digits}; }
   static Cell text(std::string v) { return {Kind::Text, 0, 0, std::move(v), 6}; }
   static Cell unreachable() { return {Kind::Unreachable, 0, 0, {}, 6}; }
-  /// How the cell reads in CSV / Markdown / HTML (reals with `digits` significant digits).
+  static Cell boolean(bool v) { return {Kind::Boolean, v ? 1 : 0, 0, {}, 6}; }
+  /// How the cell reads in CSV (reals with `digits` significant digits; Empty is "").
   std::string str() const;
+  /// How the cell reads in Markdown and HTML: str(), but Empty is "-".
+  std::string display() const;
   nlohmann::json json() const;
 };
 
@@ -44,8 +48,8 @@ struct DataTable {
 /// CSV with one header row; fields with commas, quotes or newlines are quoted (RFC 4180). O(cells).
 std::string to_csv(const DataTable& t);
 /// {"schema": "mixgraph.report.table/1", "name", "caption", "columns": [...], "rows": [{column: value}]};
-/// unreachable and empty cells are null. O(cells).
-nlohmann::json to_json(const DataTable& t);
+/// unreachable and empty cells are null; rows keep the column order. O(cells).
+nlohmann::ordered_json to_json(const DataTable& t);
 /// A GitHub-flavoured Markdown table of the first `max_rows` rows, then a line saying how many were left
 /// out (when any). `|` in cells is escaped; unreachable reads "inf". O(shown cells).
 std::string to_markdown(const DataTable& t, std::size_t max_rows = 50);

@@ -1,0 +1,66 @@
+"""The commands whose output the format tests check: every command and its main modes, small and quick.
+
+`json_cases(tmp)` gives (schema file stem, argv) pairs run with `--format json`; `csv_cases(tmp)` gives
+(name, argv, dtypes) for `--format csv`, where dtypes maps each column to its documented kind (see
+docs/formats.md): "int" (int64), "float" (float64: reals, and distances whose unreachable is `inf`),
+"bool", "str" (text); a column that may be empty (missing) is "int?" (float64 with NaN, or int64 when no
+cell is empty) or "str?".
+"""
+
+import os
+
+
+def write_mtx(path, n):
+    """A small B.mtx: strictly lower triangular, each position reading i-1 and i/2."""
+    entries = sorted({(i, j) for i in range(2, n + 1) for j in (i - 1, i // 2) if 1 <= j < i}, key=lambda e: (e[1], e[0]))
+    with open(path, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n")
+        f.write(f"{n} {n} {len(entries)}\n")
+        for i, j in entries:
+            f.write(f"{i} {j} 0.5\n")
+    return str(path)
+
+
+def json_cases(tmp):
+    mtx = write_mtx(os.path.join(tmp, "B.mtx"), 24)
+    matrix = os.path.join(tmp, "d.csv")
+    return [
+        ("pattern", ["pattern", "-p", "pow2", "-n", "64"]),
+        ("pattern", ["pattern", "-p", "pow2+cache", "-n", "64", "--profile", "--rows", "3,64"]),
+        ("pattern", ["pattern", "-p", "sq1", "-n", "64", "--summary"]),
+        ("pattern", ["pattern", "-p", "mtx:" + mtx, "--profile"]),
+        ("pattern", ["pattern", "-p", "sq1+cache", "--sweep", "64..1024"]),
+        ("distances", ["distances", "-p", "pow2", "-n", "64"]),
+        ("distances", ["distances", "-p", "pow2", "-n", "64", "--all-pairs"]),
+        ("distances", ["distances", "-p", "fib+cache", "-n", "64", "--source", "3", "--target", "60", "--counts"]),
+        ("distances", ["distances", "-p", "offsets:3,5", "-n", "20", "--summary"]),
+        ("distances", ["distances", "-p", "window:4", "-n", "40", "--matrix", matrix]),
+        ("distances", ["distances", "-p", "mtx:" + mtx, "--source", "1"]),
+        ("distances", ["distances", "-p", "pow2", "-p", "fib", "--sweep", "64..256"]),
+        ("congestion", ["congestion", "-p", "pow2", "-n", "16"]),
+        ("congestion", ["congestion", "-p", "local:3", "-n", "10"]),
+        ("congestion", ["congestion", "-p", "sq1", "-n", "12", "--routing", "all", "--lp"]),
+        ("congestion", ["congestion", "-p", "pow2", "-p", "local:3", "--sweep", "4..16"]),
+        ("rank", ["rank", "-p", "pow2", "-n", "32"]),
+        ("rank", ["rank", "-p", "sq1+cache", "-n", "48", "--method", "flow", "--cuts", "5"]),
+        ("rank", ["rank", "-p", "window:3", "-n", "32", "--method", "dense", "--dyadic"]),
+        ("rank", ["rank", "-p", "mtx:" + mtx, "--method", "sketch"]),
+        ("rank.loglinear", ["rank", "loglinear", "--T", "64"]),
+        ("rank.loglinear", ["rank", "loglinear", "--T", "5000", "--numeric-limit", "64"]),
+        ("rank.loglinear", ["rank", "loglinear", "--T", "64", "-p", "pow2"]),
+        ("rank.ssm", ["rank", "ssm", "-n", "16", "--state", "4", "--p", "2", "--d", "2"]),
+        ("rank.ssm", ["rank", "ssm", "-n", "8", "--example", "rotation"]),
+        ("rank.heads", ["rank", "heads", "--pattern", "pow2", "--pattern", "sq1", "-n", "16", "--p", "2", "--d", "2"]),
+        ("solve", ["solve", "-p", "pow2", "-n", "64", "--random", "4", "--backend", "cpu"]),
+        ("solve", ["solve", "-p", "sq1+cache", "-n", "64", "--random", "4", "--heads", "2", "--precision", "fp64",
+                   "--backend", "cpu", "--output", os.path.join(tmp, "y.npy")]),
+        ("validate", ["validate", "-p", "pow2", "-n", "32", "--backend", "cpu"]),
+        ("validate", ["validate", "-p", "mtx:" + mtx, "--backend", "cpu"]),
+        ("verify", ["verify", "--n-max", "64", "--claim", "fagnou.prop4.4", "--claim", "fagnou.cor4.9"]),
+        ("verify", ["verify", "--n-max", "32", "--claim", "fagnou.prop4.4", "-p", "local:3"]),
+        ("info", ["info"]),
+    ]
+
+
+def report_args(out):
+    return ["report", "-p", "pow2", "-p", "sq1+cache", "-p", "fib", "-n", "64", "--out", out, "--force"]

@@ -1,0 +1,105 @@
+"""Every command's `--format json` output (and the report's report.json and tables/*.json) validates against
+its schema file in docs/schemas/, and the schemas are strict enough to reject a planted violation."""
+
+import copy
+import json
+import os
+
+import pytest
+
+from cases import json_cases, report_args
+from conftest import SCHEMAS, load_schema
+
+jsonschema = pytest.importorskip("jsonschema", reason="python3-jsonschema is not installed")
+Validator = jsonschema.Draft202012Validator
+
+
+def validate(doc, stem):
+    schema = load_schema(stem)
+    Validator.check_schema(schema)
+    errors = sorted(Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    return [f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors]
+
+
+def first_keys(doc):
+    return list(doc)[:4]
+
+
+def test_every_schema_file_is_a_valid_schema():
+    files = sorted(SCHEMAS.glob("*.schema.json"))
+    assert len(files) >= 13
+    for f in files:
+        with open(f) as fh:
+            s = json.load(fh)
+        Validator.check_schema(s)
+        assert s["$schema"] == "https://json-schema.org/draft/2020-12/schema", f.name
+        assert s["additionalProperties"] is False, f.name
+
+
+def test_every_command_validates(cli, tmp_path):
+    seen = set()
+    for stem, args in json_cases(str(tmp_path)):
+        doc = json.loads(cli(args, "json"))
+        assert first_keys(doc) == ["schema", "mixgraph_version", "command", "parameters"], args
+        assert doc["schema"] == f"mixgraph.{stem}/1", args
+        assert validate(doc, stem) == [], args
+        seen.add(stem)
+    assert seen == {"pattern", "distances", "congestion", "rank", "rank.loglinear", "rank.ssm", "rank.heads",
+                    "solve", "validate", "verify", "info"}
+
+
+def test_report_json_and_tables_validate(cli, tmp_path):
+    out = str(tmp_path / "rep")
+    printed = json.loads(cli(report_args(out), "json"))
+    with open(os.path.join(out, "report.json")) as f:
+        manifest = json.load(f)
+    assert first_keys(manifest) == ["schema", "mixgraph_version", "command", "parameters"]
+    assert validate(manifest, "report") == []
+    assert validate(printed, "report") == []
+    tables = [f for f in manifest["files"] if f.startswith("tables/") and f.endswith(".json")]
+    assert len(tables) >= 10
+    for name in tables:
+        with open(os.path.join(out, name)) as f:
+            t = json.load(f)
+        assert list(t)[0] == "schema"
+        assert validate(t, "report.table") == [], name
+        for row in t["rows"]:
+            assert list(row) == t["columns"], name  # rows keep the column order
+
+
+def planted(doc):
+    """Violations a strict schema must reject: a required field gone, a field of the wrong type, an unknown
+    field, a null where a count is required, a wrong schema id."""
+    out = []
+    d = copy.deepcopy(doc)
+    del d["n"]
+    out.append(("missing n", d))
+    d = copy.deepcopy(doc)
+    d["n"] = "64"
+    out.append(("n as text", d))
+    d = copy.deepcopy(doc)
+    d["unexpected_field"] = 1
+    out.append(("unknown field", d))
+    d = copy.deepcopy(doc)
+    d["nnz_B"] = None
+    out.append(("null count", d))
+    d = copy.deepcopy(doc)
+    d["schema"] = "mixgraph.pattern/2"
+    out.append(("wrong schema id", d))
+    return out
+
+
+def test_schemas_reject_planted_violations(cli):
+    doc = json.loads(cli(["pattern", "-p", "pow2", "-n", "64", "--profile"], "json"))
+    assert validate(doc, "pattern") == []
+    for what, bad in planted(doc):
+        assert validate(bad, "pattern") != [], what
+    d = json.loads(cli(["distances", "-p", "offsets:3,5", "-n", "20"], "json"))
+    d["profile"][1] = "inf"  # unreachable must be null, not text
+    assert validate(d, "distances") != []
+    c = json.loads(cli(["congestion", "-p", "pow2", "-n", "16"], "json"))
+    c["routings"][0]["congestion"] = 1.5  # a count is an integer
+    assert validate(c, "congestion") != []
+    c = json.loads(cli(["congestion", "-p", "pow2", "-n", "16"], "json"))
+    c["optimal"] = "yes"  # booleans are JSON booleans
+    assert validate(c, "congestion") != []
