@@ -39,6 +39,7 @@ const std::map<std::string, Scope>& scopes() {
       {"fagnou.prop4.2", {"pow2", "pow2+cache", "PASSED"}},
       {"fagnou.prop4.4", {"pow2", "fib+cache", "PASSED"}},
       {"fagnou.prop4.12", {"pow2", "offsets:3,7", "PASSED"}},
+      {"fagnou.prop4.12.steps", {"sq1", "offsets:3,7", "PASSED"}},
       {"fagnou.prop4.7", {"pow2", "local:2", "PASSED"}},
       {"fagnou.prop4.8", {"pow2", "pow2+cache", "PASSED"}},
       {"fagnou.cache-rank-bound", {"pow2+cache", "", "PASSED"}},
