@@ -194,3 +194,17 @@ TEST(VerifyScope, CliShowsNotApplicableWithReason) {
   EXPECT_NE(na.out.find("NOT APPLICABLE"), std::string::npos) << na.out;
   EXPECT_NE(na.out.find("not translation-invariant"), std::string::npos) << na.out;
 }
+
+TEST(VerifyScope, NoInternalSentinelInAnyOutput) {
+  // every claim at a small range, in scope and out of it, as text and JSON: no placeholder value (2^30 or
+  // 2^32 - 1, the library's "unset" and "unreachable" markers) is ever printed
+  for (const char* args : {"verify --n-max 64", "verify --n-max 64 --format json",
+                           "verify --n-max 6 -p fib+cache -p local:2 --format json", "verify --n-max 2"}) {
+    const auto r = mixgraph::test::run_cli(args);
+    ASSERT_NE(r.out.find("fagnou.prop4.7"), std::string::npos) << args << ": " << r.err;
+    for (const char* sentinel : {"1073741824", "4294967295"}) {
+      EXPECT_EQ(r.out.find(sentinel), std::string::npos) << args << " prints " << sentinel;
+      EXPECT_EQ(r.err.find(sentinel), std::string::npos) << args << " prints " << sentinel;
+    }
+  }
+}
