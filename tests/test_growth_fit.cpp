@@ -76,17 +76,48 @@ TEST(GrowthFit, SweepLabelsAreBackedAndCacheStaysWithinN) {
         mixgraph::test::run_cli(std::string("pattern -p ") + spec + " --sweep 64..16384 --format json");
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
-    for (const char* q : {"total_decode_cost", "max_cache"}) {
-      const auto& f = j["fits"][q]["free"];
+    ASSERT_GE(j["fits"].size(), 2u) << spec;
+    for (const auto& [q, fit] : j["fits"].items()) {  // every fitted quantity, not a fixed list
+      const auto& f = fit["free"];
+      EXPECT_TRUE(fit.contains("class") && fit.contains("relative_residual") && fit.contains("runner_up"))
+          << spec << " " << q;
       for (const char* k : {"label", "decided_class", "exponent", "exponent_interval", "relative_rms",
                             "points", "log_power", "log_decided"})
         EXPECT_TRUE(f.contains(k)) << spec << " " << q << " " << k;
       EXPECT_GE(f["points"].get<int>(), 4);
+    }
+    // the table's printed classes are the JSON's
+    const auto t = mixgraph::test::run_cli(std::string("pattern -p ") + spec + " --sweep 64..16384");
+    ASSERT_EQ(t.code, 0) << t.err;
+    for (const auto& [q, what] : {std::pair{"total_decode_cost", "growth of total decode cost: "},
+                                  std::pair{"max_cache", "growth of max cache:"}}) {
+      const auto at = t.out.find(what);
+      ASSERT_NE(at, std::string::npos) << spec << t.out;
+      const auto line = t.out.substr(at, t.out.find('\n', at) - at);
+      EXPECT_NE(line.find(j["fits"][q]["free"]["label"].get<std::string>()), std::string::npos)
+          << spec << ": " << line;
+      EXPECT_NE(line.find("menu fit " + j["fits"][q]["class"].get<std::string>()), std::string::npos)
+          << spec << ": " << line;
     }
     const auto cls = j["fits"]["max_cache"]["class"].get<std::string>();
     EXPECT_TRUE(cls == "O(1)" || cls == "O(log n)" || cls == "O(sqrt n)" || cls == "O(n)") << spec << cls;
     const auto& c = j["fits"]["max_cache"]["free"];
     EXPECT_NE(c["decided_class"], "O(n log n)") << spec;
     EXPECT_LE(c["exponent_interval"][1].get<double>(), 1.0);
+  }
+}
+
+TEST(GrowthFit, DistanceSweepClassesCarryTheirResiduals) {
+  const auto r = mixgraph::test::run_cli("distances -p pow2 --sweep 64..2048 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["sweep"].empty());
+  for (const auto& entry : j["sweep"]) {
+    ASSERT_TRUE(entry.contains("growth"));
+    for (const auto& [q, g] : entry["growth"].items()) {
+      EXPECT_TRUE(g.contains("class")) << q;
+      ASSERT_TRUE(g.contains("relative_residual")) << q;
+      EXPECT_TRUE(g["relative_residual"].is_number()) << q;
+    }
   }
 }

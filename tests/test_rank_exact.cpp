@@ -53,6 +53,25 @@ TEST(ExactRank, SlowNeverAboveFlowAtLargeN) {
   for (const char* spec : {"pow2", "sq1", "fib"}) expect_exact_equals_flow(spec, 1024, {1, 100, 512, 1000});
 }
 
+TEST(ExactRank, SlowNeverAboveFlowOnEveryFamilyAt4096) {
+  // one spec of every other family at n = 2048 and 4096: dilated, strided, sink/global, block, unions, +cache
+  // of explicit-A, diagonal-A and union bases; the families whose cut ranks grow with the cut (fib, pow:b,
+  // strided with a long stride, expr, sq, attention, dense: minutes per cut at n = 4096) at n = 1024
+  for (const char* spec : {"dilated:4,16", "sink:4", "global:2", "block:64", "window:8|dilated:4,16",
+                           "sink:2|local:8", "local:8+cache", "ssm+cache", "strided:3,50+cache"})
+    for (pos_t n : {2048u, 4096u}) {
+      auto cuts = spaced_cuts(n, 8);
+      cuts.push_back(1);
+      cuts.push_back(n - 1);
+      std::sort(cuts.begin(), cuts.end());
+      cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+      expect_exact_equals_flow(spec, n, cuts);
+    }
+  std::vector<std::string> full = {"fib", "pow:3", "strided:4,64", "sq", "attention", "dense"};
+  if (expressions_built_in()) full.push_back("expr:k^3+1");
+  for (const auto& spec : full) expect_exact_equals_flow(spec, 1024, {1, 300, 512, 1023});
+}
+
 TEST(ExactRank, AgreesWithBoostMaxFlowAndDenseQr) {
   // the flow side by Boost.Graph (an independent max-flow), and the floating-point dense rank at small n
   for (const char* spec : {"pow2", "window:16", "local:8", "sq1+cache", "ssm"}) {

@@ -54,6 +54,23 @@ TEST(Verify, FoundationClaimsHold) {
   EXPECT_NE(d.find("token 6 reads 5 by the recursion, the closed form would say 1"), std::string::npos) << d;
 }
 
+TEST(Verify, Prop412StepsMatchesTheWorkedValuesAndCanFail) {
+  // the step values worked out by hand in docs/math.md (Prop. 4.12): 2^k: p_k = 2^{k-1} (k >= 1);
+  // k^2 + 1: 1, 1, 3, 6, 12, 12, 12, 24, 24
+  ClaimContext ctx;
+  ctx.patterns = {"pow2", "sq1"};
+  ctx.n_max = 4096;
+  const auto o = run_claims({"fagnou.prop4.12.steps"}, ctx).at(0).outcome;
+  EXPECT_EQ(o.verdict, "PASSED") << o.counterexample.value_or("");
+  EXPECT_NE(o.detail.find("pow2: p = 1, 1, 2, 4, 8, 16, 32, 64, 128, 256"), std::string::npos) << o.detail;
+  EXPECT_NE(o.detail.find("sq1: p = 1, 1, 3, 6, 12, 12, 12, 24, 24"), std::string::npos) << o.detail;
+  ctx.perturb = true;  // a wrong step (p_1 + 1) is a counterexample
+  const auto bad = run_claims({"fagnou.prop4.12.steps"}, ctx).at(0).outcome;
+  EXPECT_EQ(bad.verdict, "FAILED");
+  ASSERT_TRUE(bad.counterexample.has_value());
+  EXPECT_NE(bad.counterexample->find("k = 1"), std::string::npos) << *bad.counterexample;
+}
+
 TEST(Verify, UnknownClaimAndErrors) {
   EXPECT_THROW(run_claims({"no.such.claim"}, {}), UsageError);
   ClaimContext ctx;

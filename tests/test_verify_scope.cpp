@@ -16,9 +16,10 @@ using namespace mixgraph;
 
 namespace {
 struct Scope {
-  std::string in;        ///< a pattern in scope ("" = the claim's own defaults)
-  std::string out;       ///< a pattern out of scope ("" = every pattern is in scope)
-  std::string expected;  ///< the verdict on the in-scope pattern at n-max 256
+  std::string in;         ///< a pattern in scope ("" = the claim's own defaults)
+  std::string out;        ///< a pattern out of scope ("" = every pattern is in scope)
+  std::string expected;   ///< the verdict on the in-scope pattern at n-max 256
+  std::uint64_t one = 2;  ///< the smallest n-max that checks anything on `in` (one - 1: an empty range)
 };
 
 std::string mtx_file() {  // B with file values: weights not generic
@@ -33,14 +34,15 @@ std::string mtx_file() {  // B with file values: weights not generic
 
 const std::map<std::string, Scope>& scopes() {
   static const std::map<std::string, Scope> s = {
-      {"fagnou.cache-chain", {"pow2+cache", "pow2", "PASSED"}},
+      {"fagnou.cache-chain", {"pow2+cache", "pow2", "PASSED", 16}},  // n = 16, 32, ...
       {"fagnou.cor4.5", {"pow2", "fib", "PASSED"}},
       {"fagnou.cor4.5.log2-bound", {"pow2", "sq1", "FAILED"}},  // the printed bound fails at 2^p - 1
       {"fagnou.prop4.2", {"pow2", "pow2+cache", "PASSED"}},
       {"fagnou.prop4.4", {"pow2", "fib+cache", "PASSED"}},
       {"fagnou.prop4.12", {"pow2", "offsets:3,7", "PASSED"}},
-      {"fagnou.prop4.7", {"pow2", "local:2", "PASSED"}},
-      {"fagnou.prop4.8", {"pow2", "pow2+cache", "PASSED"}},
+      {"fagnou.prop4.12.steps", {"sq1", "offsets:3,7", "PASSED", 3}},  // level 1 needs f(1) + p_1 <= n
+      {"fagnou.prop4.7", {"pow2", "local:2", "PASSED", 6}},            // copy length N = 3 on n = 2N
+      {"fagnou.prop4.8", {"pow2", "pow2+cache", "PASSED", 6}},
       {"fagnou.cache-rank-bound", {"pow2+cache", "", "PASSED"}},
       {"fagnou.menger", {"pow2", "mtx:" + mtx_file(), "PASSED"}},
       {"fagnou.eq1-eq2", {"window:3", "", "PASSED"}},
@@ -122,29 +124,34 @@ TEST(VerifyScope, InScopeOutOfScopeAndMixed) {
 }
 
 TEST(VerifyScope, EmptyRangeIsErrorAndRangeOfOneIsChecked) {
-  // the smallest n-max the CLI accepts (2) is a range of one for most claims; claims that need more give
-  // ERROR with the reason, never PASSED on nothing
+  // every claim, on its in-scope pattern: the smallest n-max that checks anything gives the claim's verdict
+  // on at least one instance; one below it (an empty range; 1 for claims that start at n = 2) gives ERROR
+  // with the reason and nothing checked, never PASSED on nothing
   for (const auto& c : registered_claims()) {
-    const auto o = run(c.id, {}, 2);
-    expect_consistent(c.id, o);
-    EXPECT_NE(o.verdict, "NOT APPLICABLE") << c.id;
+    const auto it = scopes().find(c.id);
+    const Scope s = it == scopes().end() ? Scope{} : it->second;
+    const std::vector<std::string> in = s.in.empty() ? std::vector<std::string>{} : std::vector{s.in};
+    const auto empty = run(c.id, in, s.one - 1);
+    expect_consistent(c.id, empty);
+    EXPECT_EQ(empty.verdict, "ERROR") << c.id << " at n-max " << s.one - 1;
+    EXPECT_EQ(empty.instances, 0u) << c.id;
+    const auto one = run(c.id, in, s.one);
+    expect_consistent(c.id, one);
+    if (it != scopes().end()) {
+      EXPECT_EQ(one.verdict, s.expected) << c.id << ": " << one.error.value_or("");
+    }
+    EXPECT_GT(one.instances, 0u) << c.id << " at n-max " << s.one << ": " << one.error.value_or("");
+    // an unknown pattern is a usage error (ERROR), in or out of any claim's scope
+    const auto bad = run(c.id, {"nosuchpattern"}, s.one);
+    expect_consistent(c.id, bad);
+    EXPECT_EQ(bad.verdict, "ERROR") << c.id;
   }
-  // copy-task claims: N = 3 needs n-max >= 6
-  for (const char* id : {"fagnou.prop4.7", "fagnou.prop4.8"}) {
-    const auto empty = run(id, {"pow2"}, 5);
-    EXPECT_EQ(empty.verdict, "ERROR") << id;
-    EXPECT_EQ(empty.instances, 0u) << id;
-    const auto one = run(id, {"pow2"}, 6);
-    EXPECT_EQ(one.verdict, "PASSED") << id << ": " << one.error.value_or("");
-    EXPECT_EQ(one.instances, 1u) << id;
-  }
-  // cache chain: n = 16, 32, ... needs n-max >= 16
-  EXPECT_EQ(run("fagnou.cache-chain", {"pow2+cache"}, 8).verdict, "ERROR");
-  const auto one = run("fagnou.cache-chain", {"pow2+cache"}, 16);
-  EXPECT_EQ(one.verdict, "PASSED");
-  EXPECT_EQ(one.instances, 1u);
-  // a range of one elsewhere
-  EXPECT_EQ(run("ghodsi.rank-gap", {}, 2).verdict, "PASSED");
+  // copy-task claims and the cache chain: exactly one instance in the range of one
+  for (const char* id : {"fagnou.prop4.7", "fagnou.prop4.8"})
+    EXPECT_EQ(run(id, {"pow2"}, 6).instances, 1u) << id;
+  EXPECT_EQ(run("fagnou.cache-chain", {"pow2+cache"}, 16).instances, 1u);
+  EXPECT_EQ(run("fagnou.prop4.12.steps", {"sq1"}, 3).instances, 1u);
+  EXPECT_EQ(run("ghodsi.rank-gap", {}, 2).instances, 1u);
   EXPECT_EQ(run("fagnou.cor4.5", {"pow2"}, 2).instances, 2u);
 }
 
@@ -186,4 +193,18 @@ TEST(VerifyScope, CliShowsNotApplicableWithReason) {
   ASSERT_EQ(na.code, 0);
   EXPECT_NE(na.out.find("NOT APPLICABLE"), std::string::npos) << na.out;
   EXPECT_NE(na.out.find("not translation-invariant"), std::string::npos) << na.out;
+}
+
+TEST(VerifyScope, NoInternalSentinelInAnyOutput) {
+  // every claim at a small range, in scope and out of it, as text and JSON: no placeholder value (2^30 or
+  // 2^32 - 1, the library's "unset" and "unreachable" markers) is ever printed
+  for (const char* args : {"verify --n-max 64", "verify --n-max 64 --format json",
+                           "verify --n-max 6 -p fib+cache -p local:2 --format json", "verify --n-max 2"}) {
+    const auto r = mixgraph::test::run_cli(args);
+    ASSERT_NE(r.out.find("fagnou.prop4.7"), std::string::npos) << args << ": " << r.err;
+    for (const char* sentinel : {"1073741824", "4294967295"}) {
+      EXPECT_EQ(r.out.find(sentinel), std::string::npos) << args << " prints " << sentinel;
+      EXPECT_EQ(r.err.find(sentinel), std::string::npos) << args << " prints " << sentinel;
+    }
+  }
 }

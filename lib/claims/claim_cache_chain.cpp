@@ -21,6 +21,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   std::uint64_t instances = 0;
   for (const auto& spec : pats) {
+    make_pattern(spec, n_for(spec, 64));  // an unknown pattern is a usage error (ERROR), not out of scope
     if (spec.size() < 6 || spec.compare(spec.size() - 6, 6, "+cache") != 0) {
       na.push_back({spec, "not a cache-efficient pattern (no +cache)"});
       continue;

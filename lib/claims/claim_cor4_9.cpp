@@ -34,11 +34,15 @@ ClaimOutcome check(const ClaimContext& ctx) {
       const double n = 2.0 * static_cast<double>(N);
       const double bound = spec == "pow2" ? std::log2(n) : 4.0;
       const std::string where = spec + " N=" + std::to_string(N) + " (n = " + std::to_string(2 * N) + ")";
-      if (lower > bound + 1e-12)
+      // exact: lower > log2 n  <=>  2^lower > n (n = 2N); lower > 4 for k^2 + 1
+      auto above = [&](std::uint32_t c) {
+        return spec == "pow2" ? c >= 64 || (std::uint64_t{1} << c) > 2 * N : c > 4;
+      };
+      if (above(lower))
         cex.add(where + ": congestion >= " + std::to_string(lower) + " (" + r.lower_bound_name + ") > " +
                 (spec == "pow2" ? "log2 n = " + fmt_g(bound) : std::string("4")));
       const std::uint32_t upper = r.upper_bound.value_or(lower);
-      if (upper > bound + 1e-12 && lower <= bound + 1e-12 && !r.optimal)
+      if (above(upper) && !above(lower) && !r.optimal)
         printed += std::string(printed.empty() ? "" : "; ") + where + ": best routing " +
                    std::to_string(upper) + " above the bound, optimum not proven";
       const double ratio = upper / bound;
@@ -47,7 +51,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
         worst = where + ": congestion " + (r.optimal ? "= " : "<= ") + std::to_string(upper) + " vs bound " +
                 fmt_g(bound);
       }
-      if (spec == "pow2" && lower > std::log2(static_cast<double>(N)) + 1e-12)
+      if (spec == "pow2" && (lower >= 64 || (std::uint64_t{1} << lower) > N))  // lower > log2 N, exactly
         printed += std::string(printed.empty() ? "" : "; ") + "with n = N = " + std::to_string(N) +
                    ": congestion >= " + std::to_string(lower) + " > log2 N = " + fmt_g(std::log2(double(N)));
     }

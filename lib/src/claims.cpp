@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <stdexcept>
 
 #include "mixgraph/error.hpp"
 
@@ -69,6 +70,8 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const C
     r.claim = c;
     const auto t0 = std::chrono::steady_clock::now();
     try {
+      if (ctx.n_max == 1)  // every claim's range starts at n = 2
+        throw std::runtime_error("n-max 1 is an empty range: every claim checks lengths n >= 2");
       r.outcome = c.check(ctx);
     } catch (const std::exception& e) {
       r.outcome = {};

@@ -16,7 +16,7 @@ namespace mixgraph {
 
 struct ClaimContext {
   std::vector<std::string> patterns;  ///< restrict to these patterns (empty: the claim's own defaults)
-  std::uint64_t n_max = 0;            ///< largest n to check (0: the claim's default)
+  std::uint64_t n_max = 0;  ///< largest n to check (0: the claim's default; 1: an empty range, ERROR)
   int threads = 0;
   /// Test hook: corrupt the first measured value the check compares (e.g. +1), so tests can see that every
   /// check is able to report FAILED. Never set by the CLI.
