@@ -140,7 +140,10 @@ Registrar reg(
       app.add_option("--claim", o->claims, "Claim id to check (repeatable; default: all). See --list");
       app.add_option("--pattern,-p", o->patterns,
                      "Restrict the claims to these patterns (repeatable; default: each claim's own)");
-      app.add_option("--n-max", o->n_max, "Largest n to check, 2..2^24 (default: each claim's own range)");
+      app.add_option(
+          "--n-max", o->n_max,
+          "Largest n to check, 2..2^24 (default: each claim's own range; a check whose work grows faster "
+          "than n clamps it to a limit of its own and says so in 'checked')");
       app.add_flag("--list", o->list, "List the registered claims and exit");
       add_common_options(app, o->common);
       return [o] { return run_verify(*o); };
