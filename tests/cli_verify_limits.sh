@@ -8,7 +8,7 @@ set -u
 M=$(realpath "$1")
 py=/usr/bin/python3
 limited=" fagnou.prop4.4 fagnou.cache-rank-bound fagnou.cache-chain fagnou.prop4.2 fagnou.prop4.12 ghodsi.heads \
-ghodsi.rank-gap "
+ghodsi.rank-gap fagnou.eq1-eq2 fagnou.weight-sharing "
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
 fails=0
@@ -31,9 +31,11 @@ import json, sys
 c = json.load(open(sys.argv[1]))["claims"][0]
 clamped = "--n-max 16777216 clamped to " in c["checked"] and "this check's limit" in c["checked"]
 if c["id"] != sys.argv[2] or c["status"] == "ERROR":
-    sys.exit(f'{c["status"]}: {c["error"]}')
+    print(f'{c["status"]}: {c["error"]}')
+    sys.exit(1)
 if clamped != (sys.argv[3] == "yes"):
-    sys.exit(f'clamped = {clamped}, expected {sys.argv[3]}: checked = {c["checked"]}')
+    print(f'clamped = {clamped}, expected {sys.argv[3]}: checked = {c["checked"]}')
+    sys.exit(1)
 print(f'{c["status"]}, {c["seconds"]:.1f} s; checked: {c["checked"][-90:]}')
 EOF
   ); then

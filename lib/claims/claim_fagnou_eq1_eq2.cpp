@@ -104,7 +104,7 @@ ClaimRegistrar reg(
      "The sequential recurrence y_i = sum_j alpha_ij x_j + sum_{j<i} beta_ij y_j (Eq. 1) computes "
      "Y = (I - B)^{-1} A X (Eq. 2): equal to 1e-12 relative Frobenius in fp64 (recurrence, "
      "mixgraph's solver, dense Eigen)",
-     "any pattern; n up to n-max (default 65536), dense Eigen at n <= 1024", check});
+     "any pattern; n up to n-max (default 65536), dense Eigen at n <= 1024", check, 1 << 16});
 
 }  // namespace
 }  // namespace mixgraph::claims

@@ -96,7 +96,8 @@ ClaimRegistrar reg(
     {"fagnou.weight-sharing", "Fagnou et al., arXiv 2605.31367", "App. B.3",
      "Weight sharing: with A = B D + D' (D, D' diagonal), (I-B)^{-1}(B D + D') x = "
      "(I-B)^{-1}(D + D') x - D x, so a shared-pattern mixer reduces to a diagonal-A one",
-     "patterns whose A is B's pattern plus the diagonal; n = n-max (default 65536; dense 2048)", check});
+     "patterns whose A is B's pattern plus the diagonal; n = n-max (default 65536; dense 2048)", check,
+     1 << 16});
 
 }  // namespace
 }  // namespace mixgraph::claims
