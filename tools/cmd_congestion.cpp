@@ -7,6 +7,7 @@
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mpi_world.hpp"
 #include "option_types.hpp"
@@ -157,6 +158,14 @@ int run_congestion(const CongestionCliOptions& o) {
     if (!o.n_text.empty())
       throw UsageError("give --copy-length (one copy length) or --sweep (several), not both");
     ns = parse_sweep(o.sweep_text);
+    // the largest N first: a sweep that cannot finish is refused before any work
+    if (ns.back() > 0x7fffffffULL)
+      throw UsageError("--sweep: the copy length N = " + std::to_string(ns.back()) +
+                       " must be below 2^31 (the pattern has 2N tokens)");
+    for (auto& pat : o.patterns)
+      if (pat.rfind("mtx:", 0) != 0)
+        check_memory(estimate_pattern_bytes(pat, 2 * ns.back(), false), o.common.mem_limit_bytes(),
+                     "pattern " + pat + " at the sweep's largest 2N = " + std::to_string(2 * ns.back()));
   } else if (!o.n_text.empty()) {
     ns = {parse_count(o.n_text, "--copy-length")};
   } else {

@@ -91,6 +91,9 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   if (!o.checkpoint_dir.empty() || !o.shards_text.empty())
     throw UsageError("--checkpoint and --shards apply to one n with --all-pairs; leave out --sweep");
   const auto ns = parse_sweep(o.sweep_text);
+  for (const auto& spec : o.patterns)  // the largest n first: a sweep that cannot finish is refused at once
+    check_memory(estimate_pattern_bytes(spec, ns.back(), false), o.common.mem_limit_bytes(),
+                 "pattern " + spec + " at the sweep's largest n = " + std::to_string(ns.back()));
   params["sweep"] = o.sweep_text;
   AllPairsOptions ap;
   ap.threads = o.common.threads;

@@ -105,6 +105,9 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
   if (o.pattern.rfind("mtx:", 0) == 0)
     throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
   const auto ns = parse_sweep(o.sweep_text);
+  // the largest n first: a sweep that cannot finish is refused before any work
+  check_memory(estimate_pattern_bytes(o.pattern, ns.back(), false), o.common.mem_limit_bytes(),
+               "pattern " + o.pattern + " at the sweep's largest n = " + std::to_string(ns.back()));
   // one record per n: its JSON object and table row (also the shards of a sharded run, docs/scaling.md)
   auto record = [&](std::size_t i) {
     const Run r = analyse(o, ns[i], false);

@@ -153,7 +153,9 @@ Registrar reg(
                      "Restrict the claims to these patterns (repeatable; default: each claim's own)")
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      app.add_option("--n-max", o->n_max, "Largest n to check, 2..2^24 (default: each claim's own range)")
+      app.add_option("--n-max", o->n_max,
+                     "Largest n to check, 2..2^24 (default: each claim's own range; a check whose work grows "
+                     "faster than n clamps it to a limit of its own and says so in 'checked')")
           ->check(count_text())
           ->type_name(type::kCount);
       app.add_flag("--list", o->list, "List the registered claims and exit");

@@ -75,8 +75,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return static_cast<int>(ExitCode::Usage);
+    // one line like every other error (CLI11's own text would add a second line and no prefix)
+    return fail(static_cast<int>(ExitCode::Usage),
+                std::string(e.what()) + " (see 'mixgraph --help' and 'mixgraph <command> --help')");
   }
   install_temp_file_cleanup();  // a signal removes the temporary files of writes in progress
   try {

@@ -79,7 +79,7 @@ ClaimRegistrar reg(
     {"fagnou.cache-chain", "Fagnou et al., arXiv 2605.31367", "Def. 4.10 / Sec. 4.3",
      "Cache of a cache-efficient pattern: |C_i| <= |S_i| <= #{k : f(k) < i} + 1 for every i, so "
      "max cache <= ceil(log2 n) + 1 for pow2+cache (O(log n)) and O(sqrt n) for sq1+cache",
-     "cache-efficient patterns; every position, n a power of two up to n-max", check});
+     "cache-efficient patterns; every position, n a power of two up to n-max", check, 1 << 18});
 
 }  // namespace
 }  // namespace mixgraph::claims

@@ -85,7 +85,8 @@ ClaimRegistrar reg(
      "cache bound on the cut rank",
      "Every cut rank is bounded by the decode cache: r(K) <= 2|C_K|, and r(K) <= |C_K| when A is "
      "diagonal (so O(log n) for pow2+cache, while pow2 itself reaches r(n/2) = n/2)",
-     "patterns with a decode cache; every cut, numeric at n <= 256, flow up to n-max (default 3000)", check});
+     "patterns with a decode cache; every cut, numeric at n <= 256, flow up to n-max (default 3000)", check,
+     4096});
 
 }  // namespace
 }  // namespace mixgraph::claims

@@ -134,7 +134,7 @@ ClaimRegistrar reg(
      "e1 + e2, e = k g (||A|| ||x|| + (1 + ||B||) k ||A|| ||x||) / (1 - k g (1 + ||B||)), k = 1 / (1 - "
      "||B||), "
      "g = m u / (1 - m u), m = products per row)",
-     "any pattern; n up to n-max (default 65536), dense Eigen at n <= 1024", check});
+     "any pattern; n up to n-max (default 65536), dense Eigen at n <= 1024", check, 1 << 16});
 
 }  // namespace
 }  // namespace mixgraph::claims

@@ -120,7 +120,7 @@ ClaimRegistrar reg(
      "Weight sharing: with A = B D + D' (D, D' diagonal), (I-B)^{-1}(B D + D') x = "
      "(I-B)^{-1}(D + D') x - D x, so a shared-pattern mixer reduces to a diagonal-A one (both sides in fp64 "
      "within 100 x the a-priori rounding-error bound of forward substitution, as in fagnou.eq1-eq2)",
-     "patterns whose A is B's pattern plus the diagonal; n = n-max (default 65536; dense 2048)", check});
+     "patterns whose A is B's pattern plus the diagonal; n = n-max (default 65536; dense 2048)", check, 1 << 16});
 
 }  // namespace
 }  // namespace mixgraph::claims

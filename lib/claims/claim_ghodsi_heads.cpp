@@ -133,7 +133,8 @@ ClaimRegistrar reg(
      "H heads represent an SSM of interaction rank k exactly iff H >= k: the best H = k head "
      "approximation is exact to rounding, H = k-1 leaves a clearly nonzero error; a token mixer "
      "with H heads has interaction rank <= H",
-     "random stable SSMs of state size 2..16 at n = n-max (default 4096); token mixers at n <= 128", check});
+     "random stable SSMs of state size 2..16 at n = n-max (default 4096); token mixers at n <= 128", check,
+     1 << 16});
 
 }  // namespace
 }  // namespace mixgraph::claims

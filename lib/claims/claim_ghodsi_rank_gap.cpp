@@ -72,7 +72,7 @@ ClaimRegistrar reg(
     {"ghodsi.rank-gap", "Ghodsi, How Many Heads Make an SSM?", "rank-gap theorem (rotation example)",
      "The rotation SSM Abar = [[0,-1],[1,0]], Bbar = C = I has interaction rank k = 2, and any "
      "single head approximates it with Frobenius error >= 1 for every n >= 2",
-     "the rotation SSM; n = 2..n-max (default 65536)", check});
+     "the rotation SSM; n = 2..n-max (default 65536)", check, 1 << 20});
 
 }  // namespace
 }  // namespace mixgraph::claims

@@ -69,7 +69,7 @@ ClaimRegistrar reg(
     {"fagnou.prop4.12", "Fagnou et al., arXiv 2605.31367", "Prop. 4.12 (reconstructed)",
      "For f(0) = 1 the cache-efficient pattern of Def. 4.10 reads S_i \\ {i} = "
      "{ a_k ceil((i - f(k)) / a_k) : f(k) < i }, a_0 = 1, a_{k+1} = a_k ceil((f(k+1) - f(k)) / a_k)",
-     "cache-efficient variants of translation-invariant patterns with f(0) = 1", check});
+     "cache-efficient variants of translation-invariant patterns with f(0) = 1", check, 1 << 17});
 
 }  // namespace
 }  // namespace mixgraph::claims

@@ -78,7 +78,7 @@ ClaimRegistrar reg(
      "Token i of a translation-invariant pattern reads #{k : f(k) < i} past positions (decode cost "
      "g(i) + 1); whole-sequence work is O(n) for a fixed offset set, O(n log n) for 2^k, "
      "O(n^1.5) for k^2+1, O(n^2) dense",
-     "translation-invariant patterns; every position up to n", check});
+     "translation-invariant patterns; every position up to n", check, 1 << 20});
 
 }  // namespace
 }  // namespace mixgraph::claims

@@ -59,7 +59,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
 ClaimRegistrar reg({"fagnou.prop4.4", "Fagnou et al., arXiv 2605.31367", "Prop. 4.4",
                     "For a translation-invariant pattern, d(i, j) = delta(i - j), the fewest offsets f(k) "
                     "(repetition allowed) summing to i - j",
-                    "translation-invariant patterns; all pairs up to n-max", check});
+                    "translation-invariant patterns; all pairs up to n-max", check, 2048});
 
 }  // namespace
 }  // namespace mixgraph::claims

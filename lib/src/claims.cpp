@@ -69,14 +69,21 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const C
     ClaimResult r;
     r.claim = c;
     const auto t0 = std::chrono::steady_clock::now();
+    ClaimContext cctx = ctx;
+    const bool clamped = c.n_limit != 0 && ctx.n_max > c.n_limit;
+    if (clamped) cctx.n_max = c.n_limit;
     try {
       if (ctx.n_max == 1)  // every claim's range starts at n = 2
         throw std::runtime_error("n-max 1 is an empty range: every claim checks lengths n >= 2");
-      r.outcome = c.check(ctx);
+      r.outcome = c.check(cctx);
     } catch (const std::exception& e) {
       r.outcome = {};
       r.outcome.error = e.what();
     }
+    if (clamped)
+      r.outcome.checked += (r.outcome.checked.empty() ? "" : " ") + std::string("(--n-max ") +
+                           std::to_string(ctx.n_max) + " clamped to " + std::to_string(c.n_limit) +
+                           ", this check's limit: its work grows faster than n)";
     settle(r.outcome);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.push_back(std::move(r));

@@ -13,12 +13,16 @@ nnz_t offsets_nnz(const std::vector<pos_t>& offs, pos_t n) {
   return s;
 }
 
-Csr csr_from_offsets(const std::vector<pos_t>& offs, pos_t n) {
+Csr csr_from_offsets(const std::vector<pos_t>& offs, pos_t n, const std::string& spec) {
+  const nnz_t nnz = offsets_nnz(offs, n);
+  check_memory(sat_add(sat_mul(nnz, sizeof(pos_t)), sat_mul(std::uint64_t{n} + 1, sizeof(nnz_t))), 0,
+               "the explicit reads of " + spec + " at n = " + std::to_string(n) + " (" + std::to_string(nnz) +
+                   " entries)");
   Csr m;
   m.n = n;
   m.ptr.reserve(static_cast<std::size_t>(n) + 1);
   m.ptr.push_back(0);
-  m.idx.reserve(offsets_nnz(offs, n));
+  m.idx.reserve(nnz);
   for (pos_t i = 0; i < n; ++i) {
     for (auto it = offs.rbegin(); it != offs.rend(); ++it)
       if (*it <= i) m.idx.push_back(i - *it);
@@ -40,13 +44,13 @@ Csr b_csr(const Pattern& p) {
     Csr m = p.b;
     return m;
   }
-  return csr_from_offsets(p.b_offsets, p.n);
+  return csr_from_offsets(p.b_offsets, p.n, p.spec);
 }
 
 Csr a_csr(const Pattern& p) {
   switch (p.a_mode) {
     case AMode::Explicit:
-      return p.translation_invariant() ? csr_from_offsets(p.a_offsets, p.n) : p.a;
+      return p.translation_invariant() ? csr_from_offsets(p.a_offsets, p.n, p.spec) : p.a;
     case AMode::Diagonal: {
       Csr m;
       m.n = p.n;
@@ -62,6 +66,8 @@ Csr a_csr(const Pattern& p) {
       m.n = p.n;
       m.ptr.reserve(static_cast<std::size_t>(p.n) + 1);
       m.ptr.push_back(0);
+      check_memory(sat_mul(sat_add(b.nnz(), p.n), sizeof(pos_t)), 0,
+                   "the A reads of " + p.spec + " at n = " + std::to_string(p.n));
       m.idx.reserve(b.nnz() + p.n);
       for (pos_t i = 0; i < p.n; ++i) {
         auto r = b.row(i);

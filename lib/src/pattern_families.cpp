@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
 
 namespace mixgraph::detail {
 
@@ -63,6 +64,33 @@ std::uint64_t parse_positive(const std::string& spec) {
   return s;
 }
 
+/// Refuses (against --mem-limit) explicit rows of `reads` entries and `mats` row-pointer arrays at n, before
+/// they are allocated.
+void check_reads_memory(const std::string& spec, std::uint64_t n, std::uint64_t reads, std::uint64_t mats) {
+  const std::uint64_t bytes =
+      sat_add(sat_mul(reads, sizeof(pos_t)), sat_mul(sat_mul(n + 1, sizeof(nnz_t)), mats));
+  check_memory(bytes, 0,
+               "pattern '" + spec + "' at n = " + std::to_string(n) + " (" + std::to_string(reads) +
+                   " explicit reads)");
+}
+
+/// Reads of one translation-invariant matrix: sum of n - o over its offsets o < n.
+std::uint64_t offset_reads(const std::vector<pos_t>& offs, std::uint64_t n) {
+  std::uint64_t r = 0;
+  for (pos_t o : offs)
+    if (o < n) r = sat_add(r, n - o);
+  return r;
+}
+
+/// B reads and A reads (explicit, shared or diagonal) of a built pattern.
+std::pair<std::uint64_t, std::uint64_t> part_reads(const Pattern& q) {
+  const std::uint64_t n = q.n;
+  const std::uint64_t b = q.translation_invariant() ? offset_reads(q.b_offsets, n) : q.b.nnz();
+  if (q.a_mode == AMode::Explicit)
+    return {b, q.translation_invariant() ? offset_reads(q.a_offsets, n) : q.a.nnz()};
+  return {b, q.a_mode == AMode::Shared ? sat_add(b, n) : n};
+}
+
 /// An explicit-read pattern on n positions with no reads yet (family Matrix); the caller fills its rows.
 Pattern explicit_pattern(const std::string& spec, std::uint64_t n, AMode a_mode) {
   validate_n(n);
@@ -81,6 +109,10 @@ Pattern explicit_pattern(const std::string& spec, std::uint64_t n, AMode a_mode)
 Pattern make_block(const std::string& spec, std::uint64_t n) {
   const std::uint64_t b = parse_positive(spec);
   Pattern p = explicit_pattern(spec, n, AMode::Explicit);
+  // Row i (0-indexed) reads i % b + 1 positions: n / b whole blocks of b (b + 1) / 2, then the rest.
+  const std::uint64_t whole = n / b, rest = n % b;
+  check_reads_memory(
+      spec, n, sat_add(sat_mul(whole, whole ? sat_mul(b, b + 1) / 2 : 0), sat_mul(rest, rest + 1) / 2), 2);
   p.b.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
   p.a.n = p.n;
   p.a.ptr.reserve(static_cast<std::size_t>(n) + 1);
@@ -96,6 +128,8 @@ Pattern make_block(const std::string& spec, std::uint64_t n) {
 Pattern make_sink(const std::string& spec, std::uint64_t n) {
   const std::uint64_t s = parse_positive(spec);
   Pattern p = explicit_pattern(spec, n, AMode::Shared);
+  // Row i (0-indexed) reads min(i, s) positions.
+  check_reads_memory(spec, n, s >= n ? n * (n - 1) / 2 : s * (s - 1) / 2 + (n - s) * s, 1);
   p.b.ptr.reserve(static_cast<std::size_t>(n) + 1);
   p.b.ptr.push_back(0);
   for (pos_t i = 0; i < p.n; ++i) {
@@ -155,6 +189,17 @@ Pattern make_union(const std::string& spec, std::uint64_t n) {
   const bool shared =
       std::all_of(parts.begin(), parts.end(), [](const Pattern& q) { return q.a_mode == AMode::Shared; });
   p.a_mode = shared ? AMode::Shared : AMode::Explicit;
+  // The merged rows hold at most the parts' reads (and at most every earlier position).
+  const std::uint64_t n64 = p.n;
+  std::uint64_t b_reads = 0, a_reads = 0;
+  for (const auto& q : parts) {
+    const auto [b, a] = part_reads(q);
+    b_reads = sat_add(b_reads, b);
+    a_reads = sat_add(a_reads, a);
+  }
+  b_reads = std::min(b_reads, n64 ? sat_mul(n64, n64 - 1) / 2 : 0);
+  a_reads = shared ? 0 : std::min(a_reads, sat_mul(n64, n64 + 1) / 2);
+  check_reads_memory(spec, n64, sat_add(b_reads, a_reads), shared ? 1 : 2);
   p.b = merged_rows(parts, p.n, [](const Pattern& q, pos_t i, std::vector<pos_t>& out) {
     for_each_b_read(q, i, [&](pos_t j) { out.push_back(j); });
   });

@@ -57,6 +57,9 @@ struct Claim {
   std::string statement;   ///< in words
   std::string applies_to;  ///< patterns and n range
   std::function<ClaimOutcome(const ClaimContext&)> check;
+  /// The largest n the check may be asked for (0: no limit of its own). For checks whose work grows faster
+  /// than n (every pair, every cut): run_claims clamps a larger ctx.n_max to it, and `checked` says so.
+  std::uint64_t n_limit = 0;
 };
 
 struct ClaimResult {
@@ -71,6 +74,7 @@ std::vector<Claim> registered_claims();
 /// Runs the claims with these ids (empty: all). An unknown id throws UsageError listing the valid ones.
 /// A check that throws becomes an ERROR outcome with the exception's message. Every outcome gets its
 /// verdict from claim_verdict, `passed` to match, and an `error` saying why when nothing was checked.
+/// An n_max above a claim's n_limit is clamped to it, noted at the end of `checked`.
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx);
 
 struct ClaimRegistrar {
