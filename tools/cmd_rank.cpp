@@ -12,6 +12,7 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/sweep.hpp"
+#include "mixgraph/weight_files.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -23,6 +24,7 @@ struct RankOptions {
   std::string pattern, n_text, method = "both", cuts_text, seed_text = "1";
   double tol = 0.0;
   bool dyadic = false;
+  std::string weights_a, weights_b;  // the user's weights (one head), else seeded
 };
 /// The largest --T of `rank loglinear`: its summary is O(T) (a few seconds at 2^28).
 constexpr std::uint64_t kMaxLogLinearT = 1ull << 28;
@@ -122,6 +124,14 @@ int run_rank(const RankOptions& o) {
     params.method = CutRankMethod::Exact;
   else
     throw UsageError("--method must be both, exact, dense, sketch or flow (got '" + o.method + "')");
+  WeightedPattern user;  // --weights-a / --weights-b: one head, replacing the seeded A or B
+  if (!o.weights_a.empty() || !o.weights_b.empty()) {
+    WeightFiles f;
+    f.a = o.weights_a;
+    f.b = o.weights_b;
+    user = head_weights(weights_from_files<double>(p, 1, seed, f, params.mem_limit), 0);
+    params.weights = &user;
+  }
   params.cuts = parse_cuts(o.cuts_text, p.n);
   if (!o.cuts_text.empty() && params.cuts.empty()) throw UsageError("--cuts selected no cut");
   const bool want_dyadic = o.dyadic;
@@ -134,7 +144,7 @@ int run_rank(const RankOptions& o) {
   DyadicRanks dy;
   if (want_dyadic) {
     const auto iw = induced_weights(p, seed);
-    dy = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), r.tolerance);
+    dy = dyadic_block_ranks_transposed(dense_operator_transposed(params.weights ? user : iw.w), r.tolerance);
   }
 
   std::size_t full = 0;
@@ -186,8 +196,9 @@ int run_rank(const RankOptions& o) {
                                            "the probability bound below, and never above it"
                                          : "seeded random weights (weights.hpp random_weights): generic, so "
                                            "numeric rank = Menger flow")
-          : "weights from the .mtx files (not generic): numeric ranks may legitimately be below the flow "
-            "ranks";
+          : std::string(params.weights ? "weights from --weights-a / --weights-b"
+                                       : "weights from the .mtx files") +
+                " (not generic): numeric ranks may legitimately be below the flow ranks";
   // the floating-point methods: the gap the tolerance fell into (relative pivots |R_ll| / |R_11|)
   nlohmann::json gap = nullptr;
   std::string gap_text;
@@ -205,6 +216,8 @@ int run_rank(const RankOptions& o) {
 
   nlohmann::json pj = {
       {"pattern", o.pattern}, {"n", p.n}, {"seed", seed}, {"method", o.method}, {"format", o.common.format}};
+  if (!o.weights_a.empty()) pj["weights_a"] = o.weights_a;
+  if (!o.weights_b.empty()) pj["weights_b"] = o.weights_b;
   if (!o.cuts_text.empty()) pj["cuts"] = o.cuts_text;
   if (o.tol > 0) pj["tol"] = o.tol;
 
@@ -583,6 +596,11 @@ Registrar reg(
       app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help());
       app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^16, 1e6. Not needed for mtx:");
       app.add_option("--seed", o->seed_text, "Seed of the random weights and sketches")->default_val("1");
+      app.add_option(
+          "--weights-a", o->weights_a,
+          "A's weights from a .npy, (1, offsets) per offset or (1, nnz_A) per position (as solve's; "
+          "not generic)");
+      app.add_option("--weights-b", o->weights_b, "B's weights from a .npy, laid out as --weights-a's");
       app.add_option(
              "--method", o->method,
              "both (numeric and flow; numeric = exact for seeded weights, for .mtx file weights dense "

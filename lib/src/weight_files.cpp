@@ -175,6 +175,40 @@ std::pair<std::string, std::string> save_weights(const std::string& stem_in, con
   return {pa, pb};
 }
 
+WeightedPattern head_weights(const MixerWeights<double>& w, int h) {
+  if (h < 0 || h >= w.heads) throw UsageError("head_weights: no head " + std::to_string(h));
+  const MixerWeights<double> st = stored_weights(w);
+  const SolveStructure& s = w.s;
+  auto one = [&](bool is_a) {
+    const std::vector<pos_t>& offs = is_a ? s.a_offsets : s.b_offsets;
+    const std::vector<double>& v = is_a ? st.a : st.b;
+    Csr m = is_a ? s.a : s.b;
+    if (!s.implicit) {
+      const std::size_t nnz = m.nnz();
+      m.val.assign(v.begin() + std::ptrdiff_t(std::size_t(h) * nnz),
+                   v.begin() + std::ptrdiff_t(std::size_t(h + 1) * nnz));
+      return m;
+    }
+    const std::size_t K = offs.size(), stride = std::size_t(s.n) * K;
+    m.n = s.n;
+    m.ptr.assign(1, 0);
+    std::size_t reads = 0;
+    for (pos_t i = 0; i < s.n; ++i) {
+      while (reads < K && offs[reads] <= i) ++reads;
+      for (std::size_t t = reads; t-- > 0;) {  // offsets descending = columns ascending
+        m.idx.push_back(i - offs[t]);
+        m.val.push_back(v[std::size_t(h) * stride + std::size_t(i) * K + t]);
+      }
+      m.ptr.push_back(m.idx.size());
+    }
+    return m;
+  };
+  WeightedPattern r;
+  r.a = one(true);
+  r.b = one(false);
+  return r;
+}
+
 template MixerWeights<float> weights_from_files<float>(const Pattern&, int, std::uint64_t, const WeightFiles&,
                                                        std::uint64_t);
 template MixerWeights<double> weights_from_files<double>(const Pattern&, int, std::uint64_t,

@@ -165,3 +165,26 @@ def test_bad_weight_file_is_a_data_error(tmp_path):
     out = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
     assert out.returncode == 3, out.stderr
     assert "per position" in out.stderr and "per offset" in out.stderr
+
+
+def test_rank_with_weight_files_against_numpy(tmp_path):
+    """`rank --weights-a/-b` (one head): dense numeric cut ranks == numpy ranks of M = (I - B)^{-1} A."""
+    rng = np.random.default_rng(11)
+    n = 40
+    bo = offsets("pow2", n)
+    ao = a_offsets("pow2", bo)
+    br, bc, _ = csr_reads(bo, n)
+    ar, ac, _ = csr_reads(ao, n)
+    wb = rng.uniform(-1, 1, (1, len(br))) * 0.9 / len(bo)
+    wa = np.zeros((1, len(ao)))
+    wa[0, 0] = 1.0  # A = I: per offset, only the diagonal
+    np.save(tmp_path / "a.npy", wa)
+    np.save(tmp_path / "b.npy", wb)
+    j = run("rank", "-p", "pow2", "--n", n, "--method", "dense", "--weights-a", tmp_path / "a.npy", "--weights-b",
+            tmp_path / "b.npy")
+    assert j["weights"] == "file"
+    B = np.zeros((n, n))
+    B[br, bc] = wb[0]
+    M = np.linalg.solve(np.eye(n) - B, np.eye(n))
+    want = [int(np.linalg.matrix_rank(M[K:, :K], tol=1e-13 * np.abs(M).max() * n)) for K in j["cuts"]]
+    assert j["cut_rank_numeric"] == want

@@ -44,4 +44,7 @@ template <class T>
 std::pair<std::string, std::string> save_weights(const std::string& stem, const MixerWeights<T>& w,
                                                  std::uint64_t mem_limit);
 
+/// Head h of w as CSR matrices with values (rows ascending, reads ascending), e.g. for the rank analysis.
+WeightedPattern head_weights(const MixerWeights<double>& w, int h);
+
 }  // namespace mixgraph
