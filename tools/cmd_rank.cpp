@@ -12,6 +12,7 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/sweep.hpp"
+#include "mixgraph/weight_files.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
@@ -29,6 +30,7 @@ struct RankOptions {
   double tol = 0.0;
   bool dyadic = false;
   std::string checkpoint_dir;
+  std::string weights_a, weights_b;  // the user's weights (one head), else seeded
 };
 /// The largest --n of `rank loglinear`: its summary is O(T) (a few seconds at 2^28).
 constexpr std::uint64_t kMaxLogLinearT = 1ull << 28;
@@ -113,6 +115,14 @@ int run_rank(const RankOptions& o) {
     params.method = CutRankMethod::Exact;
   else
     throw UsageError("--method must be both, exact, dense, sketch or flow (got '" + o.method + "')");
+  WeightedPattern user;  // --weights-a / --weights-b: one head, replacing the seeded A or B
+  if (!o.weights_a.empty() || !o.weights_b.empty()) {
+    WeightFiles f;
+    f.a = o.weights_a;
+    f.b = o.weights_b;
+    user = head_weights(weights_from_files<double>(p, 1, seed, f, params.mem_limit), 0);
+    params.weights = &user;
+  }
   params.cuts = parse_cuts(o.cuts_text, p.n);
   if (!o.cuts_text.empty() && params.cuts.empty()) throw UsageError("--cuts selected no cut");
   const bool want_dyadic = o.dyadic;
@@ -123,6 +133,8 @@ int run_rank(const RankOptions& o) {
   // several MPI ranks or a checkpoint folder: the numeric ranks over shards of cuts (docs/scaling.md)
   std::optional<CutRankProfile> merged;
   if (sharded(o.checkpoint_dir)) {
+    if (params.weights)  // the shard fingerprint does not cover the weight files
+      throw UsageError("--weights-a / --weights-b do not combine with --checkpoint or several MPI ranks");
     merged = sharded_cut_rank_profile(p, params, o.checkpoint_dir);
     if (!merged) return 0;  // ranks other than 0 print nothing
   }
@@ -131,7 +143,7 @@ int run_rank(const RankOptions& o) {
   DyadicRanks dy;
   if (want_dyadic) {
     const auto iw = induced_weights(p, seed);
-    dy = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), r.tolerance);
+    dy = dyadic_block_ranks_transposed(dense_operator_transposed(params.weights ? user : iw.w), r.tolerance);
   }
 
   const std::uint32_t bound_factor = r.a_diagonal ? 1 : 2;
@@ -146,7 +158,10 @@ int run_rank(const RankOptions& o) {
         " (at K = " + std::to_string(contrast->max_cut_rank_at) + "), max cache " +
         std::to_string(contrast->max_cache) + "; " + p.spec +
         ": max r(K) = " + std::to_string(r.max_cut_rank) + ", max cache " + std::to_string(r.max_cache);
-  const std::string weights_note = json::rank_weights_note(r);
+  const std::string weights_note =
+      params.weights ? std::string("weights from --weights-a / --weights-b (not generic): numeric ranks may "
+                                   "legitimately be below the flow ranks")
+                     : json::rank_weights_note(r);
   // the floating-point methods: the gap the tolerance fell into (relative pivots |R_ll| / |R_11|)
   std::string gap_text;
   if (r.numeric_done && r.numeric_method != "exact") {
@@ -157,6 +172,8 @@ int run_rank(const RankOptions& o) {
 
   nlohmann::json pj = {
       {"pattern", o.pattern}, {"n", p.n}, {"seed", seed}, {"method", o.method}, {"format", o.common.format}};
+  if (!o.weights_a.empty()) pj["weights_a"] = o.weights_a;
+  if (!o.weights_b.empty()) pj["weights_b"] = o.weights_b;
   if (!o.cuts_text.empty()) pj["cuts"] = o.cuts_text;
   if (o.tol > 0) pj["tol"] = o.tol;
 
@@ -164,6 +181,7 @@ int run_rank(const RankOptions& o) {
   if (fmt == Format::Json) {
     auto j = json_header("rank", 1, pj);
     j.update(json::cut_ranks(p, r, contrast, want_dyadic ? &dy : nullptr));
+    if (params.weights) j["weights_note"] = weights_note;
     print_json(std::cout, j);
   } else if (fmt == Format::Csv) {
     Table t({"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"});
@@ -512,6 +530,11 @@ Registrar reg(
           ->check(count_text())
           ->type_name(type::kCount);
       add_seed_option(app, o->seed, "Seed of the random weights and sketches");
+      app.add_option(
+          "--weights-a", o->weights_a,
+          "A's weights from a .npy, (1, offsets) per offset or (1, nnz_A) per position (as solve's; "
+          "not generic)");
+      app.add_option("--weights-b", o->weights_b, "B's weights from a .npy, laid out as --weights-a's");
       app.add_option(
              "--method", o->method,
              "both (numeric and flow; numeric = exact for seeded weights, for .mtx file weights dense "

@@ -1,4 +1,6 @@
 // mixgraph solve: Y = (I - B)^{-1} A X on a pattern, X from a file or seeded random, Y to a file (solve.hpp).
+#include <omp.h>
+
 #include <chrono>
 #include <iostream>
 
@@ -9,6 +11,7 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve_backend.hpp"
 #include "mixgraph/sweep.hpp"
+#include "mixgraph/weight_files.hpp"
 #include "mixgraph/weights.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
@@ -31,6 +34,8 @@ struct SolveCliOptions {
   std::string precision;  // "" = from the input (fp32 for --random)
   std::string backend = "auto";
   int reps = 1;
+  WeightFiles weights;  // --weights-a, --weights-b, --gates, --input-gates
+  std::string save_weights;
 };
 
 template <class T>
@@ -45,28 +50,49 @@ std::vector<T> take(NpyArray& a) {
 }
 
 template <class T>
+std::string weights_kind(const MixerWeights<T>& w) {
+  auto one = [](CoefSource c) {
+    return c == CoefSource::Seeded ? "seeded" : c == CoefSource::PerOffset ? "per offset" : "per position";
+  };
+  return std::string("A ") + one(w.a_source) + ", B " + one(w.b_source);
+}
+
+template <class T>
 int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& be, NpyArray* in,
-              std::size_t d, nlohmann::json params) {
+              std::size_t d, int heads, nlohmann::json params) {
   const auto t0 = std::chrono::steady_clock::now();
-  const MixerWeights<T> w = make_mixer_weights<T>(p, o.heads, o.seed);
+  // seeded weights are made where the solver uses them (no per-nonzero array); files replace them
+  const MixerWeights<T> w =
+      o.weights.any() ? weights_from_files<T>(p, heads, o.seed, o.weights, o.common.mem_limit_bytes())
+                      : seeded_mixer_weights<T>(p, heads, o.seed);
+  if (!o.save_weights.empty()) {
+    const auto paths = save_weights(o.save_weights, w, o.common.mem_limit_bytes());
+    params["saved_weights"] = {paths.first, paths.second};
+  }
   std::vector<T> x;
   if (in) {
     x = take<T>(*in);
   } else {
     x.resize(std::size_t(p.n) * d);
-    for (std::size_t k = 0; k < x.size(); ++k)
-      x[k] = static_cast<T>(2 * hash_uniform(o.seed, 1001, k / d, k % d) - 1);
+    const std::int64_t count = static_cast<std::int64_t>(x.size());
+#pragma omp parallel for schedule(static) \
+    num_threads(o.common.threads > 0 ? o.common.threads : omp_get_max_threads())
+    for (std::int64_t k = 0; k < count; ++k)
+      x[std::size_t(k)] =
+          static_cast<T>(2 * hash_uniform(o.seed, 1001, std::size_t(k) / d, std::size_t(k) % d) - 1);
   }
   std::vector<T> y(x.size());
   SolveInfo info;
-  std::vector<double> times;
+  std::vector<double> times, call_times;
   const gpu::SolveOptions gpu_options = gpu_options_from_env();
   for (int r = 0; r < std::max(1, o.reps); ++r) {
     info = solve_on(be, w, x.data(), y.data(), d, o.common.threads, gpu_options);
     times.push_back(info.seconds);
+    call_times.push_back(info.total_seconds);
   }
   std::sort(times.begin(), times.end());
-  const double secs = times[times.size() / 2];
+  std::sort(call_times.begin(), call_times.end());
+  const double secs = times[times.size() / 2], call_secs = call_times[call_times.size() / 2];
   double checksum = 0;
   for (T v : y) checksum += static_cast<double>(v);
   if (!o.output.empty()) {
@@ -87,8 +113,8 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
     j["pattern"] = p.spec;
     j["n"] = p.n;
     j["d"] = d;
-    j["heads"] = o.heads;
-    j["d_h"] = d / std::size_t(o.heads);
+    j["heads"] = heads;
+    j["d_h"] = d / std::size_t(heads);
     j["precision"] = sizeof(T) == 8 ? "fp64" : "fp32";
     j["family"] = to_string(p.family);
     j["structure"] = s.implicit ? "implicit offsets" : "csr";
@@ -100,7 +126,10 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
     j["threads"] = info.threads;
     j["reps"] = std::max(1, o.reps);
     j["seconds"] = secs;
+    j["kernel_seconds"] = secs;
+    j["solve_seconds"] = call_secs;
     j["total_seconds"] = total;
+    j["weights"] = weights_kind(w);
     j["input"] = o.input.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.input);
     j["output"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
     j["checksum"] = checksum;
@@ -119,20 +148,24 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
       print_json(std::cout, j);
     }
   } else {
-    print_kv(std::cout,
-             {{"pattern",
-               p.spec + " (" + to_string(p.family) + ", " + (s.implicit ? "implicit offsets" : "CSR") + ")"},
-              {"n x d", std::to_string(p.n) + " x " + std::to_string(d) + " (" + std::to_string(o.heads) +
-                            " heads of " + std::to_string(d / std::size_t(o.heads)) + ")"},
-              {"precision", sizeof(T) == 8 ? "fp64" : "fp32"},
-              {"nnz(A), nnz(B)", std::to_string(s.nnz_a) + ", " + std::to_string(s.nnz_b)},
-              {"backend", be.name + " (" + be.reason + ")"},
-              {"kernel", info.kernel},
-              {"solve time", fmt_double(secs * 1e3, 4) + " ms" +
-                                 (o.reps > 1 ? " (median of " + std::to_string(o.reps) + ")" : "")},
-              {"total time", fmt_double(total, 4) + " s (weights, input, solve, output)"},
-              {"output", o.output.empty() ? "(none; give --output to write Y)" : o.output},
-              {"checksum (sum of Y)", fmt_double(checksum, 10)}});
+    print_kv(
+        std::cout,
+        {{"pattern",
+          p.spec + " (" + to_string(p.family) + ", " + (s.implicit ? "implicit offsets" : "CSR") + ")"},
+         {"n x d", std::to_string(p.n) + " x " + std::to_string(d) + " (" + std::to_string(heads) +
+                       " heads of " + std::to_string(d / std::size_t(heads)) + ")"},
+         {"weights", weights_kind(w)},
+         {"precision", sizeof(T) == 8 ? "fp64" : "fp32"},
+         {"nnz(A), nnz(B)", std::to_string(s.nnz_a) + ", " + std::to_string(s.nnz_b)},
+         {"backend", be.name + " (" + be.reason + ")"},
+         {"kernel", info.kernel},
+         {"kernel time", fmt_double(secs * 1e3, 4) + " ms" +
+                             (o.reps > 1 ? " (median of " + std::to_string(o.reps) + ")" : "")},
+         {"solve call time", fmt_double(call_secs * 1e3, 4) + " ms (X in host memory to Y in host memory" +
+                                 std::string(be.gpu ? ": uploads, device weights, kernel, download)" : ")")},
+         {"total time", fmt_double(total, 4) + " s (weights, input, all solves, output)"},
+         {"output", o.output.empty() ? "(none; give --output to write Y)" : o.output},
+         {"checksum (sum of Y)", fmt_double(checksum, 10)}});
   }
   return 0;
 }
@@ -167,40 +200,53 @@ int run_solve(const SolveCliOptions& o) {
     if (n == 0 && !is_mtx) throw UsageError("--n is required with --random");
   }
   if (d == 0) throw UsageError("X needs at least one column");
-  if (d % std::size_t(o.heads) != 0)
+  int heads = o.heads;
+  if (!o.weights.gates.empty() || !o.weights.input_gates.empty()) {  // per-channel gates: a head per column
+    if (heads != 1 && std::size_t(heads) != d)
+      throw UsageError("--gates make every column its own head: --heads must be " + std::to_string(d) +
+                       " (X's columns) or left out");
+    if (d > 0x7fffffffULL) throw UsageError("--gates: too many columns");
+    heads = static_cast<int>(d);
+  }
+  if (d % std::size_t(heads) != 0)
     throw UsageError("X has " + std::to_string(d) + " columns, not a multiple of --heads " +
-                     std::to_string(o.heads));
+                     std::to_string(heads));
   if (n > 0xffffffffULL) throw UsageError("--n must fit in 32 bits");
   const bool fp64 = o.precision.empty() ? (!o.input.empty() && in.fp64) : o.precision == "fp64";
   const std::size_t es = fp64 ? 8 : 4;
   // X, Y and a working copy (n x d each), in checked arithmetic: n * d may not fit in 64 bits.
   const std::uint64_t xy_bytes = sat_mul(sat_mul(n, d), es * 3);
-  check_memory(sat_add(sat_add(estimate_pattern_bytes(o.pattern, n, false), xy_bytes),
-                       is_mtx ? 0 : sat_mul(sat_mul(n, 64 * es), std::uint64_t(o.heads))),
-               o.common.mem_limit_bytes(), "solve " + o.pattern + " at n = " + std::to_string(n));
+  check_memory(sat_add(estimate_pattern_bytes(o.pattern, n, false), xy_bytes), o.common.mem_limit_bytes(),
+               "solve " + o.pattern + " at n = " + std::to_string(n));
   const Pattern p = make_pattern(o.pattern, n);
   if (!o.input.empty() && in.rows != p.n)
     throw InputError(o.input + ": X has " + std::to_string(in.rows) +
                      " rows but the pattern has n = " + std::to_string(p.n));
-  check_memory(sat_add(mixer_weights_bytes(p, o.heads, es), sat_mul(sat_mul(p.n, d), es * 3)),
-               o.common.mem_limit_bytes(),
-               "solve weights for " + o.pattern + " at n = " + std::to_string(p.n));
+  // seeded weights cost their structure only; weight files are checked as they are read
+  check_memory(
+      sat_add(mixer_weights_bytes(p, heads, es, CoefSource::Seeded), sat_mul(sat_mul(p.n, d), es * 3)),
+      o.common.mem_limit_bytes(), "solve weights for " + o.pattern + " at n = " + std::to_string(p.n));
   nlohmann::json params = {{"pattern", o.pattern}, {"n", p.n},
-                           {"heads", o.heads},     {"seed", o.seed},
+                           {"heads", heads},       {"seed", o.seed},
                            {"backend", o.backend}, {"format", o.common.format},
                            {"reps", o.reps}};
   if (!o.input.empty()) params["input"] = o.input;
   if (!o.random_text.empty()) params["random"] = d;
   if (!o.output.empty()) params["output"] = o.output;
   if (!o.precision.empty()) params["precision"] = o.precision;
-  return fp64 ? run_typed<double>(o, p, be, o.input.empty() ? nullptr : &in, d, params)
-              : run_typed<float>(o, p, be, o.input.empty() ? nullptr : &in, d, params);
+  if (!o.weights.a.empty()) params["weights_a"] = o.weights.a;
+  if (!o.weights.b.empty()) params["weights_b"] = o.weights.b;
+  if (!o.weights.gates.empty()) params["gates"] = o.weights.gates;
+  if (!o.weights.input_gates.empty()) params["input_gates"] = o.weights.input_gates;
+  if (!o.save_weights.empty()) params["save_weights"] = o.save_weights;
+  return fp64 ? run_typed<double>(o, p, be, o.input.empty() ? nullptr : &in, d, heads, params)
+              : run_typed<float>(o, p, be, o.input.empty() ? nullptr : &in, d, heads, params);
 }
 
 Registrar reg(
     "solve",
-    "Y = (I - B)^{-1} A X on a pattern (seeded weights, head h seed + h): X from .npy/.mtx/.csv or "
-    "--random, Y to a file; says which kernel ran and its time",
+    "Y = (I - B)^{-1} A X on a pattern (seeded weights, head h seed + h, or weights from .npy files): X "
+    "from .npy/.mtx/.csv or --random, Y to a file; says which kernel ran, its time and the total time",
     61, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<SolveCliOptions>();
       app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())
@@ -225,10 +271,18 @@ Registrar reg(
       app.add_option("--backend", o->backend, "auto (the GPU when present), cpu, or gpu (exit 4 without one)")
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
       app.add_option("--reps", o->reps, "Run the solve this many times and report the median time (1..1000)");
-      add_common_options(app, o->common, false);
-      // one record, not a table: csv is not offered (json is the machine-readable form)
-      add_format_option(app, o->common.format, {"table", "json"},
-                        {{"csv", "solve prints one record; use --format json (or table)"}});
+      app.add_option(
+          "--weights-a", o->weights.a,
+          "A's weights from a .npy: (heads, offsets) one per offset (translation-invariant "
+          "patterns) or (heads, nnz_A) per position in CSR order (docs/formats.md); default seeded");
+      app.add_option("--weights-b", o->weights.b, "B's weights from a .npy, laid out as --weights-a's");
+      app.add_option("--gates", o->weights.gates,
+                     "ssm: per-channel gates beta_{i,i-1} from a .npy (n, d); every column its own head");
+      app.add_option("--input-gates", o->weights.input_gates,
+                     "ssm with --gates: per-channel diagonal of A from a .npy (n, d) (default 1)");
+      app.add_option("--save-weights", o->save_weights,
+                     "Write the weights this run used to STEM.A.npy and STEM.B.npy (the --weights-a layout)");
+      add_common_options(app, o->common);
       return [o] { return run_solve(*o); };
     });
 

@@ -37,6 +37,7 @@
 #include "mixgraph/blockinv_reference.hpp"
 #include "mixgraph/gpu_solve.hpp"
 #include "plan.cuh"
+#include "weights_fill.cuh"
 
 namespace mixgraph::gpu {
 namespace {
@@ -53,19 +54,18 @@ SolveRun solve_t(const SolveProblem& p, const void* x, void* y, const SolveOptio
   cudaEventCreate(&e2);
   cudaEventCreate(&e3);
   cudaEventRecord(e0);
-  upload(va, static_cast<const T*>(p.a.vals), value_count(p.a, p.n, p.heads));
-  upload(vb, static_cast<const T*>(p.b.vals), value_count(p.b, p.n, p.heads));
+  const SolveMatrix ma = device_coefs<T>(p.a, p.n, p.heads, va), mb = device_coefs<T>(p.b, p.n, p.heads, vb);
   MG_CUDA(cudaMemcpy(dx.p, x, nd * sizeof(T), cudaMemcpyHostToDevice), "upload X");
   DevProblem<T> P{};
   P.n = p.n;
   P.d = p.d;
   P.dh = p.d / p.heads;
-  P.a = dev_matrix<T>(p.a, p.n, sa, va.as<T>());
-  P.b = dev_matrix<T>(p.b, p.n, sb, vb.as<T>());
+  P.a = dev_matrix<T>(ma, p.n, sa, va.as<T>());
+  P.b = dev_matrix<T>(mb, p.n, sb, vb.as<T>());
   P.x = dx.as<T>();
   P.y = dy.as<T>();
   Plan<T> plan;
-  make_plan(plan, P, p.a, p.b, p.heads, o);
+  make_plan(plan, P, ma, mb, p.heads, o);
   r.plan = plan.explain;
   if (o.verbose) std::fprintf(stderr, "%s\n", plan.explain.c_str());
   cudaEventRecord(e1);
@@ -96,19 +96,18 @@ BlockInvPackages packages_t(const SolveProblem& p, const SolveOptions& o) {
   const std::uint64_t nd = std::uint64_t(p.n) * p.d;
   DevStruct sa, sb;
   DevBuf va, vb, dx(nd * sizeof(T)), dy(nd * sizeof(T));
-  upload(va, static_cast<const T*>(p.a.vals), value_count(p.a, p.n, p.heads));
-  upload(vb, static_cast<const T*>(p.b.vals), value_count(p.b, p.n, p.heads));
+  const SolveMatrix ma = device_coefs<T>(p.a, p.n, p.heads, va), mb = device_coefs<T>(p.b, p.n, p.heads, vb);
   MG_CUDA(cudaMemset(dx.p, 0, nd * sizeof(T)), "memset");
   DevProblem<T> P{};
   P.n = p.n;
   P.d = p.d;
   P.dh = p.d / p.heads;
-  P.a = dev_matrix<T>(p.a, p.n, sa, va.as<T>());
-  P.b = dev_matrix<T>(p.b, p.n, sb, vb.as<T>());
+  P.a = dev_matrix<T>(ma, p.n, sa, va.as<T>());
+  P.b = dev_matrix<T>(mb, p.n, sb, vb.as<T>());
   P.x = dx.as<T>();
   P.y = dy.as<T>();
   Plan<T> plan;
-  make_plan(plan, P, p.a, p.b, p.heads, o);
+  make_plan(plan, P, ma, mb, p.heads, o);
   r.kernel = plan.name;
   if (!plan.bi) {
     r.note = "the planner did not choose gpu-blockinv (" + plan.explain + ")";

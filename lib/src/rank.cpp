@@ -342,7 +342,14 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   const bool want_flow =
       method == CutRankMethod::Auto || method == CutRankMethod::Both || method == CutRankMethod::Flow;
   const bool want_num = method != CutRankMethod::Flow;
-  const auto iw = induced_weights(p, params.seed);
+  InducedWeights iw;
+  if (params.weights) {  // the user's weights: not generic
+    iw.w = *params.weights;
+    iw.generic = false;
+    iw.a_diagonal = rows_only_diagonal(iw.w.a);
+  } else {
+    iw = induced_weights(p, params.seed);
+  }
   const bool automatic = method == CutRankMethod::Auto || method == CutRankMethod::Both;
   // generic (seeded) weights: exact ranks over GF(p); the floating-point methods only on request or for the
   // files' own real weights

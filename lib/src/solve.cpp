@@ -13,6 +13,7 @@
 
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/weight_gen.hpp"
 
 namespace mixgraph {
 
@@ -56,6 +57,70 @@ void scatter_implicit(const Csr& m, const std::vector<pos_t>& offs, T* out) {
   }
 }
 
+// ---- coefficients of one (matrix, head), whatever their source ----
+
+/// Rows of coefficients of one matrix and head. Implicit: rows(r0, rows, klo, khi, buf) returns p with
+/// p[r * K + k] the coefficient of row r0 + r, offset slot k (only slots in [klo, khi) with o_k <= r0 + r
+/// are valid). CSR: row(i, buf) returns p with p[e - ptr[i]] the coefficient of entry e. Stored arrays
+/// are returned in place; seeded and per-offset coefficients are written into buf (implicit: rows * K
+/// values, CSR: max_row() values).
+template <class T>
+struct CoefView {
+  CoefSource src = CoefSource::Stored;
+  const T* base = nullptr;  // Stored: the head's array; PerOffset: the head's K coefficients
+  std::uint64_t key = 0;
+  double total = 0;
+  const std::vector<pos_t>* offs = nullptr;
+  const Csr* csr = nullptr;
+  std::size_t K = 0;
+
+  CoefView(const MixerWeights<T>& W, bool is_a, int h) {
+    const SolveStructure& s = W.s;
+    src = is_a ? W.a_source : W.b_source;
+    const std::vector<T>& v = is_a ? W.a : W.b;
+    offs = is_a ? &s.a_offsets : &s.b_offsets;
+    csr = is_a ? &s.a : &s.b;
+    K = offs->size();
+    if (src == CoefSource::Stored) base = v.data() + std::size_t(h) * (is_a ? W.a_stride() : W.b_stride());
+    if (src == CoefSource::PerOffset) base = v.data() + std::size_t(h) * K;
+    key = wgen::stream_key(W.seed, std::uint64_t(h), is_a ? wgen::kMatrixA : wgen::kMatrixB);
+    total = is_a ? wgen::kTotalA : wgen::kTotalB;
+  }
+  std::size_t max_row() const {
+    if (!csr->ptr.empty() && csr->n > 0) {
+      nnz_t m = 0;
+      for (pos_t i = 0; i < csr->n; ++i) m = std::max(m, csr->ptr[i + 1] - csr->ptr[i]);
+      return std::size_t(m);
+    }
+    return 0;
+  }
+  const T* rows(pos_t r0, pos_t nrows, std::size_t klo, std::size_t khi, T* buf) const {
+    if (src == CoefSource::Stored) return base + std::size_t(r0) * K;
+    const pos_t* o = offs->data();
+    std::size_t reads = 0;  // offsets <= row
+    for (pos_t r = 0; r < nrows; ++r) {
+      const pos_t i = r0 + r;
+      while (reads < K && o[reads] <= i) ++reads;
+      T* out = buf + std::size_t(r) * K;
+      const std::size_t hi = std::min(khi, reads);
+      if (src == CoefSource::PerOffset) {
+        for (std::size_t k = klo; k < hi; ++k) out[k] = base[k];
+      } else {
+        for (std::size_t k = klo; k < hi; ++k)
+          out[k] = static_cast<T>(wgen::weight(key, total, std::uint32_t(reads), i, i - o[k]));
+      }
+    }
+    return buf;
+  }
+  const T* row(pos_t i, T* buf) const {
+    const nnz_t lo = csr->ptr[i], hi = csr->ptr[i + 1];
+    if (src == CoefSource::Stored) return base + lo;
+    for (nnz_t e = lo; e < hi; ++e)
+      buf[e - lo] = static_cast<T>(wgen::weight(key, total, std::uint32_t(hi - lo), i, csr->idx[e]));
+    return buf;
+  }
+};
+
 // ---- the real tiled kernel ----
 
 constexpr std::size_t kTile = 64;  // columns per task (a row of the tile: 256 B fp32, 512 B fp64)
@@ -72,20 +137,20 @@ void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, co
   const pos_t n = s.n;
   const std::size_t w = t.w;
   T acc[kTile];
+  const CoefView<T> A(W, true, t.h), B(W, false, t.h);
   if (s.implicit) {
     const std::size_t Ka = s.a_offsets.size(), Kb = s.b_offsets.size();
-    const T* ac = W.a.data() + std::size_t(t.h) * W.a_stride();
-    const T* bc = W.b.data() + std::size_t(t.h) * W.b_stride();
+    std::vector<T> abuf(Ka), bbuf(Kb);
     for (pos_t i = 0; i < n; ++i) {
       for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
-      const T* arow = ac + std::size_t(i) * Ka;
+      const T* arow = A.rows(i, 1, 0, Ka, abuf.data());
       for (std::size_t k = 0; k < Ka && s.a_offsets[k] <= i; ++k) {
         const T cf = arow[k];
         const T* xr = x + std::size_t(i - s.a_offsets[k]) * d + t.c0;
 #pragma omp simd
         for (std::size_t c = 0; c < w; ++c) acc[c] += cf * xr[c];
       }
-      const T* brow = bc + std::size_t(i) * Kb;
+      const T* brow = B.rows(i, 1, 0, Kb, bbuf.data());
       for (std::size_t k = 0; k < Kb && s.b_offsets[k] <= i; ++k) {
         const T cf = brow[k];
         const T* yr = y + std::size_t(i - s.b_offsets[k]) * d + t.c0;
@@ -96,18 +161,21 @@ void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, co
       for (std::size_t c = 0; c < w; ++c) yo[c] = acc[c];
     }
   } else {
-    const T* ac = W.a.data() + std::size_t(t.h) * W.a_stride();
-    const T* bc = W.b.data() + std::size_t(t.h) * W.b_stride();
+    std::vector<T> abuf(A.src == CoefSource::Stored ? 0 : A.max_row()),
+        bbuf(B.src == CoefSource::Stored ? 0 : B.max_row());
     for (pos_t i = 0; i < n; ++i) {
       for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
-      for (nnz_t e = s.a.ptr[i]; e < s.a.ptr[i + 1]; ++e) {
-        const T cf = ac[e];
+      const nnz_t alo = s.a.ptr[i], blo = s.b.ptr[i];
+      const T* ar = A.row(i, abuf.data());
+      for (nnz_t e = alo; e < s.a.ptr[i + 1]; ++e) {
+        const T cf = ar[e - alo];
         const T* xr = x + std::size_t(s.a.idx[e]) * d + t.c0;
 #pragma omp simd
         for (std::size_t c = 0; c < w; ++c) acc[c] += cf * xr[c];
       }
-      for (nnz_t e = s.b.ptr[i]; e < s.b.ptr[i + 1]; ++e) {
-        const T cf = bc[e];
+      const T* br = B.row(i, bbuf.data());
+      for (nnz_t e = blo; e < s.b.ptr[i + 1]; ++e) {
+        const T cf = br[e - blo];
         const T* yr = y + std::size_t(s.b.idx[e]) * d + t.c0;
 #pragma omp simd
         for (std::size_t c = 0; c < w; ++c) acc[c] += cf * yr[c];
@@ -147,7 +215,8 @@ inline BlockPlan block_plan(const SolveStructure& s) {
   return p;
 }
 
-// acc = sum over A offsets [ka0, Ka) and far B offsets, for the rows of block b
+// acc = sum over A offsets [ka0, Ka) and far B offsets, for the rows of block b (ac, bc: the block's
+// coefficient rows, ac[r * Ka + k] for row b * kBlock + r)
 template <class T, int W>
 inline void gather_block(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x,
                          const T* y, std::size_t d, std::size_t c0, pos_t b, T (*acc)[W]) {
@@ -160,7 +229,7 @@ inline void gather_block(const T* ac, const T* bc, const SolveStructure& s, cons
     const pos_t o = ao[k];
     for (pos_t r = (o > r0 ? o - r0 : 0); r < rows; ++r) {
       const pos_t i = r0 + r;
-      const T cf = ac[std::size_t(i) * bp.Ka + k];
+      const T cf = ac[std::size_t(r) * bp.Ka + k];
       const T* xr = x + std::size_t(i - o) * d + c0;
       for (int c = 0; c < W; ++c) acc[r][c] += cf * xr[c];
     }
@@ -170,14 +239,14 @@ inline void gather_block(const T* ac, const T* bc, const SolveStructure& s, cons
     if (o >= r0 + rows) break;
     for (pos_t r = (o > r0 ? o - r0 : 0); r < rows; ++r) {
       const pos_t i = r0 + r;
-      const T cf = bc[std::size_t(i) * bp.Kb + k];
+      const T cf = bc[std::size_t(r) * bp.Kb + k];
       const T* yr = y + std::size_t(i - o) * d + c0;
       for (int c = 0; c < W; ++c) acc[r][c] += cf * yr[c];
     }
   }
 }
 
-// finishes block b in row order: acc + A offsets [0, ka0) + near B offsets
+// finishes block b in row order: acc + A offsets [0, ka0) + near B offsets (ac, bc as gather_block's)
 template <class T, int W>
 inline void finish_block(const T* ac, const T* bc, const SolveStructure& s, const BlockPlan& bp, const T* x,
                          T* y, std::size_t d, std::size_t c0, pos_t b, const T (*acc)[W]) {
@@ -188,13 +257,13 @@ inline void finish_block(const T* ac, const T* bc, const SolveStructure& s, cons
     const pos_t i = r0 + r;
     T a[W];
     for (int c = 0; c < W; ++c) a[c] = acc[r][c];
-    const T* arow = ac + std::size_t(i) * bp.Ka;
+    const T* arow = ac + std::size_t(r) * bp.Ka;
     for (std::size_t k = 0; k < bp.ka0 && ao[k] <= i; ++k) {
       const T cf = arow[k];
       const T* xr = x + std::size_t(i - ao[k]) * d + c0;
       for (int c = 0; c < W; ++c) a[c] += cf * xr[c];
     }
-    const T* brow = bc + std::size_t(i) * bp.Kb;
+    const T* brow = bc + std::size_t(r) * bp.Kb;
     for (std::size_t k = 0; k < bp.kn && bo[k] <= i; ++k) {
       const T cf = brow[k];
       const T* yr = y + std::size_t(i - bo[k]) * d + c0;
@@ -254,19 +323,31 @@ inline void wait_for(const std::atomic<pos_t>& a, pos_t want) {
 // One tile of W columns through all blocks. role: -1 gathers and finishes every block in turn; 1 gathers,
 // 0 finishes (the two threads of a pipelined tile, sharing `pipe` and a ring of kRing gathered blocks).
 template <class T, int W>
-void rows_implicit_blocked(const T* ac, const T* bc, const SolveStructure& s, const T* x, T* y, std::size_t d,
-                           std::size_t c0, int role, TilePipe* pipe, T* ring) {
+void rows_implicit_blocked(const CoefView<T>& A, const CoefView<T>& B, const SolveStructure& s, const T* x,
+                           T* y, std::size_t d, std::size_t c0, int role, TilePipe* pipe, T* ring) {
   const BlockPlan bp = block_plan(s);
   const bool v = have_avx2();
   auto gather = v ? gather_avx2<T, W> : gather_base<T, W>;
   auto finish = v ? finish_avx2<T, W> : finish_base<T, W>;
   const pos_t nb = (s.n + kBlock - 1) / kBlock;
+  // coefficient rows of one block, for sources that are not stored (each thread its own)
+  std::vector<T> abuf(A.src == CoefSource::Stored ? 0 : std::size_t(kBlock) * bp.Ka),
+      bbuf(B.src == CoefSource::Stored ? 0 : std::size_t(kBlock) * bp.Kb);
+  auto rows_of = [&](pos_t b) { return std::min<pos_t>(kBlock, s.n - b * kBlock); };
+  auto do_gather = [&](pos_t b, T(*acc)[W]) {
+    gather(A.rows(b * kBlock, rows_of(b), bp.ka0, bp.Ka, abuf.data()),
+           B.rows(b * kBlock, rows_of(b), bp.kn, bp.Kb, bbuf.data()), s, bp, x, y, d, c0, b, acc);
+  };
+  auto do_finish = [&](pos_t b, const T(*acc)[W]) {
+    finish(A.rows(b * kBlock, rows_of(b), 0, bp.ka0, abuf.data()),
+           B.rows(b * kBlock, rows_of(b), 0, bp.kn, bbuf.data()), s, bp, x, y, d, c0, b, acc);
+  };
   if (role < 0) {
     std::vector<T> buf(std::size_t(kBlock) * W);
     auto acc = reinterpret_cast<T(*)[W]>(buf.data());
     for (pos_t b = 0; b < nb; ++b) {
-      gather(ac, bc, s, bp, x, y, d, c0, b, acc);
-      finish(ac, bc, s, bp, x, y, d, c0, b, acc);
+      do_gather(b, acc);
+      do_finish(b, acc);
     }
     return;
   }
@@ -276,11 +357,11 @@ void rows_implicit_blocked(const T* ac, const T* bc, const SolveStructure& s, co
       // the slot's previous block is finished, and so are the rows the far reads need (kRing * kBlock <=
       // kFar)
       wait_for(pipe->finished, b >= kRing ? b - kRing + 1 : 0);
-      gather(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+      do_gather(b, acc(b));
       pipe->gathered.store(b + 1, std::memory_order_release);
     } else {
       wait_for(pipe->gathered, b + 1);
-      finish(ac, bc, s, bp, x, y, d, c0, b, acc(b));
+      do_finish(b, acc(b));
       pipe->finished.store(b + 1, std::memory_order_release);
     }
   }
@@ -295,8 +376,7 @@ template <class T>
 bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t, int role = -1,
                 TilePipe* pipe = nullptr, T* ring = nullptr) {
   if (!fixed_width(W.s, t.w)) return false;
-  const T* ac = W.a.data() + std::size_t(t.h) * W.a_stride();
-  const T* bc = W.b.data() + std::size_t(t.h) * W.b_stride();
+  const CoefView<T> ac(W, true, t.h), bc(W, false, t.h);
   switch (t.w) {
     case 64:
       rows_implicit_blocked<T, 64>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
@@ -321,37 +401,44 @@ void tile_many_heads(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, 
   const auto& s = W.s;
   const pos_t n = s.n;
   const std::size_t w = t.w;
-  const std::size_t as = W.a_stride(), bs = W.b_stride();
   T acc[kTile];
-  std::size_t hoff_a[kTile], hoff_b[kTile];
-  for (std::size_t c = 0; c < w; ++c) {
-    const std::size_t h = (t.c0 + c) / dh;
-    hoff_a[c] = h * as;
-    hoff_b[c] = h * bs;
+  const std::size_t h0 = t.c0 / dh, nh = (t.c0 + w - 1) / dh - h0 + 1;
+  std::size_t hc[kTile];  // column c's head, relative to h0
+  for (std::size_t c = 0; c < w; ++c) hc[c] = (t.c0 + c) / dh - h0;
+  std::vector<CoefView<T>> av, bv;
+  for (std::size_t q = 0; q < nh; ++q) {
+    av.emplace_back(W, true, int(h0 + q));
+    bv.emplace_back(W, false, int(h0 + q));
   }
   const bool imp = s.implicit;
   const std::size_t Ka = s.a_offsets.size(), Kb = s.b_offsets.size();
+  const std::size_t ra = imp ? Ka : av[0].max_row(), rb = imp ? Kb : bv[0].max_row();
+  std::vector<T> abuf(nh * ra), bbuf(nh * rb);
+  std::vector<const T*> ap(nh), bp(nh);  // each head's coefficients of row i
   for (pos_t i = 0; i < n; ++i) {
     for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
+    for (std::size_t q = 0; q < nh; ++q) {
+      ap[q] = imp ? av[q].rows(i, 1, 0, Ka, abuf.data() + q * ra) : av[q].row(i, abuf.data() + q * ra);
+      bp[q] = imp ? bv[q].rows(i, 1, 0, Kb, bbuf.data() + q * rb) : bv[q].row(i, bbuf.data() + q * rb);
+    }
     if (imp) {
       for (std::size_t k = 0; k < Ka && s.a_offsets[k] <= i; ++k) {
-        const std::size_t e = std::size_t(i) * Ka + k;
         const T* xr = x + std::size_t(i - s.a_offsets[k]) * d + t.c0;
-        for (std::size_t c = 0; c < w; ++c) acc[c] += W.a[hoff_a[c] + e] * xr[c];
+        for (std::size_t c = 0; c < w; ++c) acc[c] += ap[hc[c]][k] * xr[c];
       }
       for (std::size_t k = 0; k < Kb && s.b_offsets[k] <= i; ++k) {
-        const std::size_t e = std::size_t(i) * Kb + k;
         const T* yr = y + std::size_t(i - s.b_offsets[k]) * d + t.c0;
-        for (std::size_t c = 0; c < w; ++c) acc[c] += W.b[hoff_b[c] + e] * yr[c];
+        for (std::size_t c = 0; c < w; ++c) acc[c] += bp[hc[c]][k] * yr[c];
       }
     } else {
-      for (nnz_t e = s.a.ptr[i]; e < s.a.ptr[i + 1]; ++e) {
+      const nnz_t alo = s.a.ptr[i], blo = s.b.ptr[i];
+      for (nnz_t e = alo; e < s.a.ptr[i + 1]; ++e) {
         const T* xr = x + std::size_t(s.a.idx[e]) * d + t.c0;
-        for (std::size_t c = 0; c < w; ++c) acc[c] += W.a[hoff_a[c] + e] * xr[c];
+        for (std::size_t c = 0; c < w; ++c) acc[c] += ap[hc[c]][e - alo] * xr[c];
       }
-      for (nnz_t e = s.b.ptr[i]; e < s.b.ptr[i + 1]; ++e) {
+      for (nnz_t e = blo; e < s.b.ptr[i + 1]; ++e) {
         const T* yr = y + std::size_t(s.b.idx[e]) * d + t.c0;
-        for (std::size_t c = 0; c < w; ++c) acc[c] += W.b[hoff_b[c] + e] * yr[c];
+        for (std::size_t c = 0; c < w; ++c) acc[c] += bp[hc[c]][e - blo] * yr[c];
       }
     }
     T* yo = y + std::size_t(i) * d + t.c0;
@@ -475,18 +562,24 @@ SolveStructure solve_structure(const Pattern& p) {
   return s;
 }
 
-std::uint64_t mixer_weights_bytes(const Pattern& p, int heads, std::size_t value_bytes) {
+std::uint64_t mixer_weights_bytes(const Pattern& p, int heads, std::size_t value_bytes, CoefSource source) {
   const SolveStructure s = p.translation_invariant() ? solve_structure(p) : SolveStructure{};
+  // the structure: CSR copies of A and B for the explicit families
+  const std::uint64_t structure =
+      p.translation_invariant() ? 0 : (std::uint64_t(p.n) * 2 + 2) * 8 + (p.b.nnz() * 2 + p.n) * 4;
+  if (source == CoefSource::Seeded) {
+    // the files' values of mtx: patterns stay stored
+    const std::uint64_t file_values =
+        p.family == PatternFamily::Matrix ? (p.b.nnz() + p.a.nnz()) * value_bytes * std::uint64_t(heads) : 0;
+    return structure + file_values;
+  }
   std::uint64_t per_head = 0;
   if (p.translation_invariant()) {
     per_head = std::uint64_t(p.n) * (s.a_offsets.size() + s.b_offsets.size()) * value_bytes;
   } else {
     per_head = (p.b.nnz() + p.a.nnz() + std::uint64_t(p.n) * 2) * value_bytes;
   }
-  // plus one head's CSR with values while drawing (random_weights)
-  const std::uint64_t draw = (std::uint64_t(p.n) * 2 + 1) * 8 * 2 +
-                             (p.translation_invariant() ? (s.nnz_a + s.nnz_b) : (p.b.nnz() * 2 + p.n)) * 12;
-  return per_head * std::uint64_t(heads) + draw;
+  return per_head * std::uint64_t(heads) + structure;
 }
 
 template <class T>
@@ -514,24 +607,56 @@ MixerWeights<T> mixer_weights_from(const Pattern& p, const std::vector<WeightedP
 }
 
 template <class T>
-MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t seed) {
+MixerWeights<T> seeded_mixer_weights(const Pattern& p, int heads, std::uint64_t seed) {
   if (heads < 1) throw UsageError("--heads must be >= 1");
   MixerWeights<T> W;
   W.s = solve_structure(p);
   W.heads = heads;
-  W.a.assign(W.a_stride() * heads, T(0));
-  W.b.assign(W.b_stride() * heads, T(0));
-  for (int h = 0; h < heads; ++h) {
-    const WeightedPattern wp = random_weights(p, seed + static_cast<std::uint64_t>(h));
-    if (W.s.implicit) {
-      scatter_implicit(wp.a, W.s.a_offsets, W.a.data() + h * W.a_stride());
-      scatter_implicit(wp.b, W.s.b_offsets, W.b.data() + h * W.b_stride());
-    } else {
-      for (nnz_t e = 0; e < wp.a.nnz(); ++e) W.a[h * W.a_stride() + e] = static_cast<T>(wp.a.val[e]);
-      for (nnz_t e = 0; e < wp.b.nnz(); ++e) W.b[h * W.b_stride() + e] = static_cast<T>(wp.b.val[e]);
-    }
-  }
+  W.seed = seed;
+  W.a_source = W.b_source = CoefSource::Seeded;
+  // matrix patterns keep their files' values (as random_weights does), the same for every head
+  auto keep = [&](const Csr& m, std::vector<T>& out, CoefSource& src) {
+    src = CoefSource::Stored;
+    out.resize(m.val.size() * std::size_t(heads));
+    for (int h = 0; h < heads; ++h)
+      for (std::size_t e = 0; e < m.val.size(); ++e) out[std::size_t(h) * m.val.size() + e] = T(m.val[e]);
+  };
+  if (p.family == PatternFamily::Matrix && p.b.has_values()) keep(p.b, W.b, W.b_source);
+  if (p.family == PatternFamily::Matrix && p.a_mode == AMode::Explicit && p.a.has_values())
+    keep(p.a, W.a, W.a_source);
   return W;
+}
+
+template <class T>
+MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
+  MixerWeights<T> W;
+  W.s = w.s;
+  W.heads = w.heads;
+  W.seed = w.seed;
+  auto store = [&](bool is_a, std::vector<T>& out, std::size_t stride) {
+    if ((is_a ? w.a_source : w.b_source) == CoefSource::Stored) {
+      out = is_a ? w.a : w.b;
+      return;
+    }
+    out.assign(stride * std::size_t(w.heads), T(0));
+    for (int h = 0; h < w.heads; ++h) {
+      const CoefView<T> v(w, is_a, h);
+      T* o = out.data() + std::size_t(h) * stride;
+      for (pos_t i = 0; i < w.s.n; ++i)
+        if (w.s.implicit)
+          v.rows(i, 1, 0, v.K, o + std::size_t(i) * v.K);
+        else
+          v.row(i, o + v.csr->ptr[i]);
+    }
+  };
+  store(true, W.a, W.a_stride());
+  store(false, W.b, W.b_stride());
+  return W;
+}
+
+template <class T>
+MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t seed) {
+  return stored_weights(seeded_mixer_weights<T>(p, heads, seed));
 }
 
 template <class T>
@@ -540,6 +665,8 @@ SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d,
   if (d == 0 || d % static_cast<std::size_t>(W.heads) != 0)
     throw UsageError("solve: d = " + std::to_string(d) + " columns must be a positive multiple of the " +
                      std::to_string(W.heads) + " heads");
+  if (!W.s.implicit && (W.a_source == CoefSource::PerOffset || W.b_source == CoefSource::PerOffset))
+    throw UsageError("solve: weights per offset need a translation-invariant pattern");
   const std::size_t dh = d / static_cast<std::size_t>(W.heads);
   const int nt = resolve_threads(threads);
   // tile width: kTile columns (whole rows of 512 B in fp64 measured fastest; narrower tiles for more threads
@@ -589,6 +716,7 @@ SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d,
                 (many ? "-multihead-tiled" : (piped ? "-tiled-pipelined" : "-tiled"));
   info.threads = nt;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  info.total_seconds = info.seconds;
   return info;
 }
 
@@ -639,6 +767,10 @@ PathCounts solve_path_counts(const SolveStructure& s, const std::vector<pos_t>& 
 template struct MixerWeights<float>;
 template struct MixerWeights<double>;
 template MixerWeights<float> make_mixer_weights<float>(const Pattern&, int, std::uint64_t);
+template MixerWeights<float> seeded_mixer_weights<float>(const Pattern&, int, std::uint64_t);
+template MixerWeights<double> seeded_mixer_weights<double>(const Pattern&, int, std::uint64_t);
+template MixerWeights<float> stored_weights<float>(const MixerWeights<float>&);
+template MixerWeights<double> stored_weights<double>(const MixerWeights<double>&);
 template MixerWeights<double> make_mixer_weights<double>(const Pattern&, int, std::uint64_t);
 template MixerWeights<float> mixer_weights_from<float>(const Pattern&, const std::vector<WeightedPattern>&);
 template MixerWeights<double> mixer_weights_from<double>(const Pattern&, const std::vector<WeightedPattern>&);

@@ -1,29 +1,20 @@
 #include "mixgraph/weights.hpp"
 
 #include "mixgraph/commgraph.hpp"
+#include "mixgraph/weight_gen.hpp"
 
 namespace mixgraph {
 
 namespace {
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+using wgen::splitmix64;
 
-double signed_draw(std::uint64_t seed, std::uint64_t stream, std::uint64_t r, std::uint64_t c) {
-  const double u = hash_uniform(seed, stream, r, c);                    // [0, 1)
-  const double mag = 0.5 + 0.5 * hash_uniform(seed, stream + 7, r, c);  // [0.5, 1)
-  return u < 0.5 ? -mag : mag;
-}
-
-void fill(Csr& m, std::uint64_t seed, std::uint64_t stream, double total) {
+void fill(Csr& m, std::uint64_t seed, std::uint64_t matrix, double total) {
+  const std::uint64_t key = wgen::stream_key(seed, 0, matrix);
   m.val.resize(m.idx.size());
   for (pos_t i = 0; i < m.n; ++i) {
     const nnz_t lo = m.ptr[i], hi = m.ptr[i + 1];
-    const double scale = hi > lo ? total / static_cast<double>(hi - lo) : 0.0;
-    for (nnz_t k = lo; k < hi; ++k) m.val[k] = scale * signed_draw(seed, stream, i, m.idx[k]);
+    for (nnz_t k = lo; k < hi; ++k)
+      m.val[k] = wgen::weight(key, total, static_cast<std::uint32_t>(hi - lo), i, m.idx[k]);
   }
 }
 }  // namespace
@@ -38,10 +29,11 @@ double hash_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t row,
 WeightedPattern random_weights(const Pattern& p, std::uint64_t seed) {
   WeightedPattern w;
   w.b = b_csr(p);
-  if (!(p.family == PatternFamily::Matrix && w.b.has_values())) fill(w.b, seed, 1, 0.9);
+  if (!(p.family == PatternFamily::Matrix && w.b.has_values()))
+    fill(w.b, seed, wgen::kMatrixB, wgen::kTotalB);
   w.a = a_csr(p);
   if (!(p.family == PatternFamily::Matrix && p.a_mode == AMode::Explicit && w.a.has_values()))
-    fill(w.a, seed, 2, 1.0);
+    fill(w.a, seed, wgen::kMatrixA, wgen::kTotalA);
   return w;
 }
 

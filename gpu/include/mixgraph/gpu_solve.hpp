@@ -27,6 +27,15 @@ namespace mixgraph::gpu {
 /// One matrix (A or B) in solver form. Coefficient of head h:
 ///   implicit: vals[h * hs + i * is + k * ks] = weight of the read i - offsets[k] (offsets ascending);
 ///   CSR:      vals[h * hs + e * is]          = weight of entry e (ptr/idx, rows sorted ascending).
+/// Where the device gets a matrix's coefficients (no host array, no upload for Seeded and PerOffset: the
+/// coefficients are written on the device, in the layout implicit hs = n k, is = k, ks = 1 / CSR hs = nnz,
+/// is = 1, whatever hs, is and ks say).
+enum class CoefGen {
+  Values,     ///< vals holds every coefficient (strides hs, is, ks)
+  Seeded,     ///< weight_gen.hpp: head h, row i, read j from (gen_seed + h, gen_matrix, gen_total)
+  PerOffset,  ///< implicit only: vals holds [h][k], one coefficient per offset and head, for every row
+};
+
 struct SolveMatrix {
   bool implicit = true;
   const std::uint32_t* offsets = nullptr;
@@ -35,6 +44,10 @@ struct SolveMatrix {
   const std::uint32_t* idx = nullptr;  ///< ptr[n]
   const void* vals = nullptr;          ///< float or double (SolveProblem::fp64)
   std::uint64_t hs = 0, is = 0, ks = 0;
+  CoefGen gen = CoefGen::Values;
+  std::uint64_t gen_seed = 0;    ///< Seeded: the seed of head 0
+  std::uint32_t gen_matrix = 0;  ///< Seeded: weight_gen.hpp's matrix id (kMatrixA, kMatrixB)
+  double gen_total = 0;          ///< Seeded: weight_gen.hpp's row total (kTotalA, kTotalB)
 };
 
 struct SolveProblem {
@@ -72,7 +85,7 @@ struct SolveRun {
   std::string kernel;    ///< e.g. "gpu-pipeline-implicit<fp32,staged,...>"
   std::string plan;      ///< what the planner chose and why (e.g. why blockinv did not fit)
   double kernel_ms = 0;  ///< the solve kernel alone
-  double total_ms = 0;   ///< uploads + kernel + download
+  double total_ms = 0;   ///< uploads + device weights + kernel + download (the whole call)
   std::string note;      ///< why it did not run
 };
 

@@ -10,6 +10,7 @@
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/gpu_solve.hpp"
 #include "mixgraph/solve.hpp"
+#include "mixgraph/weight_gen.hpp"
 
 namespace mixgraph {
 
@@ -52,7 +53,8 @@ inline BackendChoice choose_backend(Backend b) {
   return c;
 }
 
-/// The GPU problem for MixerWeights (pointers into w; valid while w lives). Layouts as solve.hpp's.
+/// The GPU problem for MixerWeights (pointers into w; valid while w lives). Layouts as solve.hpp's;
+/// seeded and per-offset coefficients are made on the device (gpu::CoefGen).
 template <class T>
 gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
   gpu::SolveProblem p;
@@ -61,10 +63,17 @@ gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
   p.heads = static_cast<std::uint32_t>(w.heads);
   p.fp64 = sizeof(T) == 8;
   auto fill = [&](gpu::SolveMatrix& m, const std::vector<pos_t>& offs, const Csr& csr,
-                  const std::vector<T>& v, std::size_t stride) {
+                  const std::vector<T>& v, std::size_t stride, CoefSource src, bool is_a) {
     m.implicit = w.s.implicit;
     m.vals = v.data();
     m.hs = stride;
+    // seeded and per-offset coefficients are made on the device (no per-nonzero array, no upload)
+    m.gen = src == CoefSource::Seeded      ? gpu::CoefGen::Seeded
+            : src == CoefSource::PerOffset ? gpu::CoefGen::PerOffset
+                                           : gpu::CoefGen::Values;
+    m.gen_seed = w.seed;
+    m.gen_matrix = static_cast<std::uint32_t>(is_a ? wgen::kMatrixA : wgen::kMatrixB);
+    m.gen_total = is_a ? wgen::kTotalA : wgen::kTotalB;
     if (w.s.implicit) {
       m.offsets = offs.data();
       m.k = static_cast<std::uint32_t>(offs.size());
@@ -76,8 +85,8 @@ gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
       m.is = 1;
     }
   };
-  fill(p.a, w.s.a_offsets, w.s.a, w.a, w.a_stride());
-  fill(p.b, w.s.b_offsets, w.s.b, w.b, w.b_stride());
+  fill(p.a, w.s.a_offsets, w.s.a, w.a, w.a_stride(), w.a_source, true);
+  fill(p.b, w.s.b_offsets, w.s.b, w.b, w.b_stride(), w.b_source, false);
   return p;
 }
 
@@ -94,6 +103,7 @@ SolveInfo solve_on(const BackendChoice& c, const MixerWeights<T>& w, const T* x,
   SolveInfo info;
   info.kernel = r.kernel;
   info.seconds = r.kernel_ms / 1000.0;
+  info.total_seconds = r.total_ms / 1000.0;
   info.threads = 0;
   return info;
 }

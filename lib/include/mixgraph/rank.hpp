@@ -134,6 +134,8 @@ struct CutRankParams {
   std::vector<pos_t> cuts;  ///< empty: every cut for n <= 1024, else 64 spaced cuts
   double tol = 0.0;         ///< 0: default_rank_tolerance(n)
   std::uint64_t mem_limit = 0;
+  /// The user's weights on p (weight_files.hpp head_weights) instead of the seeded ones: not generic.
+  const WeightedPattern* weights = nullptr;
 };
 
 struct CutRankProfile {

@@ -3,7 +3,7 @@
 // semirings (docs/math.md §1 and §3).
 //
 //   auto p = mixgraph::make_pattern("pow2", 1 << 16);
-//   auto w = mixgraph::make_mixer_weights<double>(p, /*heads=*/4, /*seed=*/1);   // head h: seed + h
+//   auto w = mixgraph::seeded_mixer_weights<double>(p, /*heads=*/4, /*seed=*/1); // head h: seed + h
 //   std::vector<double> x(p.n * 64), y(p.n * 64);                                 // row-major n x d
 //   auto info = mixgraph::solve_mixer(w, x.data(), y.data(), 64);                 // d = heads * d_h
 //   // info.kernel names the kernel that ran
@@ -11,7 +11,8 @@
 //
 // Layout: X and Y are row-major n x d (a row of d columns is contiguous); column c belongs to head
 // c / (d / heads). Coefficients live on the shared pattern: for translation-invariant patterns as
-// per-offset arrays without index arrays (implicit offsets), for the other families parallel to CSR.
+// per-offset arrays without index arrays (implicit offsets), for the other families parallel to CSR; or
+// they are not stored at all (seeded weights, made where used) or stored once per offset (CoefSource).
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -38,32 +39,55 @@ struct SolveStructure {
 /// Builds the solver form of a pattern. O(n + nnz) for explicit families, O(#offsets) for implicit ones.
 SolveStructure solve_structure(const Pattern& p);
 
-/// Real coefficients of H heads on one structure. Implicit: b[(h * n + i) * Kb + k] = beta_{i, i - o_k}
-/// (0 where o_k > i), a likewise with Ka; explicit: b[h * nnz_b + e], parallel to structure.b.idx.
+/// Where one matrix's coefficients come from.
+enum class CoefSource {
+  Stored,     ///< every coefficient in the array: implicit [h][i][k], CSR [h][e] (see MixerWeights)
+  Seeded,     ///< made where used by weight_gen.hpp from (seed + h, matrix, i, j); the array is empty
+  PerOffset,  ///< implicit structures only: the array holds [h][k], one coefficient per offset and head,
+              ///< the same on every row (weight sharing)
+};
+
+/// Real coefficients of H heads on one structure. Stored: implicit b[(h * n + i) * Kb + k] =
+/// beta_{i, i - o_k} (0 where o_k > i), a likewise with Ka; explicit b[h * nnz_b + e], parallel to
+/// structure.b.idx. Seeded: a, b empty. PerOffset: b[h * Kb + k].
 template <class T>
 struct MixerWeights {
   SolveStructure s;
   int heads = 1;
   std::vector<T> a, b;
+  CoefSource a_source = CoefSource::Stored, b_source = CoefSource::Stored;
+  std::uint64_t seed = 0;  ///< Seeded: head h draws with seed + h
   std::size_t a_stride() const { return s.implicit ? std::size_t(s.n) * s.a_offsets.size() : s.a.nnz(); }
   std::size_t b_stride() const { return s.implicit ? std::size_t(s.n) * s.b_offsets.size() : s.b.nnz(); }
 };
 
-/// Bytes make_mixer_weights allocates (refuse with check_memory before calling it).
-std::uint64_t mixer_weights_bytes(const Pattern& p, int heads, std::size_t value_bytes);
+/// Bytes make_mixer_weights allocates (refuse with check_memory before calling it). With
+/// CoefSource::Seeded: what seeded_mixer_weights allocates (the structure only).
+std::uint64_t mixer_weights_bytes(const Pattern& p, int heads, std::size_t value_bytes,
+                                  CoefSource source = CoefSource::Stored);
 
-/// Head h gets random_weights(p, seed + h) (weights.hpp): generic, ||(I-B)^{-1}||_inf <= 10.
-/// O(heads * (n + nnz)) time.
+/// Seeded weights that cost nothing to store: head h is random_weights(p, seed + h) (weights.hpp), made
+/// by the solvers where they use them (the files' values of mtx: patterns are kept as stored arrays).
+template <class T>
+MixerWeights<T> seeded_mixer_weights(const Pattern& p, int heads, std::uint64_t seed);
+
+/// The same weights as seeded_mixer_weights, stored (every coefficient in a and b): generic,
+/// ||(I-B)^{-1}||_inf <= 10. O(heads * (n + nnz)) time and memory.
 template <class T>
 MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t seed);
 /// The same from weights already drawn (one WeightedPattern per head, all on p).
 template <class T>
 MixerWeights<T> mixer_weights_from(const Pattern& p, const std::vector<WeightedPattern>& heads);
+/// Any weights with every coefficient stored (a and b CoefSource::Stored), the same numbers.
+template <class T>
+MixerWeights<T> stored_weights(const MixerWeights<T>& w);
 
 struct SolveInfo {
   std::string kernel;  ///< which kernel ran, e.g. "cpu-implicit-tiled" / "cpu-csr-tiled"
   int threads = 1;
-  double seconds = 0;  ///< wall time of the solve, X to Y
+  double seconds = 0;        ///< the solve kernel: wall time on the CPU, kernel time on the GPU
+  double total_seconds = 0;  ///< the whole call, X in host memory to Y in host memory (GPU: with the
+                             ///< uploads, the device weights and the download; CPU: = seconds)
 };
 
 /// Y = (I - B)^{-1} A X, fast path: columns split into tiles inside a head, one tile per OpenMP task,
@@ -80,7 +104,6 @@ template <class T>
 void solve_recurrence(const std::vector<WeightedPattern>& heads, pos_t n, const T* x, T* y, std::size_t d);
 
 // ---- semirings on the structure (weights fixed by the semiring, docs/math.md §3) ----
-
 
 /// (min, +) with weight 0 on A's diagonal and 1 on every other entry of A and B, impulse inputs
 /// (x_s = 0 in column s, +inf elsewhere): dist[i * S + c] = d(i, sources[c]) of docs/math.md §3 (hops from

@@ -1,0 +1,50 @@
+#pragma once
+// The user's own weights for the solver, from .npy files, and the weights a run used, back to .npy
+// (docs/formats.md, "Weight files").
+//
+//   mixgraph::WeightFiles f;
+//   f.b = "beta.npy";                                   // (H, K) per offset or (H, nnz) per position
+//   auto w = mixgraph::weights_from_files<double>(p, heads, seed, f, mem_limit);  // A stays seeded
+//   mixgraph::save_weights("used", w, mem_limit);       // used.A.npy, used.B.npy
+//
+// Layouts (rows = heads H, one row per head; per channel: H = d):
+//   (H, K)   per offset, translation-invariant patterns: column k is the coefficient of the k-th offset
+//            (ascending; A's offsets start with 0, the diagonal), the same on every row;
+//   (H, nnz) per position: the matrix's nonzeros in CSR order (reader rows i ascending, within a row the
+//            read columns j ascending), as the pattern's reads list them;
+//   gates (n, d), ssm only: G[i, c] = beta_{i, i-1} of channel c (G[0, c] is not used); input gates
+//            (n, d): alpha_{i, i} of channel c (default 1). Gates make every column its own head (H = d).
+// When cols equals both K and nnz, the file is read as per position.
+#include <cstdint>
+#include <string>
+
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/solve.hpp"
+
+namespace mixgraph {
+
+struct WeightFiles {
+  std::string a, b;         ///< --weights-a / --weights-b (.npy): per offset or per position
+  std::string gates;        ///< --gates (.npy, n x d): ssm per-channel gates of B
+  std::string input_gates;  ///< --input-gates (.npy, n x d): ssm per-channel diagonal of A
+  bool any() const { return !a.empty() || !b.empty() || !gates.empty() || !input_gates.empty(); }
+};
+
+/// Seeded weights (seeded_mixer_weights) with the matrices the files give replaced. With gates, heads must
+/// be d (pass d). Throws UsageError for options that do not fit the pattern, InputError for files of the
+/// wrong shape, MemoryLimitError before reading a file larger than the limit allows.
+template <class T>
+MixerWeights<T> weights_from_files(const Pattern& p, int heads, std::uint64_t seed, const WeightFiles& f,
+                                   std::uint64_t mem_limit);
+
+/// Writes w's A and B as <stem>.A.npy and <stem>.B.npy (a trailing ".npy" of stem is dropped): per offset
+/// (H, K) where the weights are per offset, else per position (H, nnz), in T's precision. Checks the
+/// memory limit first. Returns the two paths written.
+template <class T>
+std::pair<std::string, std::string> save_weights(const std::string& stem, const MixerWeights<T>& w,
+                                                 std::uint64_t mem_limit);
+
+/// Head h of w as CSR matrices with values (rows ascending, reads ascending), e.g. for the rank analysis.
+WeightedPattern head_weights(const MixerWeights<double>& w, int h);
+
+}  // namespace mixgraph

@@ -1,0 +1,221 @@
+// The user's weights from .npy files and the weights a run used back to .npy (weight_files.hpp).
+#include "mixgraph/weight_files.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/npy.hpp"
+
+namespace mixgraph {
+
+namespace {
+
+NpyArray read_checked(const std::string& path, const std::string& option, std::uint64_t mem_limit) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(option + " " + path + ": cannot read the file (" + ec.message() + ")");
+  check_memory(std::uint64_t(bytes) * 2, mem_limit, "reading " + option + " " + path);
+  return read_npy(path);
+}
+
+double at(const NpyArray& a, std::size_t k) {
+  return a.fp64 ? a.f64[k] : double(a.f32[k]);
+}
+
+std::string shape_text(const NpyArray& a) {
+  return "(" + std::to_string(a.rows) + ", " + std::to_string(a.cols) + ")";
+}
+
+/// One matrix (A or B) from (H, K) per offset or (H, nnz) per position into w's layout.
+template <class T>
+void load_matrix(const NpyArray& f, const std::string& what, const SolveStructure& s, bool is_a, int heads,
+                 std::vector<T>& out, CoefSource& src) {
+  const std::vector<pos_t>& offs = is_a ? s.a_offsets : s.b_offsets;
+  const nnz_t nnz = is_a ? s.nnz_a : s.nnz_b;
+  const std::size_t K = offs.size();
+  if (f.rows != std::uint64_t(heads))
+    throw InputError(what + ": shape " + shape_text(f) + " has " + std::to_string(f.rows) +
+                     " rows, need one per head (" + std::to_string(heads) + ")");
+  if (f.cols == nnz) {  // per position, CSR order
+    src = CoefSource::Stored;
+    if (!s.implicit) {
+      out.resize(std::size_t(heads) * nnz);
+      for (std::size_t q = 0; q < out.size(); ++q) out[q] = static_cast<T>(at(f, q));
+      return;
+    }
+    const std::size_t stride = std::size_t(s.n) * K;
+    out.assign(stride * std::size_t(heads), T(0));
+    for (int h = 0; h < heads; ++h) {
+      std::size_t q = std::size_t(h) * nnz;
+      std::size_t m = 0;  // offsets <= i
+      for (pos_t i = 0; i < s.n; ++i) {
+        while (m < K && offs[m] <= i) ++m;
+        for (std::size_t t = 0; t < m; ++t)  // reads ascending in j = offsets descending
+          out[std::size_t(h) * stride + std::size_t(i) * K + (m - 1 - t)] = static_cast<T>(at(f, q++));
+      }
+    }
+    return;
+  }
+  if (s.implicit && f.cols == K) {  // per offset
+    src = CoefSource::PerOffset;
+    out.resize(std::size_t(heads) * K);
+    for (std::size_t q = 0; q < out.size(); ++q) out[q] = static_cast<T>(at(f, q));
+    return;
+  }
+  throw InputError(what + ": shape " + shape_text(f) + " fits neither (heads, nnz) = (" +
+                   std::to_string(heads) + ", " + std::to_string(nnz) + ") per position" +
+                   (s.implicit ? " nor (heads, offsets) = (" + std::to_string(heads) + ", " +
+                                     std::to_string(K) + ") per offset"
+                               : " (weights per offset need a translation-invariant pattern)"));
+}
+
+/// Gates (n, d) into the implicit per-head layout with K = 1: out[c * n + i] = g[i, c].
+template <class T>
+void load_gates(const NpyArray& g, const std::string& what, pos_t n, int d, std::vector<T>& out) {
+  if (g.rows != n || g.cols != std::uint64_t(d))
+    throw InputError(what + ": shape " + shape_text(g) + ", need (n, d) = (" + std::to_string(n) + ", " +
+                     std::to_string(d) + ")");
+  out.resize(std::size_t(n) * std::size_t(d));
+  for (pos_t i = 0; i < n; ++i)
+    for (int c = 0; c < d; ++c)
+      out[std::size_t(c) * n + i] = static_cast<T>(at(g, std::size_t(i) * std::size_t(d) + std::size_t(c)));
+}
+
+}  // namespace
+
+template <class T>
+MixerWeights<T> weights_from_files(const Pattern& p, int heads, std::uint64_t seed, const WeightFiles& f,
+                                   std::uint64_t mem_limit) {
+  MixerWeights<T> w = seeded_mixer_weights<T>(p, heads, seed);
+  const SolveStructure& s = w.s;
+  const bool gated = !f.gates.empty() || !f.input_gates.empty();
+  if (gated) {
+    if (!(s.implicit && s.b_offsets == std::vector<pos_t>{1} && s.a_offsets == std::vector<pos_t>{0}))
+      throw UsageError("--gates / --input-gates need a first-order pattern with a diagonal A (ssm), not '" +
+                       p.spec + "'");
+    if ((!f.gates.empty() && !f.b.empty()) || (!f.input_gates.empty() && !f.a.empty()))
+      throw UsageError(
+          "give either --gates or --weights-b (and either --input-gates or --weights-a), not both");
+  }
+  if (!f.b.empty())
+    load_matrix(read_checked(f.b, "--weights-b", mem_limit), "--weights-b " + f.b, s, false, heads, w.b,
+                w.b_source);
+  if (!f.a.empty())
+    load_matrix(read_checked(f.a, "--weights-a", mem_limit), "--weights-a " + f.a, s, true, heads, w.a,
+                w.a_source);
+  if (!f.gates.empty()) {
+    load_gates(read_checked(f.gates, "--gates", mem_limit), "--gates " + f.gates, s.n, heads, w.b);
+    w.b_source = CoefSource::Stored;
+  }
+  if (gated && f.input_gates.empty() && f.a.empty()) {  // A = I per channel
+    w.a.assign(std::size_t(heads), T(1));
+    w.a_source = CoefSource::PerOffset;
+  }
+  if (!f.input_gates.empty()) {
+    load_gates(read_checked(f.input_gates, "--input-gates", mem_limit), "--input-gates " + f.input_gates, s.n,
+               heads, w.a);
+    w.a_source = CoefSource::Stored;
+  }
+  return w;
+}
+
+template <class T>
+std::pair<std::string, std::string> save_weights(const std::string& stem_in, const MixerWeights<T>& w,
+                                                 std::uint64_t mem_limit) {
+  std::string stem = stem_in;
+  if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".npy") == 0) stem.resize(stem.size() - 4);
+  const SolveStructure& s = w.s;
+  const std::uint64_t per = (s.nnz_a + s.nnz_b) * std::uint64_t(w.heads) * (sizeof(T) + 8);
+  check_memory(per, mem_limit, "--save-weights " + stem_in);
+  const MixerWeights<T> st = stored_weights(w);
+  auto one = [&](bool is_a) {
+    const CoefSource src = is_a ? w.a_source : w.b_source;
+    const std::vector<pos_t>& offs = is_a ? s.a_offsets : s.b_offsets;
+    const Csr& csr = is_a ? s.a : s.b;
+    const std::size_t K = offs.size();
+    NpyArray out;
+    out.fp64 = sizeof(T) == 8;
+    out.rows = std::uint64_t(w.heads);
+    std::vector<T> v;
+    if (src == CoefSource::PerOffset) {
+      v = is_a ? w.a : w.b;
+      out.cols = K;
+    } else {
+      const std::vector<T>& full = is_a ? st.a : st.b;
+      const nnz_t nnz = is_a ? s.nnz_a : s.nnz_b;
+      out.cols = nnz;
+      v.reserve(std::size_t(nnz) * std::size_t(w.heads));
+      for (int h = 0; h < w.heads; ++h) {
+        if (!s.implicit) {
+          const std::size_t stride = csr.nnz();
+          v.insert(v.end(), full.begin() + std::ptrdiff_t(std::size_t(h) * stride),
+                   full.begin() + std::ptrdiff_t(std::size_t(h + 1) * stride));
+          continue;
+        }
+        const std::size_t stride = std::size_t(s.n) * K;
+        std::size_t m = 0;
+        for (pos_t i = 0; i < s.n; ++i) {
+          while (m < K && offs[m] <= i) ++m;
+          for (std::size_t t = 0; t < m; ++t)
+            v.push_back(full[std::size_t(h) * stride + std::size_t(i) * K + (m - 1 - t)]);
+        }
+      }
+    }
+    if constexpr (sizeof(T) == 8)
+      out.f64 = std::move(v);
+    else
+      out.f32 = std::move(v);
+    const std::string path = stem + (is_a ? ".A.npy" : ".B.npy");
+    write_npy(path, out);
+    return path;
+  };
+  const std::string pa = one(true), pb = one(false);
+  return {pa, pb};
+}
+
+WeightedPattern head_weights(const MixerWeights<double>& w, int h) {
+  if (h < 0 || h >= w.heads) throw UsageError("head_weights: no head " + std::to_string(h));
+  const MixerWeights<double> st = stored_weights(w);
+  const SolveStructure& s = w.s;
+  auto one = [&](bool is_a) {
+    const std::vector<pos_t>& offs = is_a ? s.a_offsets : s.b_offsets;
+    const std::vector<double>& v = is_a ? st.a : st.b;
+    Csr m = is_a ? s.a : s.b;
+    if (!s.implicit) {
+      const std::size_t nnz = m.nnz();
+      m.val.assign(v.begin() + std::ptrdiff_t(std::size_t(h) * nnz),
+                   v.begin() + std::ptrdiff_t(std::size_t(h + 1) * nnz));
+      return m;
+    }
+    const std::size_t K = offs.size(), stride = std::size_t(s.n) * K;
+    m.n = s.n;
+    m.ptr.assign(1, 0);
+    std::size_t reads = 0;
+    for (pos_t i = 0; i < s.n; ++i) {
+      while (reads < K && offs[reads] <= i) ++reads;
+      for (std::size_t t = reads; t-- > 0;) {  // offsets descending = columns ascending
+        m.idx.push_back(i - offs[t]);
+        m.val.push_back(v[std::size_t(h) * stride + std::size_t(i) * K + t]);
+      }
+      m.ptr.push_back(m.idx.size());
+    }
+    return m;
+  };
+  WeightedPattern r;
+  r.a = one(true);
+  r.b = one(false);
+  return r;
+}
+
+template MixerWeights<float> weights_from_files<float>(const Pattern&, int, std::uint64_t, const WeightFiles&,
+                                                       std::uint64_t);
+template MixerWeights<double> weights_from_files<double>(const Pattern&, int, std::uint64_t,
+                                                         const WeightFiles&, std::uint64_t);
+template std::pair<std::string, std::string> save_weights<float>(const std::string&,
+                                                                 const MixerWeights<float>&, std::uint64_t);
+template std::pair<std::string, std::string> save_weights<double>(const std::string&,
+                                                                  const MixerWeights<double>&, std::uint64_t);
+
+}  // namespace mixgraph
