@@ -11,6 +11,7 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/sweep.hpp"
 #include "output.hpp"
+#include "pattern_heads.hpp"
 #include "registry.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
@@ -318,6 +319,7 @@ int run_distances(const DistOptions& o) {
         if (!o.summary) j["profile"] = dist_json(prof->to_vector());
       }
       if (!o.summary && !sum.eccentricity.empty()) j["eccentricity"] = sum.eccentricity;
+      if (!p.heads.empty()) j["heads"] = head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes());
     }
     if (need_matrix) j["matrix_file"] = o.matrix_file;
     if (source) {
@@ -403,6 +405,8 @@ int run_distances(const DistOptions& o) {
     kv.push_back({"d(" + std::to_string(*target + 1) + ", " + std::to_string(*source + 1) + ")",
                   dist_text(from[*target])});
   print_kv(std::cout, kv);
+  if (do_summary)
+    print_head_rows(std::cout, head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes()));
   if (source || target) {
     std::cout << "\n";
     std::vector<std::string> h = {"position"};
