@@ -352,3 +352,22 @@ TEST(PatternSparse, HeadsCliGivesPerHeadAndCombinedResults) {
   EXPECT_EQ(d["diameter"], brute_diameter(uni, 64));
   EXPECT_EQ(brute_diameter(win, 64), 16u);  // ceil(63 / 4): the reference itself is sane
 }
+
+TEST(PatternSparse, GalleryRowsMatchTheDefinitions) {
+  const auto j = cli_json("gallery --n 64 -p window:4 -p ssm --cuts 63");
+  ASSERT_EQ(j["designs"].size(), 2u);
+  std::uint64_t decode = 0;
+  for (std::uint64_t i = 1; i <= 64; ++i) decode += std::min<std::uint64_t>(4, i - 1);
+  const auto& w = j["designs"][0];
+  EXPECT_EQ(w["pattern"], "window:4");
+  EXPECT_EQ(w["total_decode_cost"], decode);
+  EXPECT_EQ(w["max_cache"], 4);
+  EXPECT_EQ(w["diameter"],
+            brute_diameter(shared([](std::uint64_t i, std::uint64_t j) { return i - j <= 4; }), 64));
+  EXPECT_EQ(w["max_cut_rank"], 4);  // generic rank of a w-th order recurrence at an interior cut: w
+  const auto& s = j["designs"][1];
+  EXPECT_EQ(s["diameter"], 63);       // y_64 reaches x_1 only through 63 steps of the recurrence
+  EXPECT_EQ(s["copy_distance"], 32);  // d(i + 32, i) = 32 on 32 + 32 tokens
+  EXPECT_EQ(s["max_cut_rank"], 1);
+  EXPECT_EQ(cli_rc("gallery --n 2"), 2);
+}
