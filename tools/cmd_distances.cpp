@@ -12,6 +12,7 @@
 #include "mixgraph/sweep.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
+#include "pattern_heads.hpp"
 #include "registry.hpp"
 #include "result_json.hpp"
 #include "shard_commands.hpp"
@@ -288,6 +289,8 @@ int run_distances(const DistOptions& o) {
     if (need_matrix) dr.matrix_file = o.matrix_file;
     auto j = json_header("distances", 1, params);
     j.update(json::distances(dr));
+    if (do_summary && !p.heads.empty())
+      j["heads"] = head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes());
     print_json(std::cout, j);
     return 0;
   }
@@ -350,6 +353,8 @@ int run_distances(const DistOptions& o) {
     kv.push_back({"d(" + std::to_string(*target + 1) + ", " + std::to_string(*source + 1) + ")",
                   dist_text(from[*target])});
   print_kv(std::cout, kv);
+  if (do_summary)
+    print_head_rows(std::cout, head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes()));
   if (source || target) {
     std::cout << "\n";
     std::vector<std::string> h = {"position"};

@@ -11,6 +11,7 @@
 #include "mixgraph/sweep.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
+#include "pattern_heads.hpp"
 #include "registry.hpp"
 #include "result_json.hpp"
 #include "shard_run.hpp"
@@ -231,6 +232,7 @@ int run_pattern(const PatternOptions& o) {
       j["rows"] = ojson::object();
       for (auto i : rows) j["rows"][std::to_string(i)] = reads_of(i);
     }
+    if (!p.heads.empty()) j["heads"] = head_pattern_rows(p, o.common.threads);
     print_json(std::cout, j);
     return 0;
   }
@@ -284,6 +286,7 @@ int run_pattern(const PatternOptions& o) {
                                  std::to_string(r.prof.argmax_cache + 1) + ")"});
   if (ce) kv.push_back({"max kept set |S_i|", std::to_string(r.prof.max_kept_set)});
   print_kv(std::cout, kv);
+  print_head_rows(std::cout, head_pattern_rows(p, o.common.threads));
   if (!rows.empty()) {
     std::cout << "\n";
     Table t({"position", "reads through B"});

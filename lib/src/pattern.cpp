@@ -114,9 +114,10 @@ bool Pattern::b_empty() const {
 
 std::string pattern_name_help() {
   return "pow2, pow:b, sq1, sq, fib, window:w, dilated:w,r, strided:w,s, ssm, dense, local:w, attention, "
-         "sink:s, global:g, block:b, expr:<f(k)>, "
-         "offsets:o1,o2,..., mtx:B.mtx, mtx:A.mtx,B.mtx, <translation-invariant pattern>+cache, and unions "
-         "P1|P2|...";
+         "loglinear, sink:s, global:g, block:b, bigbird:w,g,r[,seed], topk-blocks:b,k,SCORES.npy, "
+         "expr:<f(k)>, "
+         "offsets:o1,o2,..., mtx:B.mtx, mtx:A.mtx,B.mtx, <translation-invariant pattern>+cache, unions "
+         "P1|P2|... and heads:P1;P2;...";
 }
 
 std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_t n) {
@@ -167,7 +168,7 @@ std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_
     for (std::uint64_t o = 1; o <= w && o < n; ++o) f.push_back(o);
     if (w < n)  // multiples of s above w, ascending
       for (std::uint64_t o = (w / s + 1) * s; o < n; o += s) f.push_back(o);
-  } else if (spec == "dense" || spec == "attention") {
+  } else if (spec == "dense" || spec == "attention" || spec == "loglinear") {
     for (std::uint64_t o = 1; o < n; ++o) f.push_back(o);
   } else if (spec == "ssm") {
     if (n > 1) f.push_back(1);
@@ -181,7 +182,8 @@ std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_
     f = evaluate_expression(spec.substr(5), n);
   } else if (starts_with(spec, "mtx:")) {
     throw UsageError("pattern '" + spec + "' is a matrix, not a translation-invariant pattern");
-  } else if (starts_with(spec, "sink:") || starts_with(spec, "global:") || starts_with(spec, "block:")) {
+  } else if (starts_with(spec, "sink:") || starts_with(spec, "global:") || starts_with(spec, "block:") ||
+             starts_with(spec, "bigbird:") || starts_with(spec, "topk-blocks:")) {
     throw UsageError("pattern '" + spec +
                      "' reads fixed positions, it is not a translation-invariant pattern");
   } else {
@@ -260,7 +262,7 @@ Pattern make_translation_invariant(const std::string& spec, std::uint64_t n) {
   if (spec == "ssm") {
     p.a_mode = AMode::Diagonal;
     p.b_offsets = to_pos(p.f_values);
-  } else if (starts_with(spec, "local:") || spec == "attention") {
+  } else if (starts_with(spec, "local:") || spec == "attention" || spec == "loglinear") {
     p.a_mode = AMode::Explicit;
     p.a_offsets.push_back(0);
     for (auto v : p.f_values) p.a_offsets.push_back(static_cast<pos_t>(v));
@@ -273,6 +275,10 @@ Pattern make_translation_invariant(const std::string& spec, std::uint64_t n) {
 
 Pattern make_cache_efficient(const std::string& spec, const std::string& base, std::uint64_t n) {
   if (base.empty()) throw UsageError("pattern '" + spec + "': '+cache' needs a pattern before it");
+  if (base == "loglinear")
+    throw UsageError("pattern '" + spec +
+                     "': loglinear has no cache-efficient variant (rounding its reads would break its "
+                     "Fenwick buckets); use attention+cache for the rounded dense mask");
   if (starts_with(base, "mtx:") || ends_with(base, "+cache"))
     throw UsageError("pattern '" + spec +
                      "': '+cache' applies to translation-invariant patterns only, not '" + base + "'");
@@ -345,7 +351,9 @@ Pattern make_matrix(const std::string& spec, std::uint64_t n) {
 Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
   const std::string spec = trim(spec_in);
   if (spec.empty()) throw UsageError("empty pattern; valid patterns: " + pattern_name_help());
-  if (ends_with(spec, "+cache")) {  // a trailing +cache is always the cache-efficient suffix
+  if (starts_with(spec, "heads:"))
+    return detail::make_heads(spec, n);  // outermost: heads may hold | and +cache
+  if (ends_with(spec, "+cache")) {       // a trailing +cache is always the cache-efficient suffix
     if (starts_with(trim(spec.substr(0, spec.size() - 6)), "mtx:"))
       throw UsageError("pattern '" + spec +
                        "': +cache applies to translation-invariant patterns (offsets f(k)); an mtx: pattern "
@@ -357,6 +365,8 @@ Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
   if (starts_with(spec, "mtx:")) return make_matrix(spec, n);
   if (starts_with(spec, "sink:") || starts_with(spec, "global:")) return detail::make_sink(spec, n);
   if (starts_with(spec, "block:")) return detail::make_block(spec, n);
+  if (starts_with(spec, "bigbird:")) return detail::make_bigbird(spec, n);
+  if (starts_with(spec, "topk-blocks:")) return detail::make_topk_blocks(spec, n);
   validate_n(n);
   return make_translation_invariant(spec, n);
 }

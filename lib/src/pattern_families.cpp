@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <iterator>
+#include <optional>
 #include <vector>
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
+#include "mixgraph/npy.hpp"
 
 namespace mixgraph::detail {
 
@@ -139,17 +142,25 @@ Pattern make_sink(const std::string& spec, std::uint64_t n) {
   return p;
 }
 
-Pattern make_union(const std::string& spec, std::uint64_t n) {
+namespace {
+
+/// Split on `sep`, trimming; an empty piece is refused with `what` in the message.
+std::vector<std::string> split_parts(const std::string& spec, const std::string& body, char sep,
+                                     const std::string& what) {
   std::vector<std::string> texts;
   for (std::size_t start = 0;;) {
-    const auto bar = spec.find('|', start);
-    texts.push_back(trim(spec.substr(start, bar == std::string::npos ? std::string::npos : bar - start)));
-    if (texts.back().empty())
-      throw UsageError("pattern '" + spec + "': empty part in a union; write P1|P2|...");
-    if (bar == std::string::npos) break;
-    start = bar + 1;
+    const auto at = body.find(sep, start);
+    texts.push_back(trim(body.substr(start, at == std::string::npos ? std::string::npos : at - start)));
+    if (texts.back().empty()) throw UsageError("pattern '" + spec + "': empty part in " + what);
+    if (at == std::string::npos) break;
+    start = at + 1;
   }
-  // mtx: parts first: they fix n (all must agree, and match n when it is given).
+  return texts;
+}
+
+/// Build every part on one n: mtx: parts first, as they fix n (all must agree, and match n when given).
+std::vector<Pattern> build_parts(const std::string& spec, const std::vector<std::string>& texts,
+                                 std::uint64_t n, const std::string& kind) {
   std::vector<Pattern> parts(texts.size());
   std::uint64_t n_eff = n;
   std::string n_from;
@@ -162,12 +173,15 @@ Pattern make_union(const std::string& spec, std::uint64_t n) {
     }
     if (parts[k].n != n_eff)
       throw InputError("pattern '" + spec + "': '" + texts[k] + "' has n = " + std::to_string(parts[k].n) +
-                       " but '" + n_from + "' has n = " + std::to_string(n_eff) +
-                       "; union parts must have equal n");
+                       " but '" + n_from + "' has n = " + std::to_string(n_eff) + "; " + kind +
+                       " must have equal n");
   }
   for (std::size_t k = 0; k < texts.size(); ++k)
     if (texts[k].rfind("mtx:", 0) != 0) parts[k] = make_pattern(texts[k], n_eff);
+  return parts;
+}
 
+Pattern union_of(const std::string& spec, const std::vector<Pattern>& parts) {
   Pattern p;
   p.spec = spec;
   p.base = spec;
@@ -208,6 +222,267 @@ Pattern make_union(const std::string& spec, std::uint64_t n) {
       for_each_a_read(q, i, [&](pos_t j) { out.push_back(j); });
     });
   return p;
+}
+
+}  // namespace
+
+Pattern make_union(const std::string& spec, std::uint64_t n) {
+  const auto texts = split_parts(spec, spec, '|', "a union; write P1|P2|...");
+  for (const auto& t : texts)
+    if (t.rfind("heads:", 0) == 0)
+      throw UsageError("pattern '" + spec + "': heads: must be outermost (heads:P1|Q1;P2), not a union part");
+  return union_of(spec, build_parts(spec, texts, n, "union parts"));
+}
+
+Pattern make_heads(const std::string& spec, std::uint64_t n) {
+  const std::string body = spec.substr(spec.find(':') + 1);
+  const auto texts = split_parts(spec, body, ';', "heads:; write heads:P1;P2;...");
+  for (const auto& t : texts)
+    if (t.rfind("heads:", 0) == 0)
+      throw UsageError("pattern '" + spec + "': heads: cannot be nested (head '" + t + "')");
+  // one head is still a union of one part: its own reads
+  Pattern p = union_of(spec, build_parts(spec, texts, n, "heads"));
+  p.heads = texts;
+  return p;
+}
+
+namespace {
+
+/// "name:x,y,..." -> the comma-separated fields after the colon, trimmed (exactly `count` of them unless
+/// `rest`, which keeps everything after field count - 1 as the last one, commas included).
+std::vector<std::string> fields(const std::string& spec, std::size_t count, bool rest,
+                                const std::string& form) {
+  const std::string text = spec.substr(spec.find(':') + 1);
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (out.size() + 1 < count) {
+    const auto comma = text.find(',', start);
+    if (comma == std::string::npos) break;
+    out.push_back(trim(text.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  out.push_back(trim(text.substr(start)));
+  if (out.size() != count || (!rest && out.back().find(',') != std::string::npos))
+    throw UsageError("pattern '" + spec + "': give " + form);
+  return out;
+}
+
+std::uint64_t field_value(const std::string& spec, const std::string& t, std::uint64_t min_value) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
+    throw UsageError("pattern '" + spec + "': '" + t + "' is not a " +
+                     (min_value ? "positive" : "non-negative") + " integer");
+  if (v < min_value)
+    throw UsageError("pattern '" + spec + "': parameter must be >= " + std::to_string(min_value) + ", got " +
+                     std::to_string(v));
+  return v;
+}
+
+struct SplitMix64 {
+  std::uint64_t x;
+  std::uint64_t next() {
+    std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, bound), bound >= 1: reject draws below 2^64 mod bound, then reduce.
+  std::uint64_t below(std::uint64_t bound) {
+    const std::uint64_t threshold = (0 - bound) % bound;
+    for (;;) {
+      const std::uint64_t v = next();
+      if (v >= threshold) return v % bound;
+    }
+  }
+};
+
+struct BigBirdParams {
+  std::uint64_t w, g, r, seed;
+};
+
+BigBirdParams parse_bigbird(const std::string& spec) {
+  const std::string text = spec.substr(spec.find(':') + 1);
+  const auto commas = static_cast<std::size_t>(std::count(text.begin(), text.end(), ','));
+  const std::string form = "bigbird:w,g,r or bigbird:w,g,r,seed (w, g, r >= 0 integers, not all 0)";
+  if (commas != 2 && commas != 3) throw UsageError("pattern '" + spec + "': give " + form);
+  const auto f = fields(spec, commas + 1, false, form);
+  BigBirdParams b{field_value(spec, f[0], 0), field_value(spec, f[1], 0), field_value(spec, f[2], 0),
+                  commas == 3 ? field_value(spec, f[3], 0) : 0};
+  if (b.w == 0 && b.g == 0 && b.r == 0) throw UsageError("pattern '" + spec + "': w, g and r are all 0");
+  return b;
+}
+
+struct TopkParams {
+  std::uint64_t b, k;
+  std::string path;
+};
+
+TopkParams parse_topk(const std::string& spec) {
+  const auto f = fields(spec, 3, true, "topk-blocks:b,k,SCORES.npy (b, k >= 1)");
+  if (f[2].empty())
+    throw UsageError("pattern '" + spec + "': give topk-blocks:b,k,SCORES.npy (no file given)");
+  return {field_value(spec, f[0], 1), field_value(spec, f[1], 1), f[2]};
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return a / b + (a % b != 0);
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> bigbird_random_reads(std::uint64_t seed, std::uint64_t t, std::uint64_t m,
+                                                std::uint64_t r) {
+  std::vector<std::uint64_t> chosen;
+  if (m == 0 || r == 0) return chosen;
+  if (r >= m) {
+    for (std::uint64_t c = 0; c < m; ++c) chosen.push_back(c);
+    return chosen;
+  }
+  SplitMix64 rng{seed ^ ((t + 1) * 0xD1B54A32D192ED03ull)};
+  chosen.reserve(r);
+  for (std::uint64_t u = m - r; u < m; ++u) {  // Floyd: after step u, a uniform r-subset of [0, u]
+    const std::uint64_t v = rng.below(u + 1);
+    chosen.push_back(std::find(chosen.begin(), chosen.end(), v) == chosen.end() ? v : u);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+Pattern make_bigbird(const std::string& spec, std::uint64_t n) {
+  const auto bb = parse_bigbird(spec);
+  validate_n(n);
+  check_memory(estimate_family_bytes(spec, n), 0, "pattern " + spec + " at n = " + std::to_string(n));
+  Pattern p = explicit_pattern(spec, n, AMode::Shared);
+  p.b.ptr.reserve(static_cast<std::size_t>(n) + 1);
+  p.b.ptr.push_back(0);
+  for (pos_t t = 0; t < p.n; ++t) {  // 0-indexed: globals [0, g), random [g, t - w), window [t - w, t)
+    const std::uint64_t glob_end = std::min<std::uint64_t>(bb.g, t);
+    const std::uint64_t win_start = t > bb.w ? t - bb.w : 0;
+    for (std::uint64_t j = 0; j < glob_end && j < win_start; ++j) p.b.idx.push_back(static_cast<pos_t>(j));
+    const std::uint64_t m = win_start > bb.g ? win_start - bb.g : 0;
+    for (auto c : bigbird_random_reads(bb.seed, t, m, bb.r)) p.b.idx.push_back(static_cast<pos_t>(bb.g + c));
+    for (std::uint64_t j = win_start; j < t; ++j)
+      p.b.idx.push_back(static_cast<pos_t>(j));  // globals in it too
+    p.b.ptr.push_back(p.b.idx.size());
+  }
+  return p;
+}
+
+std::vector<std::uint64_t> topk_block_choice(const double* scores_row, std::uint64_t q, std::uint64_t k) {
+  std::vector<std::uint64_t> order(q);
+  for (std::uint64_t j = 0; j < q; ++j) order[j] = j;
+  const std::uint64_t take = std::min<std::uint64_t>(k - 1, q);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
+                    [&](std::uint64_t x, std::uint64_t y) {
+                      return scores_row[x] != scores_row[y] ? scores_row[x] > scores_row[y] : x < y;
+                    });
+  order.resize(take);
+  order.push_back(q);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+Pattern make_topk_blocks(const std::string& spec, std::uint64_t n) {
+  const auto tp = parse_topk(spec);
+  validate_n(n);
+  const std::uint64_t nb = ceil_div(n, tp.b);
+  const NpyArray s = read_npy(tp.path);  // checks its own size against --mem-limit
+  if (s.rows != nb || s.cols != nb)
+    throw InputError("pattern '" + spec + "': '" + tp.path + "' has shape (" + std::to_string(s.rows) + ", " +
+                     std::to_string(s.cols) + "), but n = " + std::to_string(n) + " in blocks of " +
+                     std::to_string(tp.b) + " needs (" + std::to_string(nb) + ", " + std::to_string(nb) +
+                     ")");
+  std::vector<double> row(nb);
+  auto load_row = [&](std::uint64_t q) {
+    for (std::uint64_t j = 0; j < q; ++j) {
+      row[j] = s.fp64 ? s.f64[q * nb + j] : s.f32[q * nb + j];
+      if (!std::isfinite(row[j]))
+        throw InputError("pattern '" + spec + "': '" + tp.path + "' has a non-finite score at (" +
+                         std::to_string(q + 1) + ", " + std::to_string(j + 1) + ") (1-indexed block)");
+    }
+  };
+  for (std::uint64_t q = 0; q < nb; ++q) load_row(q);  // refuse bad data before the large allocation
+  check_memory(estimate_family_bytes(spec, n), 0, "pattern " + spec + " at n = " + std::to_string(n));
+  Pattern p = explicit_pattern(spec, n, AMode::Explicit);
+  p.b.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+  p.a.n = p.n;
+  p.a.ptr.reserve(static_cast<std::size_t>(n) + 1);
+  p.a.ptr.push_back(0);
+  for (std::uint64_t q = 0; q < nb; ++q) {
+    load_row(q);
+    const auto chosen = topk_block_choice(row.data(), q, tp.k);
+    const std::uint64_t lo = q * tp.b, hi = std::min(n, lo + tp.b);
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      for (auto c : chosen) {
+        const std::uint64_t end = c == q ? i + 1 : (c + 1) * tp.b;
+        for (std::uint64_t j = c * tp.b; j < end; ++j) p.a.idx.push_back(static_cast<pos_t>(j));
+      }
+      p.a.ptr.push_back(p.a.idx.size());
+    }
+  }
+  return p;
+}
+
+namespace {
+
+/// Upper bound on the reads (B plus A entries) of a spec at n, from its parameters alone; nullopt when the
+/// spec is not one whose reads are stored row by row or cannot be bounded without building it.
+std::optional<std::uint64_t> reads_bound(const std::string& spec, std::uint64_t n) {
+  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+  if (starts("bigbird:")) {
+    const auto bb = parse_bigbird(spec);
+    return sat_mul(n, std::min(n, sat_add(sat_add(bb.w, bb.g), bb.r)));
+  }
+  if (starts("topk-blocks:")) {
+    const auto tp = parse_topk(spec);
+    return sat_mul(n, std::min(n, sat_mul(tp.k, tp.b)));
+  }
+  if (starts("sink:") || starts("global:") || starts("block:"))
+    return sat_mul(n, std::min(n, parse_positive(spec)));
+  if (starts("mtx:")) return std::nullopt;
+  if (spec.size() >= 6 && spec.compare(spec.size() - 6, 6, "+cache") == 0) {
+    std::uint64_t total = n;  // + i itself for A-only bases
+    for (auto v : f_values_for(spec.substr(0, spec.size() - 6), n)) total = sat_add(total, n - v);
+    return total;
+  }
+  try {
+    std::uint64_t total = n;
+    for (auto v : f_values_for(spec, n)) total = sat_add(total, n - v);
+    return total;
+  } catch (const UsageError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n) {
+  const std::string spec = trim(spec_in);
+  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+  const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
+  if (spec == "loglinear") return sat_mul(n, 12);  // implicit, like attention: n offsets
+  if (starts("bigbird:") || starts("topk-blocks:"))
+    return sat_add(ptrs, sat_mul(*reads_bound(spec, n), sizeof(pos_t)));
+  if (!starts("heads:")) return 0;
+  // every head is built, then the rows are merged: at most the sum of the heads' reads, twice
+  std::uint64_t reads = 0;
+  const std::string body = spec.substr(6);
+  for (std::size_t start = 0;;) {
+    const auto semi = body.find(';', start);
+    const std::string head =
+        trim(body.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
+    for (std::size_t s = 0;;) {  // a head may be a union
+      const auto bar = head.find('|', s);
+      const std::string part = trim(head.substr(s, bar == std::string::npos ? std::string::npos : bar - s));
+      if (auto r = reads_bound(part, n)) reads = sat_add(reads, *r);
+      if (bar == std::string::npos) break;
+      s = bar + 1;
+    }
+    if (semi == std::string::npos) break;
+    start = semi + 1;
+  }
+  return sat_add(sat_mul(ptrs, 2), sat_mul(reads, 2 * sizeof(pos_t)));
 }
 
 }  // namespace mixgraph::detail

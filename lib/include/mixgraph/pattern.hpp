@@ -6,8 +6,10 @@
 //
 // Spec grammar (docs/math.md §2, docs/cli.md "Pattern specs"):
 //   pow2 | pow:b | sq1 | sq | fib | window:w | dilated:w,r | strided:w,s | ssm | dense | local:w | attention
-//   sink:s | global:s | block:b | expr:<f(k)> | offsets:o1,o2,... | mtx:B.mtx | mtx:A.mtx,B.mtx
+//   sink:s | global:s | block:b | bigbird:w,g,r[,seed] | loglinear | topk-blocks:b,k,FILE.npy
+//   expr:<f(k)> | offsets:o1,o2,... | mtx:B.mtx | mtx:A.mtx,B.mtx
 //   <translation-invariant spec>+cache | P1|P2|... (union of reads; a trailing +cache covers the whole union)
+//   heads:P1;P2;... (outermost only: head h uses Ph; the pattern is the union of the heads' reads)
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,6 +55,9 @@ struct Pattern {
   /// with real/integer entries.
   Csr b;
   Csr a;
+
+  /// heads:P1;P2;... only: the head specs P1, P2, ... (the pattern itself is their union).
+  std::vector<std::string> heads;
 
   bool translation_invariant() const { return family == PatternFamily::TranslationInvariant; }
   bool b_empty() const;

@@ -1,0 +1,209 @@
+// mixgraph gallery: one table comparing mixer designs at one n (decode cost, cache, diameter, copy
+// congestion bounds, max cut rank); docs/gallery.md is its output.
+#include <iostream>
+#include <memory>
+
+#include "mixgraph/congestion.hpp"
+#include "mixgraph/distances.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/pattern.hpp"
+#include "mixgraph/profile.hpp"
+#include "mixgraph/rank.hpp"
+#include "mixgraph/sweep.hpp"
+#include "output.hpp"
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+/// The default designs: the papers' patterns and the sparse-attention families used in practice.
+const std::vector<std::string> kDesigns = {"ssm",
+                                           "window:64",
+                                           "dilated:16,4",
+                                           "strided:32,64",
+                                           "pow2",
+                                           "pow2+cache",
+                                           "sq1+cache",
+                                           "window:60|sink:4",
+                                           "block:64",
+                                           "bigbird:32,4,28",
+                                           "loglinear",
+                                           "attention",
+                                           "heads:window:64;pow2+cache"};
+
+struct GalleryOptions {
+  CommonOptions common;
+  std::vector<std::string> patterns;
+  std::string n_text = "4096";
+  std::uint64_t cuts = 16;
+  bool markdown = false;
+};
+
+struct Row {
+  std::string spec;
+  nlohmann::json j;
+  std::vector<std::string> cells;
+};
+
+std::string opt_text(const std::optional<std::uint32_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
+
+Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
+  const std::uint64_t limit = o.common.mem_limit_bytes();
+  check_memory(estimate_pattern_bytes(spec, n, false), limit,
+               "pattern " + spec + " at n = " + std::to_string(n));
+  const Pattern p = make_pattern(spec, n);
+  ProfileOptions po;
+  po.threads = o.common.threads;
+  po.per_position = false;
+  const auto prof = cache_profile(p, po);
+
+  const bool ti = p.translation_invariant() && !(p.a_mode == AMode::Explicit && !p.b_empty());
+  DistanceSummary dist;
+  if (ti) {
+    dist = summary_from_profile(
+        p.a_mode == AMode::Explicit ? distance_profile(p) : offset_distance_profile(p.b_offsets, p.n), p.n,
+        false);
+  } else {
+    AllPairsOptions ap;
+    ap.threads = o.common.threads;
+    ap.eccentricities = false;
+    ap.mem_limit = limit;
+    dist = all_pairs_summary(p, ap);
+  }
+
+  CongestionOptions co;
+  co.mem_limit = limit;
+  const auto cong = analyse_congestion(spec, n / 2, co);
+
+  CutRankParams cp;
+  cp.method = CutRankMethod::Flow;
+  cp.cuts = spaced_cuts(p.n, o.cuts);
+  cp.mem_limit = limit;
+  const auto rank = cut_rank_profile(p, cp);
+
+  Row r;
+  r.spec = spec;
+  auto opt = [](const std::optional<std::uint32_t>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  r.j = {{"pattern", spec},
+         {"family", to_string(p.family)},
+         {"a_mode", to_string(p.a_mode)},
+         {"total_decode_cost", prof.total_decode_cost},
+         {"max_decode_cost", prof.max_decode_cost},
+         {"max_cache", prof.max_cache},
+         {"diameter", dist.diameter},
+         {"unreachable_pairs", dist.unreachable_pairs},
+         {"copy_possible", cong.copy_possible},
+         {"copy_distance", cong.copy_possible ? nlohmann::json(cong.copy_distance) : nlohmann::json(nullptr)},
+         {"copy_congestion_lower",
+          cong.copy_possible ? nlohmann::json(cong.lower_bound) : nlohmann::json(nullptr)},
+         {"copy_congestion_lower_from", cong.lower_bound_name},
+         {"copy_congestion_upper", opt(cong.upper_bound)},
+         {"copy_congestion_upper_from", cong.best_routing},
+         {"max_cut_rank", rank.max_cut_rank},
+         {"max_cut_rank_at", rank.argmax_cut}};
+  const std::string lower = cong.copy_possible ? std::to_string(cong.lower_bound) : "impossible";
+  r.cells = {spec,
+             std::to_string(prof.total_decode_cost),
+             std::to_string(prof.max_decode_cost),
+             std::to_string(prof.max_cache),
+             std::to_string(dist.diameter) + (dist.unreachable_pairs ? "*" : ""),
+             cong.copy_possible ? std::to_string(cong.copy_distance) : "-",
+             lower,
+             cong.copy_possible ? opt_text(cong.upper_bound) : "-",
+             std::to_string(rank.max_cut_rank)};
+  return r;
+}
+
+int run_gallery(const GalleryOptions& o) {
+  o.common.apply();
+  const std::uint64_t n = parse_count(o.n_text, "--n");
+  if (n < 4) throw UsageError("--n must be >= 4 (the copy task runs on n/2 + n/2 tokens)");
+  validate_n(n);
+  if (o.cuts < 1) throw UsageError("--cuts must be >= 1");
+  const auto& specs = o.patterns.empty() ? kDesigns : o.patterns;
+  for (const auto& s : specs)
+    if (s.rfind("mtx:", 0) == 0)
+      throw UsageError("gallery runs every design at one --n: mtx: patterns have their own n");
+  nlohmann::json params = {{"n", n}, {"cuts", o.cuts}, {"patterns", specs}, {"format", o.common.format}};
+  std::vector<Row> rows;
+  for (const auto& s : specs) {
+    if (stderr_is_tty()) std::cerr << "\r[gallery] " << s << " ..." << std::string(20, ' ') << std::flush;
+    rows.push_back(analyse(s, n, o));
+  }
+  if (stderr_is_tty()) std::cerr << "\r" << std::string(60, ' ') << "\r";
+  const std::vector<std::string> header = {"pattern",       "total decode",  "max decode",
+                                           "max cache",     "diameter",      "copy dist",
+                                           "copy cong. >=", "copy cong. <=", "max cut rank"};
+  if (o.markdown) {
+    std::cout << "| " << header[0];
+    for (std::size_t c = 1; c < header.size(); ++c) std::cout << " | " << header[c];
+    std::cout << " |\n|";
+    for (std::size_t c = 0; c < header.size(); ++c) std::cout << (c ? "---:|" : "---|");
+    std::cout << "\n";
+    for (const auto& r : rows) {
+      std::string name;  // a | inside a cell must be escaped in Markdown
+      for (char c : r.cells[0]) name += c == '|' ? std::string("\\|") : std::string(1, c);
+      std::cout << "| `" << name << "`";
+      for (std::size_t c = 1; c < r.cells.size(); ++c) std::cout << " | " << r.cells[c];
+      std::cout << " |\n";
+    }
+    return 0;
+  }
+  switch (o.common.fmt()) {
+    case Format::Json: {
+      auto j = json_header("gallery", 1, params);
+      j["n"] = n;
+      j["designs"] = nlohmann::json::array();
+      for (const auto& r : rows) j["designs"].push_back(r.j);
+      print_json(std::cout, j);
+      break;
+    }
+    case Format::Csv: {
+      Table t({"pattern", "total_decode_cost", "max_decode_cost", "max_cache", "diameter", "copy_distance",
+               "copy_congestion_lower", "copy_congestion_upper", "max_cut_rank"});
+      for (const auto& r : rows) t.add(r.cells);
+      t.print_csv(std::cout);
+      break;
+    }
+    case Format::Table: {
+      Table t(header);
+      for (const auto& r : rows) t.add(r.cells);
+      std::cout << "designs at n = " << n << "\n\n";
+      t.print_text(std::cout);
+      break;
+    }
+  }
+  return 0;
+}
+
+Registrar reg(
+    "gallery",
+    "One table comparing mixer designs at one n: decode cost, cache, diameter, copy congestion, max cut rank",
+    95, [](CLI::App& app) -> std::function<int()> {
+      auto o = std::make_shared<GalleryOptions>();
+      app.add_option("--n,-n", o->n_text, "Number of tokens (default 4096); the copy task uses n/2 + n/2");
+      app.add_option(
+          "--pattern,-p", o->patterns,
+          "A design to compare (repeat; default: the built-in list of 13 designs, docs/gallery.md)");
+      app.add_option("--cuts", o->cuts, "Evenly spaced cuts for the max cut rank (Menger flow; default 16)");
+      app.add_flag("--markdown", o->markdown, "Print a Markdown table (docs/gallery.md is this output)");
+      add_common_options(app, o->common);
+      app.footer(
+          "\nColumns: total/max decode cost and max cache (docs/math.md §2), diameter over reachable pairs "
+          "(* some pairs unreachable), copy distance and the copy congestion lower bound (best of Prop. 4.7 "
+          "and the cut bound) and upper bound (best checked routing) on n/2 + n/2 tokens (§4), and the "
+          "largest "
+          "generic cut rank over --cuts spaced cuts (§5).\nExamples:\n"
+          "  mixgraph gallery --n 4096\n"
+          "  mixgraph gallery --n 1024 -p window:32 -p 'window:28|sink:4' --format json\n"
+          "  mixgraph gallery --n 4096 --markdown > docs/gallery.md");
+      return [o] { return run_gallery(*o); };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli
