@@ -6,6 +6,7 @@
 #include "mixgraph/sweep.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -76,6 +77,7 @@ int run_verify(const VerifyOptions& o) {
   }()
                                     : o.claims;
   for (const auto& id : ids) {
+    stage(id);
     if (stderr_is_tty()) std::cerr << "\r[verify] " << id << " ..." << std::string(20, ' ') << std::flush;
     auto r = run_claims({id}, ctx);
     results.insert(results.end(), r.begin(), r.end());

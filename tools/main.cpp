@@ -11,13 +11,6 @@
 #include "mpi_world.hpp"
 #include "registry.hpp"
 
-namespace mixgraph::cli {
-std::vector<CommandEntry>& registry() {
-  static std::vector<CommandEntry> r;
-  return r;
-}
-}  // namespace mixgraph::cli
-
 namespace {
 /// Under mpirun with several ranks: rank 0 prints the results, the others print nothing on stdout. An
 /// error every rank meets alike (usage, bad data) is printed by rank 0 and every rank exits with its code;

@@ -1,5 +1,6 @@
 # Type stubs of the mixgraph package (kept in sync with the module by tests/python/test_stub.py).
-from typing import Any, Literal, Sequence
+from os import PathLike
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +17,7 @@ class GpuRequired(RuntimeFailure): ...
 
 _N = int | str | None
 _Mem = int | str | None
+_Progress = Callable[[str, int, int | None], Any] | bool | None
 
 class Pattern:
     def __init__(self, spec: str, n: _N = None, threads: int = 0, mem_limit: _Mem = None) -> None: ...
@@ -72,6 +74,27 @@ def congestion(pattern: Pattern | str, N: _N = None, *,
 def rank(pattern: Pattern | str, n: _N = None, *, method: Literal["both", "dense", "sketch", "flow"] = "both",
          cuts: None | Literal["all"] | int | Sequence[int] = None, seed: int = 1, tol: float = 0.0,
          dyadic: bool = False, mem_limit: _Mem = None) -> Result: ...
-def solve(pattern: Pattern | str, X: npt.NDArray[np.floating], *, heads: int = 1, seed: int = 1,
-          threads: int = 0, out: npt.NDArray[np.floating] | None = None, info: bool = False,
-          mem_limit: _Mem = None) -> Any: ...
+def solve(pattern: Pattern | str, X: Any, *, heads: int = 1, seed: int = 1, threads: int = 0,
+          out: Any = None, info: bool = False, mem_limit: _Mem = None, progress: _Progress = None) -> Any: ...
+def validate(pattern: str, n: _N = None, *, backend: Literal["auto", "cpu", "gpu"] = "auto", seed: int = 1,
+             threads: int = 0, mem_limit: _Mem = None) -> Result: ...
+def claim_ids() -> list[str]: ...
+def verify(claims: str | Sequence[str] | None = None, *, patterns: str | Sequence[str] | None = None,
+           n_max: int | str | None = None, threads: int = 0, mem_limit: _Mem = None,
+           progress: _Progress = None) -> Result: ...
+def report(out: str | PathLike[str], patterns: str | Sequence[str] | None = None, n: _N = None, *,
+           force: bool = False, seed: int = 1, dense_cap: _N = None, heatmap_cap: _N = None, svg_cap: _N = None,
+           all_pairs_cap: _N = None, rank_cap: _N = None, rank_cuts: _N = None, routing_cap: _N = None,
+           lp_cap: _N = None, pdf: bool = False, threads: int = 0, mem_limit: _Mem = None,
+           progress: _Progress = None) -> Result: ...
+def pattern_sweep(pattern: str, sweep: str, *, threads: int = 0, mem_limit: _Mem = None) -> Result: ...
+def congestion_sweep(patterns: str | Sequence[str], sweep: str, *,
+                     routing: Literal["shift", "random", "minmax", "all"] | None = None, lp: bool = False,
+                     seed: int = 1, threads: int = 0, mem_limit: _Mem = None) -> Result: ...
+def loglinear(T: _N, *, seed: int = 1, numeric_limit: int = 1024, pattern: str | None = None, threads: int = 0,
+              mem_limit: _Mem = None) -> Result: ...
+def ssm_rank(n: _N, *, state: int | None = None, p: int | None = None, d: int | None = None, tol: float = 0.0,
+             seed: int = 1, matrices: str | None = None, example: Literal["rotation"] | None = None,
+             threads: int = 0, mem_limit: _Mem = None) -> Result: ...
+def heads_rank(patterns: Sequence[str], n: _N, p: int, d: int, *, tol: float = 0.0, seed: int = 1,
+               threads: int = 0, mem_limit: _Mem = None) -> Result: ...
