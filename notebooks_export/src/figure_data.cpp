@@ -25,9 +25,10 @@ std::string py_bool(bool b) {
 
 }  // namespace
 
-std::string npy_float32(const std::vector<double>& values, std::size_t rows, std::size_t cols) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
-                       std::to_string(cols) + "), }";
+namespace {
+std::string npy_header(const char* descr, std::size_t rows, std::size_t cols) {
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(rows) + ", " + std::to_string(cols) + "), }";
   const std::size_t pre = 10;  // magic (6) + version (2) + header length (2)
   while ((pre + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
@@ -37,13 +38,25 @@ std::string npy_float32(const std::vector<double>& values, std::size_t rows, std
   const auto len = static_cast<std::uint16_t>(header.size());
   out += static_cast<char>(len & 0xFF);
   out += static_cast<char>(len >> 8);
-  out += header;
+  return out + header;
+}
+}  // namespace
+
+std::string npy_float32(const std::vector<double>& values, std::size_t rows, std::size_t cols) {
+  std::string out = npy_header("<f4", rows, cols);
   const std::size_t at = out.size();
   out.resize(at + values.size() * 4);
   for (std::size_t k = 0; k < values.size(); ++k) {
     const float f = static_cast<float>(values[k]);  // little-endian hosts (x86-64, arm64)
     std::memcpy(&out[at + 4 * k], &f, 4);
   }
+  return out;
+}
+
+std::string npy_mask(const std::vector<double>& values, std::size_t rows, std::size_t cols) {
+  std::string out = npy_header("|u1", rows, cols);
+  out.reserve(out.size() + values.size());
+  for (double v : values) out += static_cast<char>(std::isnan(v) ? 0 : 1);
   return out;
 }
 
@@ -133,14 +146,15 @@ print(f"{len(tables)} tables, {len(profiles)} profiles from {source}")
 
 def heatmap(path, title="", note="", xlabel="", ylabel="", cbar="value", log=False, vmin=None, vmax=None,
             integer=False, mask=None, factor=1):
-    """Draws figures/<name>.npy (NaN = masked, grey) as the report's heatmap did; returns the matrix."""
+    """Draws figures/<name>.npy (float32, NaN = masked, grey; masks: uint8, 1 = set) as the report's heatmap
+    did; returns the matrix."""
     m = np.load(path)
     fig, ax = plt.subplots(figsize=(6, 5))
     extent = (0.5, m.shape[1] * factor + 0.5, m.shape[0] * factor + 0.5, 0.5)
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("#bdbdbd")
-    if mask is not None:
-        im = ax.imshow(np.where(np.isnan(m), np.nan, 1.0), cmap=ListedColormap(["#3b528b"]), extent=extent,
+    if mask is not None:  # a mask picture: uint8, 1 = set, 0 = not
+        im = ax.imshow(np.where(m > 0, 1.0, np.nan), cmap=ListedColormap(["#3b528b"]), extent=extent,
                        interpolation="nearest")
         im.cmap.set_bad("#f0f0f0")
         from matplotlib.patches import Patch

@@ -116,7 +116,9 @@ std::optional<HeatmapInfo> ReportWriter::heatmap(const std::string& name, const 
   b.data = "figures/" + name + ".npy";
   {
     const PooledMatrix pm = pool_matrix(m, opt.max_side, opt.pooling);
-    write_file_atomic((fs::path(dir_) / b.data).string(), npy_float32(pm.values, pm.rows, pm.cols));
+    write_file_atomic((fs::path(dir_) / b.data).string(), opt.mask_label.empty()
+                                                              ? npy_float32(pm.values, pm.rows, pm.cols)
+                                                              : npy_mask(pm.values, pm.rows, pm.cols));
     record(b.data);
     b.code = heatmap_code(name, b.data, opt, pm.factor);
   }

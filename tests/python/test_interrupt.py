@@ -20,13 +20,15 @@ CHILD = textwrap.dedent("""
     import numpy as np
     import mixgraph
     what, arg = sys.argv[1], sys.argv[2]
+    if what == "solve":  # set up first: the signal must land inside the call
+        p = mixgraph.Pattern("pow2", 1 << 20)
+        X = np.ones((p.n, 32), dtype=np.float32)
     print("ready", flush=True)
     try:
         if what == "report":
             mixgraph.report(arg, ["pow2", "sq1", "fib", "pow2+cache", "sq1+cache"], 1 << 13, all_pairs_cap=1 << 13)
         else:
-            p = mixgraph.Pattern("pow2", 1 << 20)
-            mixgraph.solve(p, np.ones((p.n, 32), dtype=np.float32), heads=2)
+            mixgraph.solve(p, X, heads=2)
         print("finished", flush=True)
     except KeyboardInterrupt:
         print("interrupted", time.monotonic(), flush=True)

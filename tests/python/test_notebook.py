@@ -33,13 +33,13 @@ def test_data_beside_every_figure(rep):
         data = [stem + ext for ext in (".npy", ".csv") if (rep / (stem + ext)).exists()]
         assert len(data) == 1, f
         assert any(json.dumps(data[0]) in c for c in code), f"no notebook cell draws {data[0]}"
-    # the A mask of pow2 against the pattern's own reads (1 where row i reads column j, NaN elsewhere)
+    # the A mask of pow2 against the pattern's own reads (uint8: 1 where row i reads column j, else 0)
     m = np.load(rep / "figures" / "A_pow2.npy")
     p = mixgraph.Pattern("pow2", 32)
-    want = np.full((32, 32), np.nan, dtype=np.float32)
+    want = np.zeros((32, 32), dtype=np.uint8)
     for i in range(1, 33):
         want[i - 1, p.reads(i)[1] - 1] = 1
-    np.testing.assert_array_equal(np.isnan(m), np.isnan(want))
+    np.testing.assert_array_equal(m, want)
 
 
 def execute(rep, env, name):

@@ -1,7 +1,7 @@
 #pragma once
 // The data behind the report's figures and the notebook code that draws them with matplotlib: a heatmap's
-// (pooled) matrix as NPY (float32, NaN = masked), a line plot's series as CSV (series, x, y). The notebook
-// loads these files, keeps them in variables and redraws each figure from them.
+// (pooled) matrix as NPY (float32, NaN = masked; mask pictures uint8, 1 = set), a line plot's series as CSV
+// (series, x, y). The notebook loads these files, keeps them in variables and redraws each figure from them.
 #include <string>
 #include <vector>
 
@@ -11,6 +11,8 @@ namespace mixgraph {
 
 /// NPY v1.0 bytes of a rows x cols float32 matrix (row-major, C order). O(rows * cols).
 std::string npy_float32(const std::vector<double>& values, std::size_t rows, std::size_t cols);
+/// NPY v1.0 bytes of a mask picture: uint8, 1 where the value is set (not NaN), 0 elsewhere. O(rows * cols).
+std::string npy_mask(const std::vector<double>& values, std::size_t rows, std::size_t cols);
 /// CSV "series,x,y" with one row per point (NaN as empty). O(total points).
 std::string series_csv(const std::vector<LineSeries>& series);
 /// Notebook code: figure_data[name] = heatmap(npy path, ...), drawn with matplotlib.
