@@ -636,7 +636,8 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
     EXPECT_EQ(images, pngs);
   }
   EXPECT_EQ(md.find("pending ("), std::string::npos);
-  // The notebook embeds the PNGs byte for byte.
+  // The notebook embeds the PNGs byte for byte; each figure's cell draws it from the data file beside it
+  // (figures/<name>.npy or .csv).
   const auto nb = nlohmann::json::parse(read_file(r.dir + "/report.ipynb"));
   std::size_t embedded = 0;
   for (const auto& c : nb["cells"]) {
@@ -644,9 +645,12 @@ TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
     for (const auto& o : c["outputs"])
       if (o["data"].contains("image/png")) {
         const std::string src = c["source"].get<std::string>();
-        const auto a = src.find('"') + 1, b = src.rfind('"');
+        const auto a = src.find("\"figures/") + 1, b = src.find('"', a);
+        ASSERT_NE(a, std::string::npos + 1) << src;
+        const std::string data = src.substr(a, b - a);
+        EXPECT_TRUE(fs::exists(r.dir + "/" + data)) << data;
         EXPECT_EQ(b64_decode(o["data"]["image/png"].get<std::string>()),
-                  read_file(r.dir + "/" + src.substr(a, b - a)));
+                  read_file(r.dir + "/" + data.substr(0, data.rfind('.')) + ".png"));
         ++embedded;
       }
   }

@@ -19,6 +19,7 @@
 #include "registry.hpp"
 #include "report_section.hpp"
 #include "report_staging.hpp"
+#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 
@@ -135,6 +136,7 @@ int run_report(const ReportOptions& o) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   };
   auto progress_line = [&](const std::string& what) {
+    stage(what);
     if (!tty) return;
     char buf[32];
     std::snprintf(buf, sizeof buf, "[report %6.1fs] ", elapsed());

@@ -9,6 +9,7 @@
 
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/figure_data.hpp"
 
 namespace mixgraph {
 
@@ -109,13 +110,23 @@ void ReportWriter::carry_on(const std::string& python) {
 std::optional<HeatmapInfo> ReportWriter::heatmap(const std::string& name, const MatrixView& m,
                                                  const HeatmapOptions& opt, const std::string& caption,
                                                  bool svg, bool pdf) {
-  if (!plots_built_in()) {
-    note("not built in", "heatmaps and plots: cairo is not built in (install libcairo2-dev and rebuild)");
-    return std::nullopt;
-  }
   ReportBlock b;
   b.kind = ReportBlock::Kind::Figure;
   b.text = caption;
+  b.data = "figures/" + name + ".npy";
+  {
+    const PooledMatrix pm = pool_matrix(m, opt.max_side, opt.pooling);
+    write_file_atomic((fs::path(dir_) / b.data).string(), opt.mask_label.empty()
+                                                              ? npy_float32(pm.values, pm.rows, pm.cols)
+                                                              : npy_mask(pm.values, pm.rows, pm.cols));
+    record(b.data);
+    b.code = heatmap_code(name, b.data, opt, pm.factor);
+  }
+  if (!plots_built_in()) {
+    note("not built in", "heatmaps and plots: cairo is not built in (install libcairo2-dev and rebuild)");
+    current().blocks.push_back(std::move(b));
+    return std::nullopt;
+  }
   b.path = "figures/" + name + ".png";
   HeatmapInfo info = write_heatmap((fs::path(dir_) / b.path).string(), m, opt);
   record(b.path);
@@ -132,13 +143,18 @@ std::optional<HeatmapInfo> ReportWriter::heatmap(const std::string& name, const 
 
 bool ReportWriter::line_plot(const std::string& name, const std::vector<LineSeries>& series,
                              const LinePlotOptions& opt, const std::string& caption, bool svg, bool pdf) {
-  if (!plots_built_in()) {
-    note("not built in", "heatmaps and plots: cairo is not built in (install libcairo2-dev and rebuild)");
-    return false;
-  }
   ReportBlock b;
   b.kind = ReportBlock::Kind::Figure;
   b.text = caption;
+  b.data = "figures/" + name + ".csv";
+  write_file_atomic((fs::path(dir_) / b.data).string(), series_csv(series));
+  record(b.data);
+  b.code = lines_code(name, b.data, opt);
+  if (!plots_built_in()) {
+    note("not built in", "heatmaps and plots: cairo is not built in (install libcairo2-dev and rebuild)");
+    current().blocks.push_back(std::move(b));
+    return false;
+  }
   b.path = "figures/" + name + ".png";
   write_line_plot((fs::path(dir_) / b.path).string(), series, opt);
   record(b.path);
@@ -170,8 +186,9 @@ std::string notes_markdown(const std::vector<ReportNote>& notes) {
 }
 
 std::string files_line(const ReportBlock& b) {
-  std::string s = "`" + b.path + "`";
+  std::string s = b.path.empty() ? "" : "`" + b.path + "`";
   for (const auto& f : b.other_files) s += ", `" + f + "`";
+  if (!b.data.empty()) s += (s.empty() ? "data `" : "; data `") + b.data + "`";
   return s;
 }
 
@@ -208,7 +225,8 @@ std::string ReportWriter::render_markdown(const std::string& title, const std::s
           break;
         }
         case ReportBlock::Kind::Figure:
-          md += "![" + b.text + "](" + b.path + ")\n\n*" + b.text + "* (" + files_line(b) + ")\n\n";
+          if (!b.path.empty()) md += "![" + b.text + "](" + b.path + ")\n\n";
+          md += "*" + b.text + "* (" + files_line(b) + ")\n\n";
           break;
       }
     }
@@ -240,9 +258,9 @@ std::string ReportWriter::render_notebook(const std::string& title, const std::s
   md_cell("# " + title + "\n\n" + intro);
   md_cell(notes_markdown(notes_));
   code_cell(
-      "# The outputs below were rendered by mixgraph; run the notebook to recompute them from the files.\n"
-      "import pandas as pd\n"
-      "from IPython.display import Image, display",
+      "# The outputs below were rendered by mixgraph; run the notebook to redraw them from the data "
+      "files.\n" +
+          notebook_setup_code(),
       json::array());
   for (const Section* s : ordered()) {
     std::string head = "## " + s->title;
@@ -259,7 +277,7 @@ std::string ReportWriter::render_notebook(const std::string& title, const std::s
         case ReportBlock::Kind::Table: {
           md_cell((head.empty() ? "" : head + "\n\n") + "*" + b.text + "* (`" + b.path + "`)");
           head.clear();
-          std::string code = "display(pd.read_csv(" + python_string(b.path) + ")";
+          std::string code = "display(tables[" + python_string(fs::path(b.path).stem().string()) + "]";
           if (b.table.rows.size() > b.show_rows) code += ".head(" + std::to_string(b.show_rows) + ")";
           code += ")";
           json out = {{"output_type", "display_data"},
@@ -274,13 +292,16 @@ std::string ReportWriter::render_notebook(const std::string& title, const std::s
         case ReportBlock::Kind::Figure: {
           md_cell((head.empty() ? "" : head + "\n\n") + "*" + b.text + "* (" + files_line(b) + ")");
           head.clear();
-          const std::string png = read_binary((fs::path(dir_) / b.path).string());
-          json out = {
-              {"output_type", "display_data"},
-              {"metadata", json::object()},
-              {"data",
-               {{"image/png", base64_encode(png)}, {"text/plain", "<IPython.core.display.Image object>"}}}};
-          code_cell("display(Image(filename=" + python_string(b.path) + "))", json::array({out}));
+          json outs = json::array();
+          if (!b.path.empty()) {
+            const std::string png = read_binary((fs::path(dir_) / b.path).string());
+            outs.push_back({{"output_type", "display_data"},
+                            {"metadata", json::object()},
+                            {"data",
+                             {{"image/png", base64_encode(png)},
+                              {"text/plain", "<IPython.core.display.Image object>"}}}});
+          }
+          code_cell(b.code.empty() ? "display(Image(filename=" + python_string(b.path) + "))" : b.code, outs);
           break;
         }
       }

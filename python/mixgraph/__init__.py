@@ -27,6 +27,18 @@ from ._core import (
     __version__,
 )
 from . import _core
+from ._commands import (
+    claim_ids,
+    congestion_sweep,
+    heads_rank,
+    loglinear,
+    pattern_sweep,
+    report,
+    ssm_rank,
+    validate,
+    verify,
+)
+from ._commands import _progress
 from ._results import Result
 
 __all__ = [
@@ -40,11 +52,20 @@ __all__ = [
     "UNREACHABLE",
     "UsageError",
     "__version__",
+    "claim_ids",
     "congestion",
+    "congestion_sweep",
     "distances",
+    "heads_rank",
+    "loglinear",
     "path_lengths",
+    "pattern_sweep",
     "rank",
+    "report",
     "solve",
+    "ssm_rank",
+    "validate",
+    "verify",
 ]
 
 
@@ -119,22 +140,51 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
     return Result("rank", *_core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit))
 
 
-def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None):
+def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None, progress=None):
     """Y = (I - B)^{-1} A X on the CPU, the mixer itself (``mixgraph solve``).
 
-    pattern: a Pattern (or a spec string for mtx: files). X: a numpy array, float32 or float64,
-    C-contiguous, n x d (or length n), read in place without a copy. Y is a new array of X's dtype and
-    shape, or ``out`` (same dtype and shape, C-contiguous, not overlapping X) written in place. Weights are
-    the CLI's: head h (columns h*d/heads .. (h+1)*d/heads - 1) uses random_weights(seed + h), with
-    ||(I - B)^{-1}||_inf <= 10 (``Pattern.weights(seed)`` gives the same A and B as scipy matrices).
-    O(d (nnz_A + nnz_B)) work, OpenMP over column tiles (threads=0: all cores), the same bits for any
-    thread count. Releases the GIL. The Pattern keeps the weights of its last solve (heads, seed, dtype),
-    so a repeated call pays only the kernel (O(heads (n + nnz)) memory held until the next solve with
-    other settings or until the Pattern is freed). info=True returns (Y, {kernel, threads, seconds,
-    weights_cached, ...}); seconds is the kernel's time.
+    pattern: a Pattern (or a spec string for mtx: files). X: float32 or float64, C-contiguous, n x d (or
+    length n), read in place without a copy: a numpy array, a PyTorch CPU tensor or any object with
+    ``__dlpack__`` (DLPack) or the buffer protocol. Y comes back as the same kind of array as X (a numpy
+    array for numpy and buffer inputs; a torch tensor for a torch tensor: made with ``torch.empty_like(X)``
+    and written in place), or ``out`` (same dtype and shape, C-contiguous, not overlapping X, any of those
+    kinds) written in place. A CUDA tensor raises GpuRequired: the GPU solver takes host arrays, and this
+    call never copies X to the host (pass ``X.cpu()``). Weights are the CLI's: head h (columns
+    h*d/heads .. (h+1)*d/heads - 1) uses random_weights(seed + h), with ||(I - B)^{-1}||_inf <= 10
+    (``Pattern.weights(seed)`` gives the same A and B as scipy matrices). O(d (nnz_A + nnz_B)) work,
+    OpenMP over column tiles (threads=0: all cores), the same bits for any thread count. Releases the
+    GIL; Ctrl-C raises KeyboardInterrupt within a second (the kernel then finishes in the background and
+    its Y is dropped; an ``out`` given is left part-written). progress: a callable progress(stage, done,
+    total) (stages 'weights', 'solve'), or True (tqdm). The Pattern keeps the weights of its last solve
+    (heads, seed, dtype), so a repeated call pays only the kernel (O(heads (n + nnz)) memory held until
+    the next solve with other settings or until the Pattern is freed). info=True returns (Y, {kernel,
+    threads, seconds, weights_cached, input, ...}); seconds is the kernel's time.
     """
-    y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit)
+    if out is None and not isinstance(X, _np.ndarray) and hasattr(X, "__dlpack__"):
+        out = _like(X)
+    cb, bar = _progress(progress, "solve")
+    try:
+        y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit, cb)
+    finally:
+        if bar is not None:
+            bar.close()
     return (y, meta) if info else y
+
+
+def _like(X):
+    """An uninitialised array of X's kind, dtype, shape and device (torch.empty_like, cupy.empty_like, ...);
+    None (Y as numpy) when X's library has no empty_like. Only for float inputs of the right shape: bad
+    ones are refused by the solve itself with the usual message."""
+    import sys
+
+    lib = sys.modules.get(type(X).__module__.split(".")[0])
+    make = getattr(lib, "empty_like", None)
+    if make is None or getattr(X, "ndim", None) not in (1, 2):
+        return None
+    try:
+        return make(X)
+    except Exception:  # noqa: BLE001 - the solve reports what is wrong with X
+        return None
 
 
 def _csr_to_scipy(c, n, ones):

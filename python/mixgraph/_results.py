@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from . import _tables
 from ._core import UNREACHABLE
 
 # Fields whose entries are distances: UNREACHABLE becomes None (JSON null) in to_dict().
@@ -89,10 +90,14 @@ class Result:
         CLI's ``--format csv`` prints: distances with source/target: one row per position (``position``,
         ``dist_from_source``, ``path_count``, ``dist_to_target``), else the profile (``m``, ``delta``) or,
         for path_lengths, one row per pattern and n; rank: one row per cut; congestion: one row per
-        routing. Unreachable distances are <NA> (pandas' nullable UInt32)."""
+        routing (congestion_sweep: per pattern and N); pattern_sweep: per n; verify: per claim; validate:
+        per check; report: Table 1. Unreachable distances are <NA> (pandas' nullable UInt32)."""
         import pandas as pd
 
         f = self._fields
+        table = _tables.rows(self._kind, f)
+        if table is not None:
+            return pd.DataFrame(table)
 
         def dist_col(a):
             return pd.array([None if v == UNREACHABLE else v for v in a.tolist()], dtype="UInt32")

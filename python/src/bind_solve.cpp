@@ -1,109 +1,145 @@
-// mixgraph.solve: Y = (I - B)^{-1} A X on the CPU, X and Y numpy arrays read and written in place.
+// mixgraph.solve: Y = (I - B)^{-1} A X on the CPU. X and Y are read and written in place: numpy arrays,
+// buffer-protocol objects and DLPack tensors (PyTorch, ...), never copied (dlpack_array.hpp).
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "dlpack_array.hpp"
+#include "interrupt.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/solve.hpp"
 
 namespace mixgraph::py {
 namespace {
 
+/// What the worker thread needs: plain pointers (kept valid by the Python objects run_interruptible
+/// holds) and shared C++ objects, never a Python object.
 template <class T>
-pb::tuple run(PatternHolder& h, const pb::buffer_info& xb, pb::object out, int heads, std::uint64_t seed,
-              int threads, std::uint64_t mem_limit) {
+struct SolveJob {
+  PatternPtr h;  // read only (the Pattern is not touched by Python meanwhile: the call holds it)
+  std::shared_ptr<const MixerWeights<T>> w;
+  const T* x = nullptr;
+  T* y = nullptr;
+  std::size_t d = 0;
+  int heads = 1, threads = 0;
+  std::uint64_t seed = 1;
+  SolveInfo info;
+};
+
+template <class T>
+pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, int heads, std::uint64_t seed,
+              int threads, std::uint64_t mem_limit, const pb::object& progress) {
+  PatternHolder& h = *hp;
   const Pattern& p = h.p;
-  const std::size_t d = static_cast<std::size_t>(xb.ndim == 1 ? 1 : xb.shape[1]);
-  pb::array_t<T> y;
+  const std::size_t d = static_cast<std::size_t>(xv.cols);
+  pb::object y_obj;
+  T* yp = nullptr;
   if (out.is_none()) {
     check_memory(mixer_weights_bytes(p, heads, sizeof(T)) + std::uint64_t(p.n) * d * sizeof(T), mem_limit,
                  "solve weights and Y for " + p.spec + " at n = " + std::to_string(p.n));
-    if (xb.ndim == 1)
-      y = pb::array_t<T>({static_cast<pb::ssize_t>(p.n)});
-    else
-      y = pb::array_t<T>({static_cast<pb::ssize_t>(p.n), static_cast<pb::ssize_t>(d)});
+    pb::array_t<T> y = xv.ndim == 1
+                           ? pb::array_t<T>({static_cast<pb::ssize_t>(p.n)})
+                           : pb::array_t<T>({static_cast<pb::ssize_t>(p.n), static_cast<pb::ssize_t>(d)});
+    yp = static_cast<T*>(y.request(true).ptr);
+    y_obj = y;
   } else {
     check_memory(mixer_weights_bytes(p, heads, sizeof(T)), mem_limit,
                  "solve weights for " + p.spec + " at n = " + std::to_string(p.n));
-    if (!pb::isinstance<pb::array_t<T, 0>>(out))
-      throw UsageError(std::string("out must be a numpy array of X's dtype (") +
-                       (sizeof(T) == 8 ? "float64" : "float32") + ")");
-    y = out.cast<pb::array_t<T, 0>>();
-    const pb::buffer_info yb = y.request(true);
-    if (yb.format != xb.format || yb.ndim != xb.ndim || yb.shape != xb.shape || yb.strides != xb.strides)
+    const ArrayView yv = array_view(out, true, "out");
+    if (yv.itemsize != xv.itemsize)
+      throw UsageError(std::string("out must have X's dtype (") + (sizeof(T) == 8 ? "float64" : "float32") +
+                       ")");
+    if (yv.ndim != xv.ndim || yv.rows != xv.rows || yv.cols != xv.cols)
       throw UsageError("out must have X's dtype and shape and be C-contiguous");
-    const auto* x0 = static_cast<const char*>(xb.ptr);
-    const auto* y0 = static_cast<const char*>(yb.ptr);
+    if (yv.cuda != xv.cuda) throw UsageError("out must be on X's device");
+    const auto* x0 = static_cast<const char*>(xv.data);
+    const auto* y0 = static_cast<const char*>(yv.data);
     const std::size_t bytes = std::size_t(p.n) * d * sizeof(T);
     if (x0 < y0 + bytes && y0 < x0 + bytes)
       throw UsageError("out must not overlap X (the solve is not in place)");
+    yp = static_cast<T*>(yv.data);
+    y_obj = out;
+    // keep the exported view (DLPack capsule) alive with the call, too
+    y_obj = pb::make_tuple(out, yv.owner);
   }
-  T* yp = static_cast<T*>(y.request(true).ptr);
-  const T* xp = static_cast<const T*>(xb.ptr);
-  std::shared_ptr<const MixerWeights<T>> w;
+  auto job = std::make_shared<SolveJob<T>>();
+  job->h = hp;
+  job->x = static_cast<const T*>(xv.data);
+  job->y = yp;
+  job->d = d;
+  job->heads = heads;
+  job->seed = seed;
+  job->threads = threads;
   const bool cached =
       h.weights && h.weights_heads == heads && h.weights_seed == seed && h.weights_value_bytes == sizeof(T);
-  if (cached) {
-    w = std::static_pointer_cast<const MixerWeights<T>>(h.weights);
-  } else {
+  if (cached)
+    job->w = std::static_pointer_cast<const MixerWeights<T>>(h.weights);
+  else
     h.weights.reset();  // free the old weights before building new ones
-    pb::gil_scoped_release release;
-    w = std::make_shared<const MixerWeights<T>>(make_mixer_weights<T>(p, heads, seed));
-  }
-  h.weights = w;
+  run_interruptible(
+      [job](Job& j) {
+        if (!job->w) {
+          j.stage("weights");
+          job->w = std::make_shared<const MixerWeights<T>>(
+              make_mixer_weights<T>(job->h->p, job->heads, job->seed));
+        }
+        j.stage("solve");
+        job->info = solve_mixer(*job->w, job->x, job->y, job->d, job->threads);
+      },
+      progress, 2, {xv.owner, y_obj});
+  h.weights = job->w;
   h.weights_heads = heads;
   h.weights_seed = seed;
   h.weights_value_bytes = sizeof(T);
-  SolveInfo info;
-  {
-    pb::gil_scoped_release release;
-    info = solve_mixer(*w, xp, yp, d, threads);
-  }
   pb::dict i;
-  i["kernel"] = info.kernel;
-  i["threads"] = info.threads;
-  i["seconds"] = info.seconds;
+  i["kernel"] = job->info.kernel;
+  i["threads"] = job->info.threads;
+  i["seconds"] = job->info.seconds;
   i["precision"] = sizeof(T) == 8 ? "fp64" : "fp32";
   i["d"] = d;
   i["heads"] = heads;
   i["weights_cached"] = cached;
-  return pb::make_tuple(y, i);
+  i["input"] = xv.kind;
+  i["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);  // where X was read (no copy: X's own memory)
+  i["y_address"] = reinterpret_cast<std::uintptr_t>(job->y);
+  return pb::make_tuple(out.is_none() ? y_obj : out, i);
 }
 
 pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint64_t seed, int threads,
-                const pb::object& out, const pb::object& mem) {
+                const pb::object& out, const pb::object& mem, const pb::object& progress) {
   const PatternPtr h = pattern_from(pat, pb::none());
   if (heads < 1) throw UsageError("heads must be >= 1");
   if (threads < 0) throw UsageError("threads must be >= 0 (0 = all cores)");
-  if (!pb::isinstance<pb::array>(x))
-    throw UsageError("X must be a numpy array (float32 or float64, C-contiguous, n x d)");
-  const auto arr = pb::reinterpret_borrow<pb::array>(x);
-  if (!(arr.flags() & pb::array::c_style))
-    throw UsageError("X must be C-contiguous (np.ascontiguousarray(X) makes a copy that is)");
-  const pb::buffer_info xb = arr.request();
-  if (xb.ndim != 1 && xb.ndim != 2) throw UsageError("X must be n x d (or a vector of length n)");
-  if (static_cast<std::uint64_t>(xb.shape[0]) != h->p.n)
-    throw UsageError("X has " + std::to_string(xb.shape[0]) +
+  const ArrayView xv = array_view(x, false, "X");
+  if (xv.cuda) {
+    // The GPU solver (gpu_solve.hpp) takes host arrays and uploads them itself: a CUDA tensor would make a
+    // round trip through the host, which this call promises not to do.
+    const auto info = gpu::device_info();
+    throw GpuRequired(
+        "X is a CUDA tensor (device " + std::to_string(xv.device_id) +
+        "), but this mixgraph has no device-resident solve: the GPU solver takes host arrays (" +
+        (info.usable() ? "GPU " + info.name : info.note) + "); pass X.cpu() for the CPU solve");
+  }
+  if (static_cast<std::uint64_t>(xv.rows) != h->p.n)
+    throw UsageError("X has " + std::to_string(xv.rows) +
                      " rows but the pattern has n = " + std::to_string(h->p.n));
-  const std::size_t d = static_cast<std::size_t>(xb.ndim == 1 ? 1 : xb.shape[1]);
+  const std::size_t d = static_cast<std::size_t>(xv.cols);
   if (d == 0) throw UsageError("X needs at least one column");
   if (d % std::size_t(heads) != 0)
     throw UsageError("X has " + std::to_string(d) +
                      " columns, not a multiple of heads = " + std::to_string(heads));
   const std::uint64_t lim = mem_limit_from(mem);
-  if (xb.format == pb::format_descriptor<double>::format() && xb.itemsize == 8)
-    return run<double>(*h, xb, out, heads, seed, threads, lim);
-  if (xb.format == pb::format_descriptor<float>::format() && xb.itemsize == 4)
-    return run<float>(*h, xb, out, heads, seed, threads, lim);
-  throw UsageError("X must be float32 or float64 (got dtype " + pb::str(arr.dtype()).cast<std::string>() +
-                   "); X.astype(np.float32) makes a copy that is");
+  if (xv.itemsize == 8) return run<double>(h, xv, out, heads, seed, threads, lim, progress);
+  return run<float>(h, xv, out, heads, seed, threads, lim, progress);
 }
 
 }  // namespace
 
 void bind_solve(pb::module_& m) {
   m.def("_solve", &solve, pb::arg("pattern"), pb::arg("X"), pb::arg("heads") = 1, pb::arg("seed") = 1,
-        pb::arg("threads") = 0, pb::arg("out") = pb::none(), pb::arg("mem_limit") = pb::none());
+        pb::arg("threads") = 0, pb::arg("out") = pb::none(), pb::arg("mem_limit") = pb::none(),
+        pb::arg("progress") = pb::none());
 }
 
 }  // namespace mixgraph::py

@@ -79,4 +79,6 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_congestion(m);
   mixgraph::py::bind_ranks(m);
   mixgraph::py::bind_solve(m);
+  mixgraph::py::bind_cli(m);
+  mixgraph::py::bind_interrupt(m);
 }

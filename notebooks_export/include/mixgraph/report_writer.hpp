@@ -34,6 +34,8 @@ struct ReportBlock {
   std::size_t show_rows = 50;
   std::string path;  ///< Table: tables/<name>.csv; Figure: figures/<name>.png (relative to the dir)
   std::vector<std::string> other_files;  ///< Figure: the .svg / .pdf versions written beside the PNG
+  std::string data;  ///< Figure: the data behind it (figures/<name>.npy or .csv, figure_data.hpp)
+  std::string code;  ///< Figure: the notebook's matplotlib code that draws it from `data`
 };
 
 struct ReportNote {
@@ -58,9 +60,11 @@ class ReportWriter {
   /// and lists it in files().
   void file(const std::string& rel, const std::function<void(std::ostream&)>& writer);
   /// Writes figures/<name>.png, plus .svg when `svg` (use for small n only) and .pdf when `pdf`;
-  /// shows the PNG. Without cairo: records a "not built in" note and returns nothing.
+  /// shows the PNG. The matrix drawn (after pooling) goes to figures/<name>.npy for the notebook, which
+  /// redraws it with matplotlib. Without cairo: only the .npy, a "not built in" note, and nothing returned.
   std::optional<HeatmapInfo> heatmap(const std::string& name, const MatrixView& m, const HeatmapOptions& opt,
                                      const std::string& caption, bool svg = false, bool pdf = false);
+  /// A line plot as heatmap() writes a heatmap; its series go to figures/<name>.csv (series, x, y).
   bool line_plot(const std::string& name, const std::vector<LineSeries>& series, const LinePlotOptions& opt,
                  const std::string& caption, bool svg = true, bool pdf = false);
   /// A note for the "What was capped or skipped" list at the top of the report.

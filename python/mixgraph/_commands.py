@@ -1,0 +1,198 @@
+"""The CLI's remaining commands from Python: validate, verify, report, the pattern and congestion sweeps, and
+the interaction ranks (``rank loglinear|ssm|heads``). Each runs the CLI's own code in-process (not a
+subprocess) and returns a Result whose ``to_dict()`` is the command's ``--format json`` output without the
+header fields. Long calls release the GIL, take ``progress=`` and stop on Ctrl-C (KeyboardInterrupt)."""
+
+import json
+import sys
+
+from . import _core
+from ._results import Result
+
+_HEADER = ("schema", "mixgraph_version", "command", "parameters")
+
+
+def _progress(progress, desc):
+    """None, a callable progress(stage, done, total), or True: a tqdm bar when tqdm is installed, else
+    one line per stage on stderr."""
+    if progress is None or progress is False:
+        return None, None
+    if progress is not True:
+        return progress, None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        def line(stage, done, total):
+            of = f"/{total}" if total is not None else ""
+            print(f"[{desc} {done}{of}] {stage}", file=sys.stderr, flush=True)
+        return line, None
+    bar = tqdm(desc=desc, total=None, unit="stage")
+
+    def update(stage, done, total):
+        if total is not None and bar.total != total:
+            bar.total = total
+        bar.set_postfix_str(stage, refresh=False)
+        bar.update(done - bar.n)
+    return update, bar
+
+
+def _opt(args, flag, value):
+    if value is not None:
+        args += [flag, str(value)]
+
+
+def _common(args, threads, mem_limit):
+    _opt(args, "--threads", threads)
+    _opt(args, "--mem-limit", mem_limit)
+    return args + ["--format", "json"]
+
+
+def _run(kind, args, progress=None, total=None, ok_codes=(0,)):
+    cb, bar = _progress(progress, kind)
+    try:
+        code, out = _core._cli([str(a) for a in args], cb, -1 if total is None else total)
+    finally:
+        if bar is not None:
+            bar.close()
+    if code not in ok_codes or not out.strip():
+        raise _core.RuntimeFailure(f"mixgraph {args[0]} ended with exit code {code}")
+    j = json.loads(out)
+    header = {k: j.pop(k) for k in _HEADER if k in j}
+    return Result(kind, j, {"header": header})
+
+
+def _specs(p):
+    return [p] if isinstance(p, str) else list(p)
+
+
+def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=None):
+    """Checks the solve engine on one pattern against independent references (``mixgraph validate``).
+
+    The CPU solve against Eq. 1 evaluated directly and against a dense Eigen solve, the (min,+) distances,
+    reachability and path counts against the graph code [and the GPU against the CPU when ``backend`` is
+    'auto' with a GPU, or 'gpu'; 'gpu' without one raises GpuRequired]. Returns a Result with
+    ``checks`` (list of {name, passed, detail}), ``all_passed``, ``kernels``, ``backend``... n <= 2**22;
+    cost about that of a few dense reference solves at this n. A failed check is a finding, not an
+    exception (``all_passed`` is False; the CLI exits 1)."""
+    args = ["validate", "-p", pattern]
+    if n is not None:
+        args += ["-n", n]
+    args += ["--backend", backend, "--seed", seed]
+    return _run("validate", _common(args, threads, mem_limit), ok_codes=(0, 1))
+
+
+def claim_ids():
+    """The ids of the registered claims (``mixgraph verify --list``), in the order verify runs them."""
+    return list(_core._claim_ids())
+
+
+def verify(claims=None, *, patterns=None, n_max=None, threads=0, mem_limit=None, progress=None):
+    """Checks the papers' propositions numerically (``mixgraph verify``).
+
+    claims: None (every registered claim, see ``claim_ids()``), one id or a list of ids. patterns:
+    restrict the claims to these specs. n_max: the largest n to check (2..2**24; default each claim's
+    own range). Returns a Result with ``claims``, a list of records (one dict per claim: ``id``,
+    ``source``, ``number``, ``statement``, ``status`` (the CLI's verdict words: PASSED, FAILED,
+    NOT APPLICABLE, ERROR), ``passed``, ``checked``, ``worst``, ``counterexample``, ``instances``,
+    ``not_applicable``, ``seconds``, ...) and ``summary`` (counts per verdict). ``to_pandas()`` gives one
+    row per claim. A failed claim is a finding, not an exception. progress: a callable
+    progress(stage, done, total) called as each claim starts, or True (tqdm). Ctrl-C stops it at the
+    next claim."""
+    ids = None if claims is None else _specs(claims)
+    args = ["verify"]
+    for c in ids or []:
+        args += ["--claim", c]
+    for p in [] if patterns is None else _specs(patterns):
+        args += ["--pattern", p]
+    _opt(args, "--n-max", n_max)
+    total = len(ids) if ids else len(_core._claim_ids())
+    return _run("verify", _common(args, threads, mem_limit), progress, total)
+
+
+def report(out, patterns=None, n=None, *, force=False, seed=1, dense_cap=None, heatmap_cap=None, svg_cap=None,
+           all_pairs_cap=None, rank_cap=None, rank_cuts=None, routing_cap=None, lp_cap=None, pdf=False,
+           threads=0, mem_limit=None, progress=None):
+    """Writes the report directory ``out`` exactly as ``mixgraph report --out out`` does.
+
+    Every analysis for each pattern (default: pow2, pow2+cache, sq1, sq1+cache, ssm) on n tokens
+    (default 1024): tables/ (CSV + JSON), figures/ (PNG, SVG for small n, with the data behind each
+    figure), report.md, report.ipynb and report.json. The caps are the CLI's --dense-cap, --heatmap-cap,
+    ... options (None: the CLI's default). An existing non-empty ``out`` needs force=True (it must hold a
+    report). The directory is written beside ``out`` and swapped in whole at the end: an error or Ctrl-C
+    leaves ``out`` as it was. Returns a Result with report.json's fields (``sections``, ``table1``,
+    ``files``, ``notes``, ``seconds``). progress: a callable progress(stage, done, total) called at each
+    stage (total None), or True (tqdm)."""
+    args = ["report", "--out", str(out)]
+    for p in [] if patterns is None else _specs(patterns):
+        args += ["--pattern", p]
+    _opt(args, "-n", n)
+    if force:
+        args.append("--force")
+    args += ["--seed", seed]
+    for flag, v in (("--dense-cap", dense_cap), ("--heatmap-cap", heatmap_cap), ("--svg-cap", svg_cap),
+                    ("--all-pairs-cap", all_pairs_cap), ("--rank-cap", rank_cap), ("--rank-cuts", rank_cuts),
+                    ("--routing-cap", routing_cap), ("--lp-cap", lp_cap)):
+        _opt(args, flag, v)
+    if pdf:
+        args.append("--pdf")
+    return _run("report", _common(args, threads, mem_limit), progress)
+
+
+def pattern_sweep(pattern, sweep, *, threads=0, mem_limit=None):
+    """Decode cost and cache over a range of n with fitted growth classes (``mixgraph pattern --sweep``).
+
+    sweep: 'LO..HI' (every power of two between, plus LO and HI) or a list '1000,3000'. Returns a Result
+    with the CLI's fields (one row per n: max decode cost, max cache, nnz, ...; the growth fits);
+    ``to_pandas()`` gives the rows. O(n + nnz) per n."""
+    args = ["pattern", "-p", pattern, "--sweep", sweep]
+    return _run("pattern", _common(args, threads, mem_limit))
+
+
+def congestion_sweep(patterns, sweep, *, routing=None, lp=False, seed=1, threads=0, mem_limit=None):
+    """The copy task over several copy lengths N and patterns (``mixgraph congestion --sweep``).
+
+    patterns: one spec or a list. sweep: 'LO..HI' or '100,300,1000' (copy lengths N; the pattern on 2N
+    tokens). Returns a Result with one row per pattern and N (copy distance, certified lower bounds with
+    their certificate names, best routing's congestion, gap); ``to_pandas()`` gives the rows."""
+    args = ["congestion"]
+    for p in _specs(patterns):
+        args += ["-p", p]
+    args += ["--sweep", sweep, "--seed", seed]
+    _opt(args, "--routing", routing)
+    if lp:
+        args.append("--lp")
+    return _run("congestion", _common(args, threads, mem_limit))
+
+
+def loglinear(T, *, seed=1, numeric_limit=1024, pattern=None, threads=0, mem_limit=None):
+    """Log-linear attention's mask on T queries (``mixgraph rank loglinear``): the Fenwick buckets of each
+    query (0-indexed t = 0..T-1), max_levels, and the HODLR check (numeric dyadic block ranks of M^H up
+    to T = numeric_limit <= 4096); with ``pattern``, also that pattern's dyadic block ranks at n = T.
+    T <= 2**28."""
+    args = ["rank", "loglinear", "--T", T, "--seed", seed, "--numeric-limit", numeric_limit]
+    _opt(args, "--pattern", pattern)
+    return _run("rank", _common(args, threads, mem_limit))
+
+
+def ssm_rank(n, *, state=None, p=None, d=None, tol=0.0, seed=1, matrices=None, example=None, threads=0,
+             mem_limit=None):
+    """The interaction rank of a linear time-invariant SSM (``mixgraph rank ssm``): the numerical rank
+    (sigma_l / sigma_1 > tol, default 1e-8) of its n x n block interaction map and the best H-head
+    residuals. A random SSM of ``state`` size N with output dimension p and input dimension d (seeded),
+    the matrices Abar, Bbar, C from Matrix Market files (``matrices='A.mtx,B.mtx,C.mtx'``), or
+    ``example='rotation'`` (the rank-gap example)."""
+    args = ["rank", "ssm", "-n", n, "--tol", tol, "--seed", seed]
+    for flag, v in (("--state", state), ("--p", p), ("--d", d), ("--matrices", matrices), ("--example", example)):
+        _opt(args, flag, v)
+    return _run("rank", _common(args, threads, mem_limit))
+
+
+def heads_rank(patterns, n, p, d, *, tol=0.0, seed=1, threads=0, mem_limit=None):
+    """The interaction rank of a multi-head mixer, sum_h [(I - B_h)^{-1} A_h]_ij V_h (``mixgraph rank
+    heads``): one pattern per head (a list of specs), n <= 1024 tokens, output dimension p, input
+    dimension d, seeded weights; numerical rank with relative tolerance tol (0: 1e-8)."""
+    args = ["rank", "heads"]
+    for s in _specs(patterns):
+        args += ["--pattern", s]
+    args += ["-n", n, "--p", p, "--d", d, "--tol", tol, "--seed", seed]
+    return _run("rank", _common(args, threads, mem_limit))

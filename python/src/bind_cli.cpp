@@ -1,0 +1,85 @@
+// The CLI's commands run in-process (validate, verify, report, sweeps, rank loglinear/ssm/heads): the same
+// code as the `mixgraph` executable (tools/, linked in as an object library), its JSON output captured
+// and handed to python/mixgraph/_commands.py. One command at a time (std::cout is redirected meanwhile).
+#include <pybind11/stl.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "common.hpp"
+#include "interrupt.hpp"
+#include "mixgraph/claims.hpp"
+#include "mixgraph/error.hpp"
+#include "registry.hpp"
+#include "stage_hook.hpp"
+
+namespace mixgraph::py {
+namespace {
+
+std::mutex g_cli_m;  ///< one command at a time: std::cout and the stage hook are process-wide
+
+struct CliRun {
+  int code = 0;
+  std::string out;
+};
+
+/// Parses and runs `mixgraph <args>` as main.cpp does, with std::cout captured. Throws mixgraph's errors.
+void run_command(const std::vector<std::string>& args, CliRun& res, Job& job) {
+  std::lock_guard<std::mutex> lock(g_cli_m);
+  CLI::App app{"mixgraph", "mixgraph"};
+  app.require_subcommand(1);
+  auto reg = cli::registry();
+  std::sort(reg.begin(), reg.end(), [](auto& a, auto& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
+  for (auto& e : reg) {
+    CLI::App* sub = app.add_subcommand(e.name, e.description);
+    runners.emplace_back(sub, e.setup(*sub));
+  }
+  std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 takes them in reverse order
+  try {
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  std::ostringstream captured;
+  struct Restore {
+    std::streambuf* saved;
+    ~Restore() {
+      std::cout.rdbuf(saved);
+      cli::stage_hook() = nullptr;
+    }
+  } restore{std::cout.rdbuf(captured.rdbuf())};
+  cli::stage_hook() = [&job](const std::string& what) { job.stage(what); };
+  for (auto& [sub, run] : runners)
+    if (sub->parsed()) {
+      res.code = run();
+      break;
+    }
+  std::cout.flush();
+  res.out = captured.str();
+}
+
+pb::tuple cli_call(const std::vector<std::string>& args, const pb::object& progress, std::int64_t total) {
+  auto res = std::make_shared<CliRun>();
+  run_interruptible([args, res](Job& job) { run_command(args, *res, job); }, progress, total, {});
+  return pb::make_tuple(res->code, res->out);
+}
+
+pb::list claim_ids() {
+  pb::list l;
+  for (const auto& c : registered_claims()) l.append(c.id);
+  return l;
+}
+
+}  // namespace
+
+void bind_cli(pb::module_& m) {
+  m.def("_cli", &cli_call, pb::arg("args"), pb::arg("progress") = pb::none(), pb::arg("total") = -1,
+        "Runs `mixgraph <args>` in-process; returns (exit code, stdout).");
+  m.def("_claim_ids", &claim_ids, "The ids of the registered claims, in the CLI's order.");
+}
+
+}  // namespace mixgraph::py

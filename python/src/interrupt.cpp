@@ -1,0 +1,124 @@
+// Long calls from Python: a worker thread, Ctrl-C and progress on the calling thread (interrupt.hpp).
+#include "interrupt.hpp"
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+namespace mixgraph::py {
+
+namespace {
+std::mutex g_live_m;
+std::condition_variable g_live_cv;
+int g_live = 0;  ///< workers left running after an interrupt
+
+constexpr auto kSlice = std::chrono::milliseconds(50);
+constexpr auto kStopWait = std::chrono::milliseconds(400);  ///< how long an interrupt waits for a stage
+}  // namespace
+
+void Job::stage(const std::string& what) {
+  {
+    std::lock_guard<std::mutex> l(m_);
+    stage_ = what;
+    ++stages_;
+  }
+  if (cancel_.load()) throw Interrupted();
+}
+
+void run_interruptible(const std::function<void(Job&)>& work, const pb::object& progress, std::int64_t total,
+                       std::vector<pb::object> keep_alive) {
+  auto job = std::make_shared<Job>();
+  job->keep_ = std::move(keep_alive);
+  std::thread worker([job, work] {
+    try {
+      work(*job);
+    } catch (...) {
+      job->error_ = std::current_exception();
+    }
+    bool detached = false;
+    {
+      std::lock_guard<std::mutex> l(job->m_);
+      job->done_ = true;
+      detached = job->detached_;
+    }
+    job->cv_.notify_all();
+    if (detached) {  // nobody waits for this job: release its Python objects here, with the GIL
+      {
+        pb::gil_scoped_acquire gil;
+        job->keep_.clear();
+        job->error_ = nullptr;
+      }
+      std::lock_guard<std::mutex> l(g_live_m);
+      --g_live;
+      g_live_cv.notify_all();
+    }
+  });
+  std::uint64_t reported = 0;
+  auto report = [&] {
+    if (progress.is_none()) return;
+    std::string stage;
+    std::uint64_t count = 0;
+    {
+      std::lock_guard<std::mutex> l(job->m_);
+      stage = job->stage_;
+      count = job->stages_;
+    }
+    if (count == reported) return;
+    reported = count;
+    progress(stage, count, total < 0 ? pb::object(pb::none()) : pb::object(pb::int_(total)));
+  };
+  // Asks the work to stop, waits a little for it, and leaves it running (detached) if it does not stop.
+  auto stop = [&] {
+    job->cancel_ = true;
+    bool finished = false;
+    {
+      pb::gil_scoped_release release;
+      std::unique_lock<std::mutex> l(job->m_);
+      finished = job->cv_.wait_for(l, kStopWait, [&] { return job->done_; });
+      if (!finished) {
+        job->detached_ = true;
+        std::lock_guard<std::mutex> g(g_live_m);
+        ++g_live;
+      }
+    }
+    if (finished) {
+      worker.join();
+      job->keep_.clear();
+    } else {
+      worker.detach();
+    }
+  };
+  for (;;) {
+    bool finished = false;
+    {
+      pb::gil_scoped_release release;
+      std::unique_lock<std::mutex> l(job->m_);
+      finished = job->cv_.wait_for(l, kSlice, [&] { return job->done_; });
+    }
+    try {
+      report();
+      if (!finished && PyErr_CheckSignals() != 0) throw pb::error_already_set();
+    } catch (...) {
+      stop();
+      throw;
+    }
+    if (finished) break;
+  }
+  worker.join();
+  job->keep_.clear();
+  if (job->error_) std::rethrow_exception(job->error_);
+}
+
+void bind_interrupt(pb::module_& m) {
+  m.def(
+      "_wait_for_interrupted_work",
+      [] {
+        pb::gil_scoped_release release;
+        std::unique_lock<std::mutex> l(g_live_m);
+        g_live_cv.wait(l, [] { return g_live == 0; });
+      },
+      "Waits for work left running after Ctrl-C (registered with atexit).");
+  pb::module_::import("atexit").attr("register")(m.attr("_wait_for_interrupted_work"));
+}
+
+}  // namespace mixgraph::py

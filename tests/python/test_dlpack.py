@@ -1,0 +1,154 @@
+"""mixgraph.solve with DLPack tensors (numpy's own __dlpack__, PyTorch when installed) and buffer-protocol
+objects: the same Y as the numpy path, X read in its own memory (the address the solve read), Y of X's
+kind, and CUDA tensors refused with GpuRequired instead of a host round trip."""
+
+import array
+import ctypes
+import sys
+
+import numpy as np
+import pytest
+
+import mixgraph
+
+
+class DLOnly:
+    """Exposes an array through __dlpack__ alone (no buffer protocol, no numpy type)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def reference(p, X, heads=1):
+    return mixgraph.solve(p, np.ascontiguousarray(X), heads=heads)
+
+
+def test_numpy_dlpack_no_copy():
+    p = mixgraph.Pattern("sq1+cache", 700)
+    X = np.random.default_rng(2).standard_normal((700, 8)).astype(np.float32)
+    before = sys.getrefcount(X)
+    Y, info = mixgraph.solve(p, DLOnly(X), heads=2, info=True)
+    assert info["input"] == "dlpack"
+    assert info["x_address"] == X.ctypes.data  # read in place
+    assert isinstance(Y, np.ndarray) and Y.dtype == np.float32
+    assert np.array_equal(Y, reference(p, X, heads=2))
+    out = np.zeros_like(X)
+    Y2, info2 = mixgraph.solve(p, DLOnly(X), heads=2, out=DLOnly(out), info=True)
+    assert info2["y_address"] == out.ctypes.data and np.array_equal(out, Y)
+    del Y2
+    assert sys.getrefcount(X) == before  # the DLPack tensor was released (its deleter ran)
+
+
+def test_numpy_path_reads_in_place():
+    p = mixgraph.Pattern("pow2", 256)
+    X = np.ones((256, 4))
+    out = np.empty_like(X)
+    _, info = mixgraph.solve(p, X, out=out, info=True)
+    assert info["input"] == "numpy" and info["x_address"] == X.ctypes.data
+    assert info["y_address"] == out.ctypes.data
+
+
+def test_buffer_protocol():
+    p = mixgraph.Pattern("fib", 50)
+    x = array.array("d", np.linspace(0, 1, 50))
+    y, info = mixgraph.solve(p, x, info=True)
+    assert info["input"] == "buffer"
+    assert np.array_equal(y, reference(p, np.array(x)))
+    m = memoryview(np.arange(100, dtype=np.float32).reshape(50, 2))
+    assert np.array_equal(mixgraph.solve(p, m), reference(p, np.asarray(m)))
+
+
+def test_dlpack_rejects_what_it_cannot_read():
+    p = mixgraph.Pattern("pow2", 64)
+    with pytest.raises(mixgraph.UsageError, match="float32 or float64"):
+        mixgraph.solve(p, DLOnly(np.ones((64, 2), dtype=np.int32)))
+    with pytest.raises(mixgraph.UsageError, match="C-contiguous"):
+        mixgraph.solve(p, DLOnly(np.ones((2, 64)).T))
+    with pytest.raises(mixgraph.UsageError, match="rows"):
+        mixgraph.solve(p, DLOnly(np.ones((63, 2))))
+    with pytest.raises(mixgraph.UsageError, match="must be an array"):
+        mixgraph.solve(p, [[1.0]] * 64)
+
+
+# A DLPack capsule made by hand (ctypes), on a CUDA device: tests the CUDA path without a GPU.
+class _Device(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int32), ("dtype", _DType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _Managed(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Managed))
+_Managed._fields_ = [("dl_tensor", _Tensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
+
+
+class FakeCuda:
+    """Claims to be a float32 n x d tensor on CUDA device 0 (data never read)."""
+
+    def __init__(self, n, d):
+        self.shape = (ctypes.c_int64 * 2)(n, d)
+        self.deleted = 0
+        self.deleter = _DELETER(self._delete)
+        self.m = _Managed(_Tensor(None, _Device(2, 0), 2, _DType(2, 32, 1), self.shape, None, 0), None,
+                          self.deleter)
+
+    def _delete(self, _):
+        self.deleted += 1
+
+    def __dlpack__(self, stream=None):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype = ctypes.py_object
+        new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.m), b"dltensor", None)
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+def test_cuda_tensor_is_refused_without_a_host_copy():
+    x = FakeCuda(64, 4)
+    with pytest.raises(mixgraph.GpuRequired, match="CUDA tensor"):
+        mixgraph.solve(mixgraph.Pattern("pow2", 64), x)
+    assert x.deleted == 1  # the consumed tensor was handed back
+
+
+def test_torch_cpu_tensors():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (python3-torch)")
+    p = mixgraph.Pattern("sq1", 300)
+    X = torch.randn(300, 6, dtype=torch.float64)
+    Y, info = mixgraph.solve(p, X, heads=3, info=True)
+    assert isinstance(Y, torch.Tensor) and Y.dtype == torch.float64 and Y.shape == X.shape
+    assert info["x_address"] == X.data_ptr() and info["y_address"] == Y.data_ptr()
+    assert np.array_equal(Y.numpy(), reference(p, X.numpy(), heads=3))
+    out = torch.empty(300, 6, dtype=torch.float32)
+    Y32 = mixgraph.solve(p, X.float(), heads=3, out=out)
+    assert Y32 is out
+    np.testing.assert_allclose(out.numpy(), Y.numpy(), rtol=1e-3, atol=1e-4)
+    with pytest.raises(mixgraph.UsageError, match="C-contiguous"):
+        mixgraph.solve(p, torch.randn(6, 300).T)
+
+
+def test_torch_cuda_tensor():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (python3-torch)")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: the CUDA-tensor path is tested with a hand-made DLPack capsule above")
+    X = torch.randn(4096, 64, device="cuda")
+    with pytest.raises(mixgraph.GpuRequired, match="CUDA tensor"):
+        mixgraph.solve(mixgraph.Pattern("pow2", 4096), X)
