@@ -42,7 +42,7 @@ struct GalleryOptions {
 
 struct Row {
   std::string spec;
-  nlohmann::json j;
+  ojson j;
   std::vector<std::string> cells;
 };
 
@@ -87,7 +87,7 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
   Row r;
   r.spec = spec;
   auto opt = [](const std::optional<std::uint32_t>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    return v ? ojson(*v) : ojson(nullptr);
   };
   r.j = {{"pattern", spec},
          {"family", to_string(p.family)},
@@ -98,9 +98,9 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
          {"diameter", dist.diameter},
          {"unreachable_pairs", dist.unreachable_pairs},
          {"copy_possible", cong.copy_possible},
-         {"copy_distance", cong.copy_possible ? nlohmann::json(cong.copy_distance) : nlohmann::json(nullptr)},
+         {"copy_distance", cong.copy_possible ? ojson(cong.copy_distance) : ojson(nullptr)},
          {"copy_congestion_lower",
-          cong.copy_possible ? nlohmann::json(cong.lower_bound) : nlohmann::json(nullptr)},
+          cong.copy_possible ? ojson(cong.lower_bound) : ojson(nullptr)},
          {"copy_congestion_lower_from", cong.lower_bound_name},
          {"copy_congestion_upper", opt(cong.upper_bound)},
          {"copy_congestion_upper_from", cong.best_routing},
@@ -158,7 +158,7 @@ int run_gallery(const GalleryOptions& o) {
     case Format::Json: {
       auto j = json_header("gallery", 1, params);
       j["n"] = n;
-      j["designs"] = nlohmann::json::array();
+      j["designs"] = ojson::array();
       for (const auto& r : rows) j["designs"].push_back(r.j);
       print_json(std::cout, j);
       break;
