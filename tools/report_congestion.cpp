@@ -197,10 +197,12 @@ void run_congestion(ReportContext& ctx) {
   ctx.out.table(t, 200);
   if (minmax_skipped)
     ctx.out.note("capped", "congestion-minimising routing only for copy lengths N <= --routing-cap " +
-                               nstr(P.routing_cap) + " (" + nstr(minmax_skipped) + " rows without it)");
+                               nstr(P.routing_cap) + " (" + nstr(minmax_skipped) +
+                               " rows without it); raise --routing-cap to route longer copies");
   if (lp_skipped)
     ctx.out.note("capped", "LP congestion lower bounds only for copy lengths N <= --lp-cap " +
-                               nstr(P.lp_cap) + " (" + nstr(lp_skipped) + " rows without them)");
+                               nstr(P.lp_cap) + " (" + nstr(lp_skipped) +
+                               " rows without them); raise --lp-cap to bound longer copies");
   if (!lp_built_in())
     ctx.out.note("not built in", "LP congestion lower bounds: GLPK was not found at build time");
   if (!s_upper.empty()) {

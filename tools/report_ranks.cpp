@@ -124,8 +124,10 @@ void run_ranks(ReportContext& ctx) {
     if (!lc.x.empty()) s_vs_cache.push_back(std::move(lc));
   }
   if (capped)
-    ctx.out.note("capped", "cut ranks: every cut only for n <= --rank-cap " + nstr(P.rank_cap) + "; " +
-                               nstr(P.rank_cuts) + " evenly spaced cuts (--rank-cuts) above it");
+    ctx.out.note("capped",
+                 "cut ranks: every cut only for n <= --rank-cap " + nstr(P.rank_cap) + "; " +
+                     nstr(P.rank_cuts) +
+                     " evenly spaced cuts (--rank-cuts) above it; raise --rank-cap to compute every cut");
   ctx.out.markdown(
       "r(K) is the rank of the block of M = (I - B)^{-1}A that maps tokens 1..K to tokens K+1..n "
       "(docs/math.md §5). "

@@ -48,6 +48,12 @@ void ReportWriter::section(const std::string& id, const std::string& title, int 
   current_ = sections_.size() - 1;
 }
 
+std::size_t ReportWriter::section_blocks(const std::string& id) const {
+  for (const auto& s : sections_)
+    if (s.id == id) return s.blocks.size();
+  return 0;
+}
+
 ReportWriter::Section& ReportWriter::current() {
   if (current_ >= sections_.size()) section("main", "Results", 0);
   return sections_[current_];

@@ -75,6 +75,8 @@ class ReportWriter {
   /// Every file written so far, relative to dir, in order.
   const std::vector<std::string>& files() const { return files_; }
   const std::vector<ReportNote>& notes() const { return notes_; }
+  /// The number of blocks (headings, text, tables, figures) section `id` holds so far (0 if none).
+  std::size_t section_blocks(const std::string& id) const;
 
  private:
   struct Section {
