@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "mixgraph/plot.hpp"
 
 namespace fs = std::filesystem;
 
@@ -254,4 +257,89 @@ TEST(ReportCaps, CappedSectionsSayWhatAndHowToLiftItAndNoHeadingIsEmpty) {
     while (j < lines.size() && lines[j].find_first_not_of(" \t") == std::string::npos) ++j;
     EXPECT_TRUE(j < lines.size() && lines[j].rfind("## ", 0) != 0) << "empty heading: " << lines[k];
   }
+}
+
+// ---- figure width and style ---------------------------------------------------------------------------
+
+namespace {
+/// A PNG's width from its IHDR chunk (bytes 16..19, big-endian), read without the plotting code.
+int png_width(const fs::path& p) {
+  const std::string s = read_file(p);
+  if (s.size() < 24 || s.compare(1, 3, "PNG") != 0) return -1;
+  int w = 0;
+  for (int k = 16; k < 20; ++k) w = (w << 8) | static_cast<unsigned char>(s[k]);
+  return w;
+}
+}  // namespace
+
+TEST(ReportFigures, PaperStyleAtOneColumnHasTextOfAtLeast7Points) {
+  if (!mixgraph::plots_built_in()) GTEST_SKIP() << "cairo is not built in";
+  ReportCall tmp("--n 16 --pattern ssm --sections summary");  // a scratch directory
+  std::vector<mixgraph::LineSeries> s = {{"pow2+cache", {1, 2, 4, 8, 16, 1024}, {1, 2, 3, 4, 5, 10}, true},
+                                         {"sq1", {1, 2, 4, 8, 16, 1024}, {1, 1.5, 2, 3, 4, 32}, false}};
+  mixgraph::LinePlotOptions o;
+  o.title = "max cache";
+  o.note = "a note line";
+  o.log_x = o.log_y = true;  // 10^k labels: exponents are the smallest text
+  const auto screen = mixgraph::write_line_plot((tmp.tmp / "screen.png").string(), s, o);
+  const int ws = png_width(tmp.tmp / "screen.png");
+  ASSERT_EQ(ws, screen.width_px);
+  // The default layout shrunk into a 3.3-inch column: text far below 7 pt (what --fig-width fixes).
+  EXPECT_LT(mixgraph::text_points(screen.min_font_px, ws, 3.3), 5.0);
+  for (double width : {3.3, 6.9}) {
+    o.width_in = width;
+    o.style = mixgraph::FigureStyle::Paper;
+    const auto paper = mixgraph::write_line_plot((tmp.tmp / "paper.png").string(), s, o);
+    const int wp = png_width(tmp.tmp / "paper.png");
+    EXPECT_EQ(wp, static_cast<int>(std::lround(width * mixgraph::kFigureDpi)));
+    EXPECT_EQ(wp, paper.width_px);
+    EXPECT_GE(mixgraph::text_points(paper.min_font_px, wp, width), 7.0) << width;
+    EXPECT_LE(mixgraph::text_points(paper.font_px, wp, width), 12.0) << width;
+  }
+}
+
+TEST(ReportFigures, FigWidthAndStyleReachTheReportsLinePlots) {
+  if (!mixgraph::plots_built_in()) GTEST_SKIP() << "cairo is not built in";
+  ReportCall r(
+      "--n 64 --pattern pow2 --pattern ssm --sections profile,congestion,ranks --fig-width 3.3 "
+      "--style paper");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const auto j = r.manifest();
+  EXPECT_EQ(j["parameters"]["style"], "paper");
+  EXPECT_DOUBLE_EQ(j["parameters"]["fig_width"].get<double>(), 3.3);
+  for (const char* f : {"figures/cut_rank.png", "figures/congestion_over_n.png"}) {
+    ASSERT_TRUE(fs::exists(r.dir / f)) << f;
+    EXPECT_EQ(png_width(r.dir / f), 660) << f;
+  }
+  ReportCall bad("--n 16 --pattern ssm --style poster");
+  EXPECT_EQ(bad.rc, 2);
+}
+
+TEST(ReportFigures, CutRankPlotDataHasTheNumericCheckBesideTheFlowRank) {
+  // The cut_rank figure draws tables/cut_ranks.csv: the flow rank at every cut, the numeric rank at the
+  // spaced cuts. pow2 has full rank min(K, n - K) at every cut, so both must equal that.
+  ReportCall r("--n 64 --pattern pow2 --sections ranks --rank-cuts 8");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  std::istringstream csv(read_file(r.dir / "tables/cut_ranks.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(line.rfind("pattern,K,numeric_rank,flow_rank", 0), 0u) << line;
+  std::size_t cuts = 0, numeric = 0;
+  for (; std::getline(csv, line); ++cuts) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 4u) << line;
+    const long K = std::stol(f[1]), full = std::min(K, 64 - K);
+    EXPECT_EQ(std::stol(f[3]), full) << line;
+    if (!f[2].empty()) {
+      ++numeric;
+      EXPECT_EQ(std::stol(f[2]), full) << line;
+    }
+  }
+  EXPECT_EQ(cuts, 63u);
+  EXPECT_GE(numeric, 8u);
+  const std::string md = r.md();
+  EXPECT_NE(md.find("linear y from 0"), std::string::npos);
+  EXPECT_NE(md.find("the numeric rank at the spaced cuts"), std::string::npos);
 }

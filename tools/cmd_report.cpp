@@ -51,6 +51,8 @@ struct ReportOptions {
   std::vector<std::string> only_sections;  ///< --sections: run only these (ids as registered)
   std::vector<std::string> skip_sections;  ///< --skip: run every section but these
   std::string progress = "auto";
+  double fig_width = 0;
+  std::string style = "screen";
 };
 
 /// Table 1 columns (docs/math.md §6): each measured column beside the paper's entry. Sections fill the
@@ -217,6 +219,7 @@ int run_report(const ReportOptions& o) {
 
   ReportStaging staging(o.out);  // written whole there, then swapped in (report_staging.hpp)
   ReportWriter out(staging.dir());
+  out.figure_look(o.fig_width, o.style == "paper" ? FigureStyle::Paper : FigureStyle::Screen);
   std::map<std::string, std::map<std::string, Cell>> table1;
   nlohmann::json sections_json = nlohmann::json::array();
   out.section("table1", "Table 1: structure columns, measured", 5);
@@ -357,6 +360,8 @@ int run_report(const ReportOptions& o) {
                        {"rank_cuts", params.rank_cuts},
                        {"routing_cap", params.routing_cap},
                        {"lp_cap", params.lp_cap},
+                       {"fig_width", o.fig_width},
+                       {"style", o.style},
                        {"skipped_sections", std::vector<std::string>(skip.begin(), skip.end())}};
   auto manifest = json_header("report", 1, pj);
   manifest["sections"] = sections_json;
@@ -428,6 +433,14 @@ Registrar reg(
              "--sections", o->only_sections,
              "Run only these sections (comma-separated ids: " + ids + "); the others are marked skipped")
           ->delimiter(',');
+      app.add_option("--fig-width", o->fig_width,
+                     "Printed width of the line plots in inches (3.3: one column, 6.9: two columns; "
+                     "default: the screen layout)")
+          ->check(CLI::Range(0.5, 20.0));
+      app.add_option("--style", o->style,
+                     "Line plots for a screen (titles, thick lines) or a paper (no titles, thin lines, text "
+                     ">= 7 pt at --fig-width) (default screen)")
+          ->check(CLI::IsMember({"screen", "paper"}));
       app.add_option(
              "--progress", o->progress,
              "Progress on stderr, one line per step with an ETA: auto (a terminal, a Jupyter kernel or "

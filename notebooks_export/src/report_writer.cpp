@@ -146,12 +146,15 @@ bool ReportWriter::line_plot(const std::string& name, const std::vector<LineSeri
   b.kind = ReportBlock::Kind::Figure;
   b.text = caption;
   b.path = "figures/" + name + ".png";
-  write_line_plot((fs::path(dir_) / b.path).string(), series, opt);
+  LinePlotOptions o = opt;
+  if (o.width_in <= 0) o.width_in = fig_width_in_;
+  if (fig_style_ == FigureStyle::Paper) o.style = FigureStyle::Paper;
+  write_line_plot((fs::path(dir_) / b.path).string(), series, o);
   record(b.path);
   for (auto [want, ext] : {std::pair{svg, ".svg"}, std::pair{pdf, ".pdf"}}) {
     if (!want) continue;
     const std::string rel = "figures/" + name + ext;
-    write_line_plot((fs::path(dir_) / rel).string(), series, opt);
+    write_line_plot((fs::path(dir_) / rel).string(), series, o);
     record(rel);
     b.other_files.push_back(rel);
   }
