@@ -343,3 +343,31 @@ TEST(ReportFigures, CutRankPlotDataHasTheNumericCheckBesideTheFlowRank) {
   EXPECT_NE(md.find("linear y from 0"), std::string::npos);
   EXPECT_NE(md.find("the numeric rank at the spaced cuts"), std::string::npos);
 }
+
+TEST(ReportFigures, LoadHistogramDataCoversEveryPositionOnceAndReachesTheCongestion) {
+  // The load figure draws tables/congestion_load_<stem>.csv (load, positions): a histogram of the 2N
+  // positions of the hardest copy length, so the counts sum to 2N and the largest load is the congestion
+  // of that routing, which Table 1 reports as "C (optimal) at N = X" or "lo..hi at N = X".
+  ReportCall r("--n 64 --pattern pow2 --sections congestion");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const std::string cell = r.manifest()["table1"][0]["congestion"].get<std::string>();
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(cell, m, std::regex(R"(^([0-9]+)(?: \(optimal\)|\.\.([0-9]+)) at N = ([0-9]+))")))
+      << cell;
+  const long upper = m[2].matched ? std::stol(m[2]) : std::stol(m[1]), N = std::stol(m[3]);
+  std::istringstream csv(read_file(r.dir / "tables/congestion_load_pow2.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(line, "load,positions");
+  long positions = 0, max_load = -1, prev = -1;
+  while (std::getline(csv, line)) {
+    const auto comma = line.find(',');
+    const long load = std::stol(line.substr(0, comma)), count = std::stol(line.substr(comma + 1));
+    EXPECT_GT(load, prev) << "loads ascending, each once";
+    EXPECT_GT(count, 0);
+    prev = load, positions += count, max_load = std::max(max_load, load);
+  }
+  EXPECT_EQ(positions, 2 * N);
+  EXPECT_EQ(max_load, upper);
+}

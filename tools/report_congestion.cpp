@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
@@ -231,26 +232,39 @@ void run_congestion(ReportContext& ctx) {
   // Node load: one plot per pattern (the loads of cache-efficient routings jump between neighbouring
   // positions; overlaid they would hide each other), with the certified lower bound as a reference line.
   for (const auto& lp : load_plots) {
-    const double two_n = 2.0 * lp.N;
-    LineSeries l{lp.routing + " routing, congestion " + nstr(lp.congestion), {}, {}, false};
-    l.x.resize(lp.loads.size());
-    l.y.resize(lp.loads.size());
-    for (std::size_t i = 0; i < lp.loads.size(); ++i)
-      l.x[i] = static_cast<double>(i + 1), l.y[i] = lp.loads[i];
+    // A histogram of the loads (how many positions carry each load), not one spike per position: the data
+    // is written beside the figure as tables/congestion_load_<stem>.csv (load, positions).
+    std::map<std::uint32_t, std::uint64_t> hist;
+    for (auto v : lp.loads) ++hist[v];
+    LineSeries h{lp.routing + " routing, congestion " + nstr(lp.congestion), {}, {}, true};
+    for (const auto& [load, count] : hist) {
+      if (!h.x.empty()) h.x.push_back(NAN), h.y.push_back(NAN);  // points only
+      h.x.push_back(load), h.y.push_back(static_cast<double>(count));
+    }
+    const double top = static_cast<double>(
+        hist.empty() ? 1 : std::max_element(hist.begin(), hist.end(), [](auto& x, auto& y) {
+                             return x.second < y.second;
+                           })->second);
     LineSeries lb{
-        "certified lower bound " + nstr(lp.lower), {1.0, two_n}, {double(lp.lower), double(lp.lower)}, false};
+        "certified lower bound " + nstr(lp.lower), {double(lp.lower), double(lp.lower)}, {0.0, top}, false};
+    ctx.out.file("tables/congestion_load_" + lp.run->stem + ".csv", [&](std::ostream& os) {
+      os << "load,positions\n";
+      for (const auto& [load, count] : hist) os << load << "," << count << "\n";
+    });
     ctx.out.line_plot(
-        "congestion_load_" + lp.run->stem, {l, lb},
-        {"Node load of the " + lp.routing + " routing of " + lp.run->spec + ", copy length N = " + nstr(lp.N),
-         "position (1..2N = " + nstr(2ull * lp.N) + ")",
-         "copy paths through the position",
+        "congestion_load_" + lp.run->stem, {h, lb},
+        {"Load histogram of the " + lp.routing + " routing of " + lp.run->spec + ", N = " + nstr(lp.N),
+         "load (copy paths through a position)",
+         "positions with that load",
          false,
          false,
          "N = " + nstr(lp.N) +
              ": this pattern's hardest copy length (Table 1's congestion); end points count",
          {}},
-        "Node load of the best checked routing of " + lp.run->spec + " at N = " + nstr(lp.N) +
-            ": where the copy paths crowd, against the certified lower bound",
+        "Load histogram of the best checked routing of " + lp.run->spec + " at N = " + nstr(lp.N) +
+            ": how many of the 2N positions carry each load, against the certified lower bound "
+            "(data: tables/congestion_load_" +
+            lp.run->stem + ".csv)",
         true, P.pdf);
   }
   ctx.out.carry_on(
