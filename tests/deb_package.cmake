@@ -1,6 +1,8 @@
 # The Debian package: `cpack -G DEB` in the build directory writes mixgraph_<version>_amd64.deb; it is
 # unpacked into a temporary root (dpkg-deb -x, no root rights needed) and the CLI it holds runs `info` and
 # a small `report` from there. Its Depends line must name the shared libraries the binary links.
+# With CI=true (as root) it is also installed with apt-get, run from /usr/bin and removed
+# (deb_install_ci.cmake).
 #   cmake -DBUILD_DIR=... -DWORK_DIR=... -DVERSION=... -P deb_package.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -45,3 +47,4 @@ if(NOT r EQUAL 0 OR NOT EXISTS ${WORK_DIR}/report/report.md OR NOT EXISTS ${WORK
   message(FATAL_ERROR "mixgraph report from the package failed (${r}): ${err}")
 endif()
 message(STATUS "${deb}: installs into a temporary root; info and report run from it")
+include(${CMAKE_CURRENT_LIST_DIR}/deb_install_ci.cmake)

@@ -17,6 +17,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "report_progress.hpp"
 #include "report_section.hpp"
 #include "report_staging.hpp"
 #include "stage_hook.hpp"
@@ -50,6 +51,11 @@ struct ReportOptions {
   std::string routing_cap = "1024";
   std::string lp_cap = "32";
   bool pdf = false;
+  std::vector<std::string> only_sections;  ///< --sections: run only these (ids as registered)
+  std::vector<std::string> skip_sections;  ///< --skip: run every section but these
+  std::string progress = "auto";
+  double fig_width = 0;
+  std::string style = "screen";
 };
 
 /// Table 1 columns (docs/math.md §6): each measured column beside the paper's entry. Sections fill the
@@ -90,6 +96,27 @@ std::map<std::string, std::string> paper_entries(const Pattern& p) {
   return {};
 }
 
+/// The option that left a section out, as written in the report.
+std::string skip_reason(const ReportOptions& o) {
+  std::string r = o.only_sections.empty() ? "--skip " : "--sections ";
+  const auto& l = o.only_sections.empty() ? o.skip_sections : o.only_sections;
+  for (std::size_t k = 0; k < l.size(); ++k) r += (k ? "," : "") + l[k];
+  return r;
+}
+
+/// What a section left out (its "capped", "skipped" and "not built in" notes) is said in the section itself,
+/// beside the list at the top; a section that shows nothing says so instead of leaving an empty heading.
+void section_notes(ReportWriter& out, const ReportSection& s, std::size_t notes_before) {
+  out.section(s.id, s.title, s.order);
+  std::string list;
+  for (std::size_t k = notes_before; k < out.notes().size(); ++k)
+    list += "- **" + out.notes()[k].kind + "**: " + out.notes()[k].text + "\n";
+  if (!list.empty())
+    out.markdown("**Left out here:**\n\n" + list);
+  else if (out.section_blocks(s.id) == 0)
+    out.markdown("*Nothing to show for these patterns.*");
+}
+
 void check_out_dir(const std::string& out, bool force) {
   std::error_code ec;
   const fs::path p(out);
@@ -105,6 +132,33 @@ void check_out_dir(const std::string& out, bool force) {
         "--out '" + out +
         "' holds files but no report.json: --force replaces only a mixgraph report; choose a new "
         "directory");
+}
+
+/// The ids of --sections / --skip checked against the registered sections: an unknown id is a usage error
+/// listing the valid ones. Returns the ids to skip (empty: run all).
+std::set<std::string> skipped_sections(const std::vector<ReportSection>& sections, const ReportOptions& o) {
+  std::set<std::string> ids;
+  std::string valid;
+  for (const auto& s : sections) {
+    ids.insert(s.id);
+    valid += (valid.empty() ? "" : ", ") + s.id;
+  }
+  auto check = [&](const std::vector<std::string>& list, const char* opt) {
+    for (const auto& id : list)
+      if (!ids.count(id))
+        throw UsageError(std::string(opt) + ": unknown section '" + id + "'; valid sections: " + valid);
+  };
+  check(o.only_sections, "--sections");
+  check(o.skip_sections, "--skip");
+  if (!o.only_sections.empty() && !o.skip_sections.empty())
+    throw UsageError("--sections and --skip exclude each other; give one of them");
+  std::set<std::string> skip(o.skip_sections.begin(), o.skip_sections.end());
+  if (!o.only_sections.empty()) {
+    const std::set<std::string> only(o.only_sections.begin(), o.only_sections.end());
+    for (const auto& id : ids)
+      if (!only.count(id)) skip.insert(id);
+  }
+  return skip;
 }
 
 int run_report(const ReportOptions& o) {
@@ -129,18 +183,23 @@ int run_report(const ReportOptions& o) {
   params.threads = o.common.threads;
   params.mem_limit = o.common.mem_limit_bytes();
   if (o.out.empty()) throw UsageError("--out DIR is required");
+  auto sections = report_sections();
+  std::stable_sort(sections.begin(), sections.end(), [](auto& a, auto& b) { return a.order < b.order; });
+  const std::set<std::string> skip = skipped_sections(sections, o);
   check_out_dir(o.out, o.force);
 
-  const bool tty = stderr_is_tty();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   };
-  auto progress_line = [&](const std::string& what) {
+  // Steps: each pattern's build, each (running section, pattern) pair, and the documents at the end.
+  const std::size_t P = params.patterns.size();
+  std::size_t running = 0;
+  for (const auto& s : sections) running += s.run && !skip.count(s.id) ? 1 : 0;
+  ReportProgress progress(o.progress, P + running * P + 1);
+  // each step also goes to the stage hook (an embedding such as the Python package sees it and can stop)
+  auto step = [&](std::size_t k, const std::string& what) {
     stage(what);
-    if (!tty) return;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "[report %6.1fs] ", elapsed());
-    std::cerr << buf << what << "\n" << std::flush;
+    progress.step(k, what);
   };
 
   // Build every pattern first: a bad spec fails before anything is written.
@@ -149,7 +208,7 @@ int run_report(const ReportOptions& o) {
   for (const auto& spec : params.patterns) {
     const bool is_mtx = spec.rfind("mtx:", 0) == 0;
     const std::uint64_t n = is_mtx && !n_given ? 0 : params.n;
-    progress_line(spec + ": pattern and cache profile");
+    step(runs.size(), spec + ": pattern and cache profile");
     if (!is_mtx)
       check_memory(estimate_pattern_bytes(spec, n, true), params.mem_limit,
                    "pattern " + spec + " at n = " + std::to_string(n));
@@ -171,14 +230,22 @@ int run_report(const ReportOptions& o) {
   if (!mpi::root()) return 0;
   ReportStaging staging(o.out);  // written whole there, then swapped in (report_staging.hpp)
   ReportWriter out(staging.dir());
+  out.figure_look(o.fig_width, o.style == "paper" ? FigureStyle::Paper : FigureStyle::Screen);
   std::map<std::string, std::map<std::string, Cell>> table1;
   ojson sections_json = ojson::array();
-  auto sections = report_sections();
-  std::stable_sort(sections.begin(), sections.end(), [](auto& a, auto& b) { return a.order < b.order; });
   out.section("table1", "Table 1: structure columns, measured", 5);
+  std::size_t section_index = 0;
   for (const auto& s : sections) {
     out.section(s.id, s.title, s.order);
     ojson sj = {{"id", s.id}, {"title", s.title}};
+    if (skip.count(s.id)) {
+      out.markdown("*Skipped (`" + skip_reason(o) + "`): not computed in this report.* Leave `" + s.id +
+                   "` out of `--skip` (or put it in `--sections`) to compute it.");
+      out.note("skipped", s.title + ": section skipped (" + skip_reason(o) + ")");
+      sj["status"] = "skipped";
+      sections_json.push_back(sj);
+      continue;
+    }
     if (!s.run) {
       const std::string why = s.pending.empty() ? "not available" : "pending (" + s.pending + ")";
       out.markdown("*" + why + ".* This section will add " + s.planned + ".");
@@ -189,14 +256,16 @@ int run_report(const ReportOptions& o) {
       continue;
     }
     nlohmann::json results = nlohmann::json::object();
-    ReportContext ctx{params,
-                      runs,
-                      out,
-                      table1,
-                      results,
-                      [&](const PatternRun& r, const std::string& stage) { progress_line(r.spec + ": " + stage); }};
+    ReportContext ctx{params, runs, out, table1, results, [&](const PatternRun& r, const std::string& stage) {
+                        const auto k = static_cast<std::size_t>(&r - runs.data());
+                        step(P + section_index * P + std::min(k, P - 1), r.spec + ": " + stage);
+                      }};
+    step(P + section_index * P, s.title);
     const double t0 = elapsed();
+    const std::size_t notes_before = out.notes().size();
     s.run(ctx);
+    ++section_index;
+    section_notes(out, s, notes_before);
     sj["status"] = "done";
     sj["seconds"] = elapsed() - t0;
     sj["results"] = results;
@@ -204,12 +273,14 @@ int run_report(const ReportOptions& o) {
   }
 
   // Table 1, measured beside the paper's entries.
-  progress_line("Table 1, report.md, report.ipynb");
+  step(P + running * P, "Table 1, report.md, report.ipynb");
   std::map<std::string, std::string> column_pending;
   for (const auto& s : sections)
     for (const auto& c : s.table1_columns)
       column_pending[c] =
-          s.run ? "" : "pending (" + (s.pending.empty() ? std::string("no analysis") : s.pending) + ")";
+          skip.count(s.id) ? "not computed (section " + s.id + " skipped)"
+          : s.run          ? ""
+                           : "pending (" + (s.pending.empty() ? std::string("no analysis") : s.pending) + ")";
   DataTable t1{"table1",
                "Table 1 of the paper, measured at this n (paper columns: its claims, docs/math.md §6)",
                {},
@@ -251,7 +322,10 @@ int run_report(const ReportOptions& o) {
       "open, which this table fills.";
   bool any_pending = false;
   for (const auto& [col, why] : column_pending) any_pending |= !why.empty();
-  if (any_pending) legend += " \"pending\" marks analyses not available in this build.";
+  if (any_pending)
+    legend +=
+        " \"pending\" marks analyses not available in this build; \"not computed\" marks sections "
+        "left out with --sections or --skip.";
   out.markdown(legend);
   // Key numbers: each cache-efficient pattern against its base, when both are in the report.
   std::string key;
@@ -296,7 +370,10 @@ int run_report(const ReportOptions& o) {
                        {"rank_cap", params.rank_cap},
                        {"rank_cuts", params.rank_cuts},
                        {"routing_cap", params.routing_cap},
-                       {"lp_cap", params.lp_cap}};
+                       {"lp_cap", params.lp_cap},
+                       {"fig_width", o.fig_width},
+                       {"style", o.style},
+                       {"skipped_sections", std::vector<std::string>(skip.begin(), skip.end())}};
   auto manifest = json_header("report", 1, pj);
   manifest["sections"] = sections_json;
   manifest["notes"] = ojson::array();
@@ -373,6 +450,29 @@ Registrar reg(
           ->check(count_text())
           ->type_name(type::kCount);
       app.add_flag("--pdf", o->pdf, "Also write every figure as PDF");
+      std::string ids;
+      for (const auto& s : report_sections()) ids += (ids.empty() ? "" : ", ") + s.id;
+      app.add_option(
+             "--sections", o->only_sections,
+             "Run only these sections (comma-separated ids: " + ids + "); the others are marked skipped")
+          ->delimiter(',');
+      app.add_option("--fig-width", o->fig_width,
+                     "Printed width of the line plots in inches (3.3: one column, 6.9: two columns; "
+                     "default: the screen layout)")
+          ->check(CLI::Range(0.5, 20.0));
+      app.add_option("--style", o->style,
+                     "Line plots for a screen (titles, thick lines) or a paper (no titles, thin lines, text "
+                     ">= 7 pt at --fig-width) (default screen)")
+          ->check(CLI::IsMember({"screen", "paper"}));
+      app.add_option(
+             "--progress", o->progress,
+             "Progress on stderr, one line per step with an ETA: auto (a terminal, a Jupyter kernel or "
+             "nohup), always, never (default auto)")
+          ->check(CLI::IsMember({"auto", "always", "never"}));
+      app.add_option(
+             "--skip", o->skip_sections,
+             "Run every section but these (comma-separated ids, as for --sections), e.g. --skip verify")
+          ->delimiter(',');
       app.add_option("--all-pairs-cap", o->all_pairs_cap,
                      "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14)")
           ->check(count_text())

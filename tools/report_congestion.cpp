@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
@@ -72,7 +73,8 @@ void run_congestion(ReportContext& ctx) {
   for (const auto& r : ctx.runs) {
     const bool is_mtx = r.spec.rfind("mtx:", 0) == 0;
     std::vector<std::uint64_t> Ns = is_mtx ? std::vector<std::uint64_t>{0} : copy_lengths(r.pattern.n);
-    LineSeries up{r.spec, {}, {}, true};
+    LineSeries up{r.spec + " upper bound", {}, {}, true};
+    LineSeries lo{r.spec + " certified lower bound", {}, {}, true};
     // Table 1 reports the hardest copy length: the row with the largest best upper bound among the rows
     // with the congestion-minimising routing (N <= --routing-cap) (ties: larger N;
     // an impossible copy is hardest of all, the shortest such). At N = n/2 = 2^k pow2 needs one hop, so N =
@@ -129,7 +131,13 @@ void run_congestion(ReportContext& ctx) {
         row.push_back(c.upper_bound ? u64(*c.upper_bound - c.lower_bound) : Cell::empty());
         row.push_back(Cell::text(verdict(c)));
         row.push_back(c.best_routing.empty() ? Cell::empty() : Cell::text(c.best_routing));
-        if (c.upper_bound) up.x.push_back(c.N), up.y.push_back(*c.upper_bound);
+        // Integer values at a few copy lengths: points only (a NaN between points breaks the line).
+        if (c.upper_bound) {
+          if (!up.x.empty()) up.x.push_back(NAN), up.y.push_back(NAN);
+          up.x.push_back(c.N), up.y.push_back(*c.upper_bound);
+        }
+        if (!lo.x.empty()) lo.x.push_back(NAN), lo.y.push_back(NAN);
+        lo.x.push_back(c.N), lo.y.push_back(c.lower_bound);
       }
       row.push_back(Cell::real(secs, 3));
       t.add(std::move(row));
@@ -178,6 +186,7 @@ void run_congestion(ReportContext& ctx) {
       ctx.results[r.spec] = res;
     }
     if (!up.x.empty()) s_upper.push_back(std::move(up));
+    if (!lo.x.empty()) s_upper.push_back(std::move(lo));
   }
   ctx.out.markdown(
       "The copy task of length N (docs/math.md §4) takes the pattern on 2N tokens; input i must reach output "
@@ -197,47 +206,65 @@ void run_congestion(ReportContext& ctx) {
   ctx.out.table(t, 200);
   if (minmax_skipped)
     ctx.out.note("capped", "congestion-minimising routing only for copy lengths N <= --routing-cap " +
-                               nstr(P.routing_cap) + " (" + nstr(minmax_skipped) + " rows without it)");
+                               nstr(P.routing_cap) + " (" + nstr(minmax_skipped) +
+                               " rows without it); raise --routing-cap to route longer copies");
   if (lp_skipped)
     ctx.out.note("capped", "LP congestion lower bounds only for copy lengths N <= --lp-cap " +
-                               nstr(P.lp_cap) + " (" + nstr(lp_skipped) + " rows without them)");
+                               nstr(P.lp_cap) + " (" + nstr(lp_skipped) +
+                               " rows without them); raise --lp-cap to bound longer copies");
   if (!lp_built_in())
     ctx.out.note("not built in", "LP congestion lower bounds: GLPK was not found at build time");
   if (!s_upper.empty()) {
-    ctx.out.line_plot("congestion_over_n", s_upper,
-                      {"Copy-task congestion (best checked routing) over the copy length N",
-                       "copy length N (pattern on 2N tokens)",
-                       "congestion C",
-                       true,
-                       true,
-                       "upper bound from checked routings; congestion.csv has the certified lower bounds",
-                       {}},
-                      "Congestion of the best checked routing against the copy length (log-log)", true,
-                      P.pdf);
+    ctx.out.line_plot(
+        "congestion_over_n", s_upper,
+        {"Copy-task congestion (best checked routing) over the copy length N",
+         "copy length N (pattern on 2N tokens)",
+         "congestion C",
+         true,
+         false,
+         "points: best checked routing (upper) and certified lower bound; data in congestion.csv",
+         {}},
+        "Congestion against the copy length (log x, linear y from 0), as points: the best checked routing "
+        "(upper bound) "
+        "and the certified lower bound at each N; where they meet the value is optimal",
+        true, P.pdf);
   }
   // Node load: one plot per pattern (the loads of cache-efficient routings jump between neighbouring
   // positions; overlaid they would hide each other), with the certified lower bound as a reference line.
   for (const auto& lp : load_plots) {
-    const double two_n = 2.0 * lp.N;
-    LineSeries l{lp.routing + " routing, congestion " + nstr(lp.congestion), {}, {}, false};
-    l.x.resize(lp.loads.size());
-    l.y.resize(lp.loads.size());
-    for (std::size_t i = 0; i < lp.loads.size(); ++i)
-      l.x[i] = static_cast<double>(i + 1), l.y[i] = lp.loads[i];
+    // A histogram of the loads (how many positions carry each load), not one spike per position: the data
+    // is written beside the figure as tables/congestion_load_<stem>.csv (load, positions).
+    std::map<std::uint32_t, std::uint64_t> hist;
+    for (auto v : lp.loads) ++hist[v];
+    LineSeries h{lp.routing + " routing, congestion " + nstr(lp.congestion), {}, {}, true};
+    for (const auto& [load, count] : hist) {
+      if (!h.x.empty()) h.x.push_back(NAN), h.y.push_back(NAN);  // points only
+      h.x.push_back(load), h.y.push_back(static_cast<double>(count));
+    }
+    const double top = static_cast<double>(
+        hist.empty() ? 1 : std::max_element(hist.begin(), hist.end(), [](auto& x, auto& y) {
+                             return x.second < y.second;
+                           })->second);
     LineSeries lb{
-        "certified lower bound " + nstr(lp.lower), {1.0, two_n}, {double(lp.lower), double(lp.lower)}, false};
+        "certified lower bound " + nstr(lp.lower), {double(lp.lower), double(lp.lower)}, {0.0, top}, false};
+    ctx.out.file("tables/congestion_load_" + lp.run->stem + ".csv", [&](std::ostream& os) {
+      os << "load,positions\n";
+      for (const auto& [load, count] : hist) os << load << "," << count << "\n";
+    });
     ctx.out.line_plot(
-        "congestion_load_" + lp.run->stem, {l, lb},
-        {"Node load of the " + lp.routing + " routing of " + lp.run->spec + ", copy length N = " + nstr(lp.N),
-         "position (1..2N = " + nstr(2ull * lp.N) + ")",
-         "copy paths through the position",
+        "congestion_load_" + lp.run->stem, {h, lb},
+        {"Load histogram of the " + lp.routing + " routing of " + lp.run->spec + ", N = " + nstr(lp.N),
+         "load (copy paths through a position)",
+         "positions with that load",
          false,
          false,
          "N = " + nstr(lp.N) +
              ": this pattern's hardest copy length (Table 1's congestion); end points count",
          {}},
-        "Node load of the best checked routing of " + lp.run->spec + " at N = " + nstr(lp.N) +
-            ": where the copy paths crowd, against the certified lower bound",
+        "Load histogram of the best checked routing of " + lp.run->spec + " at N = " + nstr(lp.N) +
+            ": how many of the 2N positions carry each load, against the certified lower bound "
+            "(data: tables/congestion_load_" +
+            lp.run->stem + ".csv)",
         true, P.pdf);
   }
   ctx.out.carry_on(

@@ -104,7 +104,7 @@ void run_distances(ReportContext& ctx) {
       pd.sampled_sources = S;
       ctx.out.note("capped", "all-pairs distances of " + r.spec + ": n = " + nstr(n) + " > --all-pairs-cap " +
                                  nstr(P.all_pairs_cap) + "; the diameter is a lower bound from " +
-                                 std::to_string(S) + " sources");
+                                 std::to_string(S) + " sources; raise --all-pairs-cap to compute it exactly");
     }
     // Copy distance at N = n/2 (the copy task on this n): delta(N) from the profile, else the library's
     // multi-source BFS over the first N sources (cheap next to all-pairs).
@@ -265,8 +265,9 @@ void run_distances(ReportContext& ctx) {
     const auto& r = *pd.run;
     const pos_t n = r.pattern.n;
     if (n > P.all_pairs_cap) {
-      ctx.out.note("capped", "d(i, j) heatmap for " + r.spec + ": n = " + nstr(n) + " > --all-pairs-cap " +
-                                 nstr(P.all_pairs_cap));
+      ctx.out.note("capped", "d(i, j) heatmap for " + r.spec + " skipped: n = " + nstr(n) +
+                                 " > --all-pairs-cap " + nstr(P.all_pairs_cap) +
+                                 "; raise --all-pairs-cap to draw it");
       continue;
     }
     MatrixView v;

@@ -221,8 +221,9 @@ void run_masks(ReportContext& ctx) {
   for (const auto& r : ctx.runs) {
     const auto n = r.pattern.n;
     if (n > ctx.params.heatmap_cap) {
-      ctx.out.note("skipped", "A and B mask heatmaps for " + r.spec + ": n = " + nstr(n) +
-                                  " > --heatmap-cap " + nstr(ctx.params.heatmap_cap));
+      ctx.out.note("capped", "A and B mask heatmaps for " + r.spec + " skipped: n = " + nstr(n) +
+                                 " > --heatmap-cap " + nstr(ctx.params.heatmap_cap) +
+                                 "; raise --heatmap-cap to draw them");
       continue;
     }
     ctx.progress(r, "A and B masks");
@@ -259,8 +260,9 @@ void run_operator(ReportContext& ctx) {
   for (const auto& r : ctx.runs) {
     const auto n = r.pattern.n;
     if (n > ctx.params.dense_cap) {
-      ctx.out.note("capped", "|M| heatmap and operator table for " + r.spec + ": n = " + nstr(n) +
-                                 " > --dense-cap " + nstr(ctx.params.dense_cap) + " (dense n x n operator)");
+      ctx.out.note("capped", "|M| heatmap and operator table for " + r.spec + " skipped: n = " + nstr(n) +
+                                 " > --dense-cap " + nstr(ctx.params.dense_cap) +
+                                 " (dense n x n operator); raise --dense-cap to draw it");
       continue;
     }
     ctx.progress(r, "induced operator |M|");

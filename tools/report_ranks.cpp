@@ -16,6 +16,12 @@
 namespace mixgraph::cli {
 namespace {
 
+/// Equal sequences, NaN (a break between points) equal to NaN.
+bool same_points(const std::vector<double>& a, const std::vector<double>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); });
+}
+
 void run_ranks(ReportContext& ctx) {
   const auto& P = ctx.params;
   DataTable sum{"cut_rank_summary",
@@ -92,6 +98,16 @@ void run_ranks(ReportContext& ctx) {
         m = std::max(m, rk);
       }
     }
+    s_rank.push_back(std::move(lr));
+    // The numeric cross-check beside the flow rank: points at the cuts where it was computed.
+    if (!numeric_at.empty() && prof.flow_done) {
+      LineSeries ln{r.spec + " numeric", {}, {}, true};
+      for (const auto& [K, rk] : numeric_at) {  // points only: a NaN between points breaks the line
+        if (!ln.x.empty()) ln.x.push_back(NAN), ln.y.push_back(NAN);
+        ln.x.push_back(K), ln.y.push_back(rk);
+      }
+      s_rank.push_back(std::move(ln));
+    }
     std::string viol;
     for (std::size_t k = 0; k < prof.bound_violations.size() && k < 8; ++k)
       viol += (k ? ", " : "") + nstr(prof.bound_violations[k]);
@@ -111,7 +127,6 @@ void run_ranks(ReportContext& ctx) {
                            {"bound", bound_text},
                            {"bound_violations", prof.bound_violations.size()},
                            {"generic_weights", prof.generic_weights}};
-    s_rank.push_back(std::move(lr));
     // Points only (a NaN between points breaks the line): cache sizes are not an ordered axis of the
     // pattern, and lines between a few spaced cuts would suggest a curve that is not there.
     LineSeries lc{r.spec + (diag ? " (A diagonal)" : ""), {}, {}, true};
@@ -124,8 +139,10 @@ void run_ranks(ReportContext& ctx) {
     if (!lc.x.empty()) s_vs_cache.push_back(std::move(lc));
   }
   if (capped)
-    ctx.out.note("capped", "cut ranks: every cut only for n <= --rank-cap " + nstr(P.rank_cap) + "; " +
-                               nstr(P.rank_cuts) + " evenly spaced cuts (--rank-cuts) above it");
+    ctx.out.note("capped",
+                 "cut ranks: every cut only for n <= --rank-cap " + nstr(P.rank_cap) + "; " +
+                     nstr(P.rank_cuts) +
+                     " evenly spaced cuts (--rank-cuts) above it; raise --rank-cap to compute every cut");
   ctx.out.markdown(
       "r(K) is the rank of the block of M = (I - B)^{-1}A that maps tokens 1..K to tokens K+1..n "
       "(docs/math.md §5). "
@@ -144,7 +161,7 @@ void run_ranks(ReportContext& ctx) {
   // both names.
   for (std::size_t a = 0; a < s_rank.size(); ++a)
     for (std::size_t b = a + 1; b < s_rank.size();)
-      if (s_rank[b].x == s_rank[a].x && s_rank[b].y == s_rank[a].y) {
+      if (same_points(s_rank[b].x, s_rank[a].x) && same_points(s_rank[b].y, s_rank[a].y)) {
         s_rank[a].label += " = " + s_rank[b].label;
         s_rank.erase(s_rank.begin() + static_cast<std::ptrdiff_t>(b));
       } else {
@@ -157,10 +174,12 @@ void run_ranks(ReportContext& ctx) {
                        "cut K (tokens 1..K | K+1..n)",
                        "r(K)",
                        false,
-                       true,
+                       false,
                        "rank of M[K+1..n, 1..K] (Menger max-flow = generic numeric rank)",
                        {}},
-                      "Cut rank r(K) over the cut position K (log y)", true, P.pdf);
+                      "Cut rank r(K) over the cut position K (linear y from 0, so small ranks show; points: "
+                      "the numeric rank at the spaced cuts, beside the flow rank)",
+                      true, P.pdf);
     if (any_general)
       s_vs_cache.push_back({"bound r = 2|C|", {1.0, double(cache_hi)}, {2.0, 2.0 * cache_hi}, false});
     if (any_diag)

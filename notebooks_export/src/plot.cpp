@@ -588,8 +588,8 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
 #endif
 }
 
-void write_line_plot(const std::string& path, const std::vector<LineSeries>& series,
-                     const LinePlotOptions& opt) {
+LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeries>& series,
+                             const LinePlotOptions& opt) {
   const FileKind kind = file_kind(path);
   for (const auto& s : series)
     if (s.x.size() != s.y.size())
@@ -598,6 +598,7 @@ void write_line_plot(const std::string& path, const std::vector<LineSeries>& ser
   (void)kind;
   (void)opt;
   not_built_in();
+  return {};
 #else
   auto usable = [](double v, bool log) { return std::isfinite(v) && (!log || v > 0); };
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
@@ -667,8 +668,12 @@ void write_line_plot(const std::string& path, const std::vector<LineSeries>& ser
   const Axis ax = make_axis(opt.log_x, xlo, xhi, false, opt.x_ticks);
   const Axis ay = make_axis(opt.log_y, ylo, yhi, true, {});
 
-  const double fs = 17, pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35;
-  const double pw = 760, ph = 470;
+  const bool sized = opt.width_in > 0, paper = opt.style == FigureStyle::Paper;
+  const double fs = sized ? (paper ? 10.5 : 12.0) * kFigureDpi / 72.0 : 17;
+  const double pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35;
+  const bool titled = !paper, legend_below = sized || paper;
+  const std::string note = titled ? opt.note : "";
+  const double line_w = paper ? std::max(1.0, fs * 0.06) : 2.4 * fs / 17, mark_r = 4.2 * fs / 17;
   Measure ms;
   font(ms.cr.get(), fs);
   double ytw = 0;
@@ -676,22 +681,44 @@ void write_line_plot(const std::string& path, const std::vector<LineSeries>& ser
   for (int d : ay.decades) ytw = std::max(ytw, PowLabel{d}.width(ms.cr.get(), fs));
   double lw = 0;
   for (const auto& s : series) lw = std::max(lw, text_width(ms.cr.get(), s.label));
-  const double legend_w = series.empty() ? 0 : fs * 2.6 + gap + lw + pad;
+  const double legend_w = series.empty() || legend_below ? 0 : fs * 2.6 + gap + lw + pad;
   const double left = pad + fs * 1.3 + gap * 2 + ytw + tick;
-  double top = pad + fs * 1.15 * 1.3 + (opt.note.empty() ? 0 : fs * 0.85 * 1.35) + fs * 0.6;
-  const double bottom = tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + pad;
+  const double top =
+      titled ? pad + fs * 1.15 * 1.3 + (note.empty() ? 0 : fs * 0.85 * 1.35) + fs * 0.6 : pad + fs;
   const double right = fs * 1.2 + legend_w;
+  const double pw = sized ? std::max(4 * fs, std::round(opt.width_in * kFigureDpi) - left - right) : 760;
+  const double ph = sized ? std::round(pw * 0.62) : 470;
+  // A legend under the plot: entries flow left to right in rows as wide as the plot.
+  std::vector<std::pair<double, double> > legend_at;  // entry k: (x offset from x0, row)
+  double legend_rows = 0;
+  if (legend_below) {
+    double x = 0;
+    for (const auto& s : series) {
+      const double w = fs * 2.6 + gap + text_width(ms.cr.get(), s.label) + fs * 1.2;
+      if (x > 0 && x + w > pw) x = 0, legend_rows += 1;
+      legend_at.push_back({x, legend_rows});
+      x += w;
+    }
+    if (!series.empty()) legend_rows += 1;
+  }
+  const double bottom = tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + pad + legend_rows * fs * 1.6;
   const int W = static_cast<int>(std::ceil(left + pw + right)),
             H = static_cast<int>(std::ceil(top + ph + bottom));
+  LinePlotInfo info;
+  info.width_px = W;
+  info.height_px = H;
+  info.font_px = fs;
+  const bool any_log = opt.log_x || opt.log_y;
+  info.min_font_px = std::min({fs, note.empty() ? fs : fs * 0.85, any_log ? fs * 0.7 : fs});
   const double x0 = left, y0 = top;
   render(path, kind, W, H, [&](cairo_t* cr) {
     font(cr, fs * 1.15, true);
     set_rgb(cr, kInk);
-    text(cr, x0 + pw / 2, pad + fs * 0.55, opt.title, 0.5);
-    if (!opt.note.empty()) {
+    if (titled) text(cr, x0 + pw / 2, pad + fs * 0.55, opt.title, 0.5);
+    if (!note.empty()) {
       font(cr, fs * 0.85);
       cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-      text(cr, x0 + pw / 2, pad + fs * 1.15 * 1.3 + fs * 0.5, opt.note, 0.5);
+      text(cr, x0 + pw / 2, pad + fs * 1.15 * 1.3 + fs * 0.5, note, 0.5);
     }
     font(cr, fs);
     auto X = [&](double v) { return ax.map(v, x0, x0 + pw); };
@@ -715,7 +742,7 @@ void write_line_plot(const std::string& path, const std::vector<LineSeries>& ser
     for (std::size_t si = 0; si < series.size(); ++si) {
       const auto& s = series[si];
       set_rgb(cr, okabe_ito(si));
-      cairo_set_line_width(cr, 2.4);
+      cairo_set_line_width(cr, line_w);
       line_style(cr, si);
       // Long series (more than 4 points per pixel column, x ascending) are drawn as their envelope: per
       // pixel column the first, lowest, highest and last point in order, so the picture is unchanged and
@@ -762,7 +789,7 @@ void write_line_plot(const std::string& path, const std::vector<LineSeries>& ser
       if (s.markers)
         for (std::size_t k = 0; k < s.x.size(); ++k) {
           if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) continue;
-          marker(cr, X(s.x[k]), Y(s.y[k]), si, 4.2);
+          marker(cr, X(s.x[k]), Y(s.y[k]), si, mark_r);
         }
     }
     cairo_restore(cr);
@@ -793,21 +820,24 @@ void write_line_plot(const std::string& path, const std::vector<LineSeries>& ser
     text(cr, x0 + pw / 2, y0 + ph + tick + gap + fs * 1.2 + gap * 2 + fs * 0.6, opt.x_label, 0.5);
     text_vertical(cr, pad + fs * 0.6, y0 + ph / 2, opt.y_label);
     // Legend, right of the plot.
-    const double lx = x0 + pw + fs * 1.2;
     for (std::size_t si = 0; si < series.size(); ++si) {
-      const double y = y0 + fs * 0.6 + static_cast<double>(si) * fs * 1.6;
+      const double lx = legend_below ? x0 + legend_at[si].first : x0 + pw + fs * 1.2;
+      const double y = legend_below ? y0 + ph + tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + fs * 0.8 +
+                                          legend_at[si].second * fs * 1.6
+                                    : y0 + fs * 0.6 + static_cast<double>(si) * fs * 1.6;
       set_rgb(cr, okabe_ito(si));
-      cairo_set_line_width(cr, 2.4);
+      cairo_set_line_width(cr, line_w);
       line_style(cr, si);
       cairo_move_to(cr, lx, y);
       cairo_line_to(cr, lx + fs * 2.2, y);
       cairo_stroke(cr);
       line_style(cr, 0);
-      if (series[si].markers) marker(cr, lx + fs * 1.1, y, si, 4.2);
+      if (series[si].markers) marker(cr, lx + fs * 1.1, y, si, mark_r);
       set_rgb(cr, kInk);
       text(cr, lx + fs * 2.6 + gap, y, series[si].label);
     }
   });
+  return info;
 #endif
 }
 

@@ -49,6 +49,12 @@ void ReportWriter::section(const std::string& id, const std::string& title, int 
   current_ = sections_.size() - 1;
 }
 
+std::size_t ReportWriter::section_blocks(const std::string& id) const {
+  for (const auto& s : sections_)
+    if (s.id == id) return s.blocks.size();
+  return 0;
+}
+
 ReportWriter::Section& ReportWriter::current() {
   if (current_ >= sections_.size()) section("main", "Results", 0);
   return sections_[current_];
@@ -156,12 +162,15 @@ bool ReportWriter::line_plot(const std::string& name, const std::vector<LineSeri
     return false;
   }
   b.path = "figures/" + name + ".png";
-  write_line_plot((fs::path(dir_) / b.path).string(), series, opt);
+  LinePlotOptions o = opt;
+  if (o.width_in <= 0) o.width_in = fig_width_in_;
+  if (fig_style_ == FigureStyle::Paper) o.style = FigureStyle::Paper;
+  write_line_plot((fs::path(dir_) / b.path).string(), series, o);
   record(b.path);
   for (auto [want, ext] : {std::pair{svg, ".svg"}, std::pair{pdf, ".pdf"}}) {
     if (!want) continue;
     const std::string rel = "figures/" + name + ext;
-    write_line_plot((fs::path(dir_) / rel).string(), series, opt);
+    write_line_plot((fs::path(dir_) / rel).string(), series, o);
     record(rel);
     b.other_files.push_back(rel);
   }

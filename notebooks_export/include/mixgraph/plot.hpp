@@ -89,6 +89,19 @@ struct LineSeries {
   bool markers = false;      ///< draw a dot at every point (for short sweeps)
 };
 
+/// Screen: titles and notes drawn, lines 2.4 px. Paper: no title or note (the paper's caption says it), thin
+/// lines, the legend under the plot, and text of at least 7 pt when printed at the chosen width.
+enum class FigureStyle { Screen, Paper };
+
+/// Pixels per inch of line plots drawn at a given width (LinePlotOptions::width_in > 0).
+inline constexpr double kFigureDpi = 200;
+
+/// The size in points of text `font_px` pixels high in a picture `width_px` pixels wide that is printed
+/// `width_in` inches wide (1 pt = 1/72 inch).
+inline double text_points(double font_px, int width_px, double width_in) {
+  return width_px > 0 ? font_px * 72.0 * width_in / width_px : 0;
+}
+
 struct LinePlotOptions {
   std::string title;
   std::string x_label;
@@ -97,12 +110,24 @@ struct LinePlotOptions {
   bool log_y = false;
   std::string note;             ///< an optional second title line
   std::vector<double> x_ticks;  ///< labelled x ticks (default: nice values, or decades on a log axis)
+  /// Printed width in inches (3.3: one column, 6.9: two columns). 0: the screen layout, about 1100 px
+  /// wide. Otherwise the picture is width_in * kFigureDpi pixels wide, its text 12 pt (screen) or 10.5 pt
+  /// (paper) at that width, exponents 0.7 of that, and the legend under the plot.
+  double width_in = 0;
+  FigureStyle style = FigureStyle::Screen;
+};
+
+/// What a line plot writer drew: its size and the largest and smallest text, in pixels.
+struct LinePlotInfo {
+  int width_px = 0, height_px = 0;
+  double font_px = 0;      ///< axis labels, tick labels and legend
+  double min_font_px = 0;  ///< the smallest text drawn (note line, exponents of 10^k labels)
 };
 
 /// A line plot with axes, ticks, light grid and a legend (Okabe-Ito colours), into `path`
 /// (.png, .svg, .pdf), atomically. Throws like write_heatmap. O(total points).
-void write_line_plot(const std::string& path, const std::vector<LineSeries>& series,
-                     const LinePlotOptions& opt);
+LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeries>& series,
+                             const LinePlotOptions& opt);
 
 /// "Nice" tick values covering [lo, hi] (steps 1, 2, 2.5 or 5 times a power of ten), about `target`
 /// of them (O(number of ticks)). Used for the axes; exposed for tests.

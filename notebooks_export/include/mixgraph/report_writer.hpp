@@ -67,6 +67,11 @@ class ReportWriter {
   /// A line plot as heatmap() writes a heatmap; its series go to figures/<name>.csv (series, x, y).
   bool line_plot(const std::string& name, const std::vector<LineSeries>& series, const LinePlotOptions& opt,
                  const std::string& caption, bool svg = true, bool pdf = false);
+  /// The printed width and style of every later line plot whose options leave width_in at 0.
+  void figure_look(double width_in, FigureStyle style) {
+    fig_width_in_ = width_in;
+    fig_style_ = style;
+  }
   /// A note for the "What was capped or skipped" list at the top of the report.
   void note(const std::string& kind, const std::string& text);
   /// Python appended to the notebook's "Carry on" part (code cells without outputs).
@@ -79,6 +84,8 @@ class ReportWriter {
   /// Every file written so far, relative to dir, in order.
   const std::vector<std::string>& files() const { return files_; }
   const std::vector<ReportNote>& notes() const { return notes_; }
+  /// The number of blocks (headings, text, tables, figures) section `id` holds so far (0 if none).
+  std::size_t section_blocks(const std::string& id) const;
 
  private:
   struct Section {
@@ -99,6 +106,8 @@ class ReportWriter {
   std::vector<std::string> files_;
   std::vector<ReportNote> notes_;
   std::vector<std::string> carry_on_;
+  double fig_width_in_ = 0;
+  FigureStyle fig_style_ = FigureStyle::Screen;
 };
 
 /// O(length). A file-name stem from a pattern spec: letters, digits, '.', '_' and '-' kept, '+' becomes "-",

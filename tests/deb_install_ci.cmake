@@ -1,0 +1,31 @@
+# In CI only (CI=true, as root, with apt-get): the .deb installed into the system with apt, which resolves
+# its Depends line as on a clean Debian 12; `mixgraph report` runs from /usr/bin, then the package is
+# removed. Elsewhere this part is skipped (it changes the system). Included by deb_package.cmake, which sets
+# `deb` and WORK_DIR.
+if(NOT "$ENV{CI}" STREQUAL "true")
+  message(STATUS "apt install of the .deb: skipped (runs only with CI=true)")
+  return()
+endif()
+find_program(APT_GET apt-get)
+execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT APT_GET OR NOT uid STREQUAL "0")
+  message(STATUS "apt install of the .deb: skipped (needs apt-get and root)")
+  return()
+endif()
+if(EXISTS /usr/bin/mixgraph)
+  message(FATAL_ERROR "/usr/bin/mixgraph exists before the install; remove it so the test checks the package")
+endif()
+execute_process(COMMAND ${APT_GET} install -y ${deb} RESULT_VARIABLE r OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT r EQUAL 0 OR NOT EXISTS /usr/bin/mixgraph)
+  message(FATAL_ERROR "apt-get install -y ${deb} failed (${r}):\n${out}\n${err}")
+endif()
+execute_process(COMMAND /usr/bin/mixgraph report -p pow2 -p ssm --n 64 --out ${WORK_DIR}/apt-report --threads 2
+  RESULT_VARIABLE run_r OUTPUT_QUIET ERROR_VARIABLE run_err)
+execute_process(COMMAND ${APT_GET} remove -y mixgraph RESULT_VARIABLE rm_r OUTPUT_QUIET ERROR_VARIABLE rm_err)
+if(NOT run_r EQUAL 0 OR NOT EXISTS ${WORK_DIR}/apt-report/report.md)
+  message(FATAL_ERROR "mixgraph report from the apt-installed package failed (${run_r}): ${run_err}")
+endif()
+if(NOT rm_r EQUAL 0 OR EXISTS /usr/bin/mixgraph)
+  message(FATAL_ERROR "apt-get remove -y mixgraph failed (${rm_r}): ${rm_err}")
+endif()
+message(STATUS "${deb}: apt installs it, report runs from /usr/bin, apt removes it")

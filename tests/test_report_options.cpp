@@ -1,0 +1,373 @@
+// `mixgraph report` options run end to end: --sections / --skip, --progress, and what capped sections
+// say. The reference for the section ids is the report.json of a full run (every registered section).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mixgraph/plot.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int run(const std::string& cmd) {
+  const int st = std::system(cmd.c_str());
+  return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+struct ReportCall {
+  fs::path tmp;
+  fs::path dir;
+  int rc = -1;
+  explicit ReportCall(const std::string& args) {
+    std::random_device rd;
+    tmp = fs::temp_directory_path() /
+          ("mixgraph_test_report_opt_" + std::to_string(rd()) + std::to_string(rd()));
+    fs::create_directories(tmp);
+    dir = tmp / "out";
+    rc = run(std::string(MIXGRAPH_CLI) + " report " + args + " --out " + dir.string() + " > " +
+             (tmp / "stdout.txt").string() + " 2> " + (tmp / "stderr.txt").string());
+  }
+  ~ReportCall() {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+  }
+  std::string err() const { return read_file(tmp / "stderr.txt"); }
+  nlohmann::json manifest() const { return nlohmann::json::parse(read_file(dir / "report.json")); }
+  std::string md() const { return read_file(dir / "report.md"); }
+};
+
+/// The text of one "## <title>" section of report.md (up to the next "## ").
+std::string md_section(const std::string& md, const std::string& title) {
+  const auto a = md.find("\n## " + title + "\n");
+  if (a == std::string::npos) return "";
+  const auto b = md.find("\n## ", a + 4);
+  return md.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
+std::vector<std::string> all_section_ids() {
+  static std::vector<std::string> ids = [] {
+    ReportCall full(
+        "--n 16 --pattern ssm --skip verify");  // the ids are listed whether a section runs or not
+    std::vector<std::string> v;
+    const auto j = full.manifest();  // kept alive: the loop reads into it
+    for (const auto& s : j["sections"]) v.push_back(s["id"]);
+    return v;
+  }();
+  return ids;
+}
+
+}  // namespace
+
+TEST(ReportSkip, SkippedSectionsAreMarkedInMarkdownJsonAndTable1) {
+  ReportCall r("--n 32 --pattern pow2 --pattern ssm --skip verify,validation,distances");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const auto j = r.manifest();
+  const std::set<std::string> skipped = {"verify", "validation", "distances"};
+  std::size_t seen = 0;
+  for (const auto& s : j["sections"]) {
+    const std::string id = s["id"], status = s["status"];
+    EXPECT_EQ(status, skipped.count(id) ? "skipped" : "done") << id;
+    if (skipped.count(id)) {
+      ++seen;
+      EXPECT_FALSE(s.contains("results")) << id;
+      const std::string body = md_section(r.md(), s["title"].get<std::string>());
+      EXPECT_NE(body.find("Skipped (`--skip verify,validation,distances`)"), std::string::npos) << body;
+    }
+  }
+  EXPECT_EQ(seen, 3u);
+  EXPECT_FALSE(fs::exists(r.dir / "tables/distances.csv"));
+  EXPECT_TRUE(fs::exists(r.dir / "tables/congestion.csv"));
+  // Table 1: the skipped section's column says "not computed", the others hold values.
+  const auto cols = j["table1"][0];
+  for (const auto& row : j["table1"]) {
+    const std::string sp = row["shortest_path"].is_string() ? row["shortest_path"].get<std::string>() : "";
+    EXPECT_EQ(sp, "not computed (section distances skipped)") << row.dump();
+    EXPECT_FALSE(row["congestion"].is_null()) << row.dump();
+    EXPECT_EQ(row["congestion"].dump().find("not computed"), std::string::npos) << row.dump();
+  }
+  (void)cols;
+}
+
+TEST(ReportSkip, SectionsRunsOnlyTheListedOnes) {
+  const auto ids = all_section_ids();
+  ASSERT_GE(ids.size(), 5u);
+  ReportCall r("--n 32 --pattern sq1 --sections summary,ranks");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  std::vector<std::string> got;
+  const auto j = r.manifest();
+  for (const auto& s : j["sections"]) {
+    got.push_back(s["id"]);
+    const bool on = s["id"] == "summary" || s["id"] == "ranks";
+    EXPECT_EQ(s["status"], on ? "done" : "skipped") << s.dump();
+  }
+  EXPECT_EQ(got, ids);  // every registered section is listed, in the same order
+  const auto row = j["table1"][0];
+  EXPECT_EQ(row["congestion"], "not computed (section congestion skipped)");
+  EXPECT_EQ(row["shortest_path"], "not computed (section distances skipped)");
+  EXPECT_NE(r.md().find("\"not computed\" marks sections"), std::string::npos);
+}
+
+TEST(ReportSkip, UnknownIdsAreUsageErrorsListingTheValidOnes) {
+  const auto ids = all_section_ids();
+  for (const std::string opt : {"--skip", "--sections"}) {
+    ReportCall r("--n 16 --pattern ssm " + opt + " verify,nosuch");
+    EXPECT_EQ(r.rc, 2) << opt;
+    const std::string e = r.err();
+    EXPECT_NE(e.find("nosuch"), std::string::npos) << e;
+    for (const auto& id : ids) EXPECT_NE(e.find(id), std::string::npos) << id << " not listed in: " << e;
+    EXPECT_FALSE(fs::exists(r.dir)) << "nothing is written on a usage error";
+  }
+  ReportCall both("--n 16 --pattern ssm --skip verify --sections summary");
+  EXPECT_EQ(both.rc, 2);
+}
+
+// ---- --progress ---------------------------------------------------------------------------------------
+
+namespace {
+struct ProgressLine {
+  double t = 0;
+  std::size_t step = 0, total = 0;
+  std::string eta, what;
+};
+std::vector<ProgressLine> progress_lines(const std::string& err) {
+  static const std::regex re(R"(^\[report +([0-9.]+)s  step ([0-9]+)/([0-9]+)  ETA ([^\]]+)\] (.+)$)");
+  std::vector<ProgressLine> v;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, re)) continue;
+    v.push_back({std::stod(m[1]), std::stoul(m[2]), std::stoul(m[3]), m[4], m[5]});
+  }
+  return v;
+}
+bool sighup_ignored() {
+  struct sigaction old {};
+  return ::sigaction(SIGHUP, nullptr, &old) == 0 && old.sa_handler == SIG_IGN;
+}
+}  // namespace
+
+TEST(ReportProgress, AlwaysPrintsPlainLinesWithAnEtaIntoAPipe) {
+  // stderr goes through a pipe (cat), as under Jupyter's `!` or a CI log.
+  std::random_device rd;
+  const fs::path tmp = fs::temp_directory_path() / ("mixgraph_test_progress_" + std::to_string(rd()));
+  fs::create_directories(tmp);
+  const std::string cmd =
+      std::string(MIXGRAPH_CLI) +
+      " report --n 32 --pattern pow2 --pattern ssm --skip verify --progress always --out " +
+      (tmp / "out").string() + " 2>&1 >/dev/null | cat > " + (tmp / "err.txt").string();
+  ASSERT_EQ(run(cmd), 0);
+  const std::string err = read_file(tmp / "err.txt");
+  const auto manifest = nlohmann::json::parse(read_file(tmp / "out/report.json"));
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  EXPECT_EQ(err.find('\r'), std::string::npos) << "no carriage returns";
+  const auto lines = progress_lines(err);
+  ASSERT_GE(lines.size(), 5u) << err;
+  // Steps: 2 pattern builds + 2 per section that ran + the documents (counted from report.json).
+  std::size_t done = 0;
+  for (const auto& s : manifest["sections"]) done += s["status"] == "done" ? 1 : 0;
+  const std::size_t total = 2 + 2 * done + 1;
+  std::size_t with_eta = 0;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    EXPECT_EQ(lines[k].total, total) << err;
+    EXPECT_GE(lines[k].step, 1u);
+    EXPECT_LE(lines[k].step, total);
+    if (k) {
+      EXPECT_GE(lines[k].step, lines[k - 1].step) << err;
+      EXPECT_GE(lines[k].t, lines[k - 1].t) << err;
+    }
+    if (std::regex_match(lines[k].eta, std::regex(R"([0-9]+s|[0-9]+m[0-9]{2}s|[0-9]+h[0-9]{2}m)"))) {
+      ++with_eta;
+    } else {
+      EXPECT_EQ(lines[k].eta, "?") << "only before a step completed";
+    }
+  }
+  EXPECT_EQ(lines.front().eta, "?");
+  EXPECT_EQ(lines.front().what, "pow2: pattern and cache profile");
+  EXPECT_EQ(lines.back().step, total);
+  EXPECT_EQ(lines.back().eta, "0s");
+  EXPECT_GE(with_eta, lines.size() - 1);
+}
+
+TEST(ReportProgress, NeverPrintsNothingAndAutoFollowsTheNotebookVariable) {
+  ReportCall never("--n 16 --pattern ssm --skip verify --progress never");
+  ASSERT_EQ(never.rc, 0);
+  EXPECT_EQ(never.err(), "");
+  // auto, stderr a file: silent, unless run from a Jupyter kernel (or under nohup).
+  ReportCall quiet("--n 16 --pattern ssm --sections summary");
+  ASSERT_EQ(quiet.rc, 0);
+  if (!sighup_ignored() && !std::getenv("JPY_PARENT_PID")) {
+    EXPECT_EQ(quiet.err(), "");
+  }
+  const std::string cmd = "JPY_PARENT_PID=1 " + std::string(MIXGRAPH_CLI) +
+                          " report --n 16 --pattern ssm --sections summary --out " +
+                          (quiet.tmp / "nb").string() + " 2> " + (quiet.tmp / "nb.txt").string() +
+                          " >/dev/null";
+  ASSERT_EQ(run(cmd), 0);
+  EXPECT_EQ(progress_lines(read_file(quiet.tmp / "nb.txt")).size(), 3u);  // build, summary, documents
+  ReportCall bad("--n 16 --pattern ssm --progress sometimes");
+  EXPECT_EQ(bad.rc, 2);
+}
+
+// ---- capped sections ----------------------------------------------------------------------------------
+
+TEST(ReportCaps, CappedSectionsSayWhatAndHowToLiftItAndNoHeadingIsEmpty) {
+  ReportCall r(
+      "--n 80 --pattern sq1 --pattern ssm --dense-cap 64 --all-pairs-cap 40 --heatmap-cap 50 --skip verify");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const std::string md = r.md();
+  const std::string op = md_section(md, "The induced operator |M|");
+  ASSERT_FALSE(op.empty()) << md;
+  EXPECT_NE(op.find("|M| heatmap and operator table for sq1 skipped: n = 80 > --dense-cap 64"),
+            std::string::npos)
+      << op;
+  EXPECT_NE(op.find("raise --dense-cap to draw it"), std::string::npos) << op;
+  const std::string masks = md_section(md, "The A and B masks");
+  EXPECT_NE(masks.find("n = 80 > --heatmap-cap 50; raise --heatmap-cap to draw them"), std::string::npos)
+      << masks;
+  const std::string dist = md_section(md, "Shortest paths");
+  EXPECT_NE(dist.find("> --all-pairs-cap 40; raise --all-pairs-cap to draw it"), std::string::npos) << dist;
+  // No "## " heading is followed directly by the next heading or the end.
+  std::istringstream in(md);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    if (lines[k].rfind("## ", 0) != 0 && lines[k].rfind("### ", 0) != 0) continue;
+    std::size_t j = k + 1;
+    while (j < lines.size() && lines[j].find_first_not_of(" \t") == std::string::npos) ++j;
+    EXPECT_TRUE(j < lines.size() && lines[j].rfind("## ", 0) != 0) << "empty heading: " << lines[k];
+  }
+}
+
+// ---- figure width and style ---------------------------------------------------------------------------
+
+namespace {
+/// A PNG's width from its IHDR chunk (bytes 16..19, big-endian), read without the plotting code.
+int png_width(const fs::path& p) {
+  const std::string s = read_file(p);
+  if (s.size() < 24 || s.compare(1, 3, "PNG") != 0) return -1;
+  int w = 0;
+  for (int k = 16; k < 20; ++k) w = (w << 8) | static_cast<unsigned char>(s[k]);
+  return w;
+}
+}  // namespace
+
+TEST(ReportFigures, PaperStyleAtOneColumnHasTextOfAtLeast7Points) {
+  if (!mixgraph::plots_built_in()) GTEST_SKIP() << "cairo is not built in";
+  ReportCall tmp("--n 16 --pattern ssm --sections summary");  // a scratch directory
+  std::vector<mixgraph::LineSeries> s = {{"pow2+cache", {1, 2, 4, 8, 16, 1024}, {1, 2, 3, 4, 5, 10}, true},
+                                         {"sq1", {1, 2, 4, 8, 16, 1024}, {1, 1.5, 2, 3, 4, 32}, false}};
+  mixgraph::LinePlotOptions o;
+  o.title = "max cache";
+  o.note = "a note line";
+  o.log_x = o.log_y = true;  // 10^k labels: exponents are the smallest text
+  const auto screen = mixgraph::write_line_plot((tmp.tmp / "screen.png").string(), s, o);
+  const int ws = png_width(tmp.tmp / "screen.png");
+  ASSERT_EQ(ws, screen.width_px);
+  // The default layout shrunk into a 3.3-inch column: text far below 7 pt (what --fig-width fixes).
+  EXPECT_LT(mixgraph::text_points(screen.min_font_px, ws, 3.3), 5.0);
+  for (double width : {3.3, 6.9}) {
+    o.width_in = width;
+    o.style = mixgraph::FigureStyle::Paper;
+    const auto paper = mixgraph::write_line_plot((tmp.tmp / "paper.png").string(), s, o);
+    const int wp = png_width(tmp.tmp / "paper.png");
+    EXPECT_EQ(wp, static_cast<int>(std::lround(width * mixgraph::kFigureDpi)));
+    EXPECT_EQ(wp, paper.width_px);
+    EXPECT_GE(mixgraph::text_points(paper.min_font_px, wp, width), 7.0) << width;
+    EXPECT_LE(mixgraph::text_points(paper.font_px, wp, width), 12.0) << width;
+  }
+}
+
+TEST(ReportFigures, FigWidthAndStyleReachTheReportsLinePlots) {
+  if (!mixgraph::plots_built_in()) GTEST_SKIP() << "cairo is not built in";
+  ReportCall r(
+      "--n 64 --pattern pow2 --pattern ssm --sections profile,congestion,ranks --fig-width 3.3 "
+      "--style paper");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const auto j = r.manifest();
+  EXPECT_EQ(j["parameters"]["style"], "paper");
+  EXPECT_DOUBLE_EQ(j["parameters"]["fig_width"].get<double>(), 3.3);
+  for (const char* f : {"figures/cut_rank.png", "figures/congestion_over_n.png"}) {
+    ASSERT_TRUE(fs::exists(r.dir / f)) << f;
+    EXPECT_EQ(png_width(r.dir / f), 660) << f;
+  }
+  ReportCall bad("--n 16 --pattern ssm --style poster");
+  EXPECT_EQ(bad.rc, 2);
+}
+
+TEST(ReportFigures, CutRankPlotDataHasTheNumericCheckBesideTheFlowRank) {
+  // The cut_rank figure draws tables/cut_ranks.csv: the flow rank at every cut, the numeric rank at the
+  // spaced cuts. pow2 has full rank min(K, n - K) at every cut, so both must equal that.
+  ReportCall r("--n 64 --pattern pow2 --sections ranks --rank-cuts 8");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  std::istringstream csv(read_file(r.dir / "tables/cut_ranks.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(line.rfind("pattern,K,numeric_rank,flow_rank", 0), 0u) << line;
+  std::size_t cuts = 0, numeric = 0;
+  for (; std::getline(csv, line); ++cuts) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 4u) << line;
+    const long K = std::stol(f[1]), full = std::min(K, 64 - K);
+    EXPECT_EQ(std::stol(f[3]), full) << line;
+    if (!f[2].empty()) {
+      ++numeric;
+      EXPECT_EQ(std::stol(f[2]), full) << line;
+    }
+  }
+  EXPECT_EQ(cuts, 63u);
+  EXPECT_GE(numeric, 8u);
+  const std::string md = r.md();
+  EXPECT_NE(md.find("linear y from 0"), std::string::npos);
+  EXPECT_NE(md.find("the numeric rank at the spaced cuts"), std::string::npos);
+}
+
+TEST(ReportFigures, LoadHistogramDataCoversEveryPositionOnceAndReachesTheCongestion) {
+  // The load figure draws tables/congestion_load_<stem>.csv (load, positions): a histogram of the 2N
+  // positions of the hardest copy length, so the counts sum to 2N and the largest load is the congestion
+  // of that routing, which Table 1 reports as "C (optimal) at N = X" or "lo..hi at N = X".
+  ReportCall r("--n 64 --pattern pow2 --sections congestion");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const std::string cell = r.manifest()["table1"][0]["congestion"].get<std::string>();
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(cell, m, std::regex(R"(^([0-9]+)(?: \(optimal\)|\.\.([0-9]+)) at N = ([0-9]+))")))
+      << cell;
+  const long upper = m[2].matched ? std::stol(m[2]) : std::stol(m[1]), N = std::stol(m[3]);
+  std::istringstream csv(read_file(r.dir / "tables/congestion_load_pow2.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(line, "load,positions");
+  long positions = 0, max_load = -1, prev = -1;
+  while (std::getline(csv, line)) {
+    const auto comma = line.find(',');
+    const long load = std::stol(line.substr(0, comma)), count = std::stol(line.substr(comma + 1));
+    EXPECT_GT(load, prev) << "loads ascending, each once";
+    EXPECT_GT(count, 0);
+    prev = load, positions += count, max_load = std::max(max_load, load);
+  }
+  EXPECT_EQ(positions, 2 * N);
+  EXPECT_EQ(max_load, upper);
+}
