@@ -103,7 +103,7 @@ expect 1 "$E.*refused before allocating" -- solve -p pow2 --random '2^62' -n '2^
 printf '%%%%MatrixMarket matrix coordinate pattern general\n100000 100000 1\n2 1\n' >u.mtx
 expect 1 "$E.*'sink:100000' at n = 100000 \(4999950000 explicit reads\).*--mem-limit" -- pattern -p sink:100000 -n 100000 --mem-limit 1G
 expect 1 "$E.*'global:5000' at n = 1048576 .*explicit reads" -- distances -p global:5000 -n '2^20' --mem-limit 1G
-expect 1 "$E.*'block:100000' at n = 100000 \(5000050000 explicit reads\)" -- congestion -p block:100000 -n 50000 --mem-limit 1G
+expect 1 "$E.*'block:100000' at n = 100000 \(5000050000 explicit reads\)" -- congestion -p block:100000 -N 50000 --mem-limit 1G
 expect 1 "$E.*'dense\|sink:1' at n = 100000 .*explicit reads" -- pattern -p 'dense|sink:1' -n 100000 --mem-limit 1G
 expect 1 "$E.*'mtx:u.mtx\|dense' at n = 100000 .*explicit reads" -- pattern -p 'mtx:u.mtx|dense' --mem-limit 1G
 expect 1 "$E.*'sink:100000'.*explicit reads" -- report -p sink:100000 -n 100000 -o rep --mem-limit 1G
@@ -128,24 +128,24 @@ np.save('rows.npy', np.zeros((5, 2)))
 np.save('cube.npy', np.zeros((16, 2, 2)))
 EOF2
 expect 2 "$E--pattern is required" -- distances -n 64
-expect 2 "$E.*not in \{table,csv,json\}" -- info --format bogus
+expect 2 "$E.*not (in|one of) \{table,csv,json\}" -- info --format bogus
 expect 2 "$E.*not expected: extra" -- info extra
 expect 2 "$E--n: .*received 2" -- congestion -p pow2 -n 64 -n 128
 expect 2 "$E--source 0 is outside 1..64" -- distances -p pow2 -n 64 --source 0
 expect 2 "$E--target 65 is outside 1..64" -- distances -p pow2 -n 64 --target 65
 expect 2 "$E--source: '2\^70' is too large" -- distances -p pow2 -n 64 --source '2^70'
 expect 2 "$E--matrix writes n\^2 entries" -- distances -p pow2 -n '2^15' --matrix out.csv
-expect 2 "$E--method must be auto" -- distances -p pow2 -n 64 --method bogus
+expect 2 "$E--method: bogus not in \{auto,bitset-bfs,dp\}" -- distances -p pow2 -n 64 --method bogus
 expect 2 "$E--sweep '100..10': HI must be >= LO" -- distances -p pow2 --sweep 100..10
 expect 2 "$E--sweep: empty item" -- pattern -p pow2 --sweep 1,2,,3
 expect 3 "$E.*bad.mtx:1: not a Matrix Market file" -- distances -p mtx:bad.mtx
 expect 2 "$E.*'expr:\(\(\(': malformed expression" -- distances -p 'expr:(((' -n 64
 expect 2 "$E.*'expr:': the expression is empty" -- pattern -p 'expr:' -n 64
 expect 2 "$E.*'expr:k\^99999999': f\(0\) = 0 is below 1" -- rank -p 'expr:k^99999999' -n 64
-expect 2 "$E.*'offsets:': empty list" -- congestion -p 'offsets:' -n 64
+expect 2 "$E.*'offsets:': empty list" -- congestion -p 'offsets:' -N 64
 expect 2 "$E.*'pow2\|': empty part in a union" -- pattern -p 'pow2|' -n 64
 expect 2 "$E.*not a positive integer" -- pattern -p 'window:99999999999999999999' -n 64
-expect 2 "$E.*'sink:0': parameter must be >= 1" -- congestion -p 'sink:0' -n 64
+expect 2 "$E.*'sink:0': parameter must be >= 1" -- congestion -p 'sink:0' -N 64
 expect 2 "$E.*'block:-1'.* not a positive integer" -- solve -p 'block:-1' --random 2 -n 16
 expect 2 "$E.*give dilated:w,r" -- rank -p dilated:3 -n 64
 expect 2 "$E.*'pow:1': parameter must be >= 2" -- validate -p pow:1 -n 64
@@ -154,19 +154,19 @@ expect 2 "$E.*unknown pattern 'pow2\+cache'" -- pattern -p pow2+cache+cache -n 6
 expect 2 "$E--n: '1.5' is not a positive integer" -- pattern -p pow2 -n 1.5
 expect 2 "$E--n: '0x10' is not a positive integer" -- distances -p pow2 -n 0x10
 expect 2 "$E--n: '2\^-1' is not a positive integer" -- congestion -p pow2 -n '2^-1'
-expect 2 "$E--n must be >= 1" -- pattern -p pow2 -n -5
+expect 2 "$E--n:? must be >= 1" -- pattern -p pow2 -n -5
 expect 2 "$E.*n = 4294967297 is too large" -- pattern -p pow2 -n 4294967297
-expect 2 "$E--n \(the copy length N\) must be below 2\^31" -- congestion -p pow2 -n '2^31'
+expect 2 "$E--n \(the copy length N\) must be below 2\^31" -- congestion -p pow2 -N '2^31'
 expect 2 "$E--cuts: cut 999999 is outside 1..63" -- rank -p pow2 -n 64 --cuts 1,999999
 expect 2 "$E--tol must be >= 0" -- rank -p pow2 -n 64 --tol -1
 expect 2 "$E--n must fit in 32 bits" -- rank -p pow2 -n '2^40'
-expect 1 "$E.*refused before allocating" -- rank -p pow2 -n '2^24' --method numeric --mem-limit 1G
-expect 2 "$E--seed must be a non-negative integer" -- rank -p pow2 -n 64 --seed abc
+expect 1 "$E.*refused before allocating" -- rank -p pow2 -n '2^24' --method dense --mem-limit 1G
+expect 2 "$E--seed: 'abc' is not a" -- rank -p pow2 -n 64 --seed abc
 expect 2 "$E.*rank heads builds every pair: --n must be <= 1024" -- rank heads --pattern pow2 -n '2^20' --p 2 --d 2
 expect 2 "$E.*p\*d must be <= 4096" -- rank heads --pattern pow2 -n 64 --p '2^40' --d 2
 expect 1 "$E.*lag stack .*refused before allocating" -- rank ssm -n '2^40' --example rotation
 expect 2 "$E--state must be <= 4096" -- rank ssm -n '2^30' --state '2^40' --p 2 --d 2
-expect 2 "$E--T must be >= 1" -- rank loglinear --T 0
+expect 2 "$E--n must be >= 1" -- rank loglinear --T 0
 expect 2 "$E--n: validate runs reference solves" -- validate -p pow2 -n '2^30'
 expect 3 "$E.*empty.csv: no rows" -- solve -p pow2 -i empty.csv
 expect 3 "$E.*ragged.csv:2: 1 values, expected 2" -- solve -p pow2 -i ragged.csv
@@ -177,7 +177,7 @@ expect 3 "$E.*rows.npy: X has 5 rows but --n is 16" -- solve -p pow2 -i rows.npy
 expect 3 "$E.*cube.npy: X must be a 2-D array" -- solve -p pow2 -i cube.npy
 expect 2 "$E--heads must be >= 1" -- solve -p pow2 --random 4 -n 16 --heads 0
 expect 1 "$E.*cannot write 'nodir/y.npy'" -- solve -p pow2 --random 4 -n 16 -o nodir/y.npy
-expect 1 "$E.*error while writing '/dev/full'" -- congestion -p pow2 -n 64 --paths /dev/full
+expect 1 "$E.*error while writing '/dev/full'" -- congestion -p pow2 -N 64 --paths /dev/full
 expect 2 "$E--out 'bad.mtx' exists and is not a directory" -- report -p pow2 -n 64 -o bad.mtx
 expect 2 "$E--n must fit in 32 bits" -- report -p pow2 -n '2^40' -o rep
 expect 2 "$E.*unknown pattern 'bogus'" -- report -p bogus -n 64 -o rep

@@ -11,6 +11,7 @@
 #include "mixgraph/profile.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/sweep.hpp"
+#include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -86,9 +87,7 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
 
   Row r;
   r.spec = spec;
-  auto opt = [](const std::optional<std::uint32_t>& v) {
-    return v ? ojson(*v) : ojson(nullptr);
-  };
+  auto opt = [](const std::optional<std::uint32_t>& v) { return v ? ojson(*v) : ojson(nullptr); };
   r.j = {{"pattern", spec},
          {"family", to_string(p.family)},
          {"a_mode", to_string(p.a_mode)},
@@ -99,8 +98,7 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
          {"unreachable_pairs", dist.unreachable_pairs},
          {"copy_possible", cong.copy_possible},
          {"copy_distance", cong.copy_possible ? ojson(cong.copy_distance) : ojson(nullptr)},
-         {"copy_congestion_lower",
-          cong.copy_possible ? ojson(cong.lower_bound) : ojson(nullptr)},
+         {"copy_congestion_lower", cong.copy_possible ? ojson(cong.lower_bound) : ojson(nullptr)},
          {"copy_congestion_lower_from", cong.lower_bound_name},
          {"copy_congestion_upper", opt(cong.upper_bound)},
          {"copy_congestion_upper_from", cong.best_routing},
@@ -186,10 +184,14 @@ Registrar reg(
     "One table comparing mixer designs at one n: decode cost, cache, diameter, copy congestion, max cut rank",
     95, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<GalleryOptions>();
-      app.add_option("--n,-n", o->n_text, "Number of tokens (default 4096); the copy task uses n/2 + n/2");
+      app.add_option("--n,-n", o->n_text, "Number of tokens (default 4096); the copy task uses n/2 + n/2")
+          ->check(count_text())
+          ->type_name(type::kCount);
       app.add_option(
-          "--pattern,-p", o->patterns,
-          "A design to compare (repeat; default: the built-in list of 13 designs, docs/gallery.md)");
+             "--pattern,-p", o->patterns,
+             "A design to compare (repeat; default: the built-in list of 13 designs, docs/gallery.md)")
+          ->check(pattern_spec())
+          ->type_name(type::kSpec);
       app.add_option("--cuts", o->cuts, "Evenly spaced cuts for the max cut rank (Menger flow; default 16)");
       app.add_flag("--markdown", o->markdown, "Print a Markdown table (docs/gallery.md is this output)");
       add_common_options(app, o->common);

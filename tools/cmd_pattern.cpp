@@ -341,7 +341,8 @@ Registrar reg(
       app.add_flag("--summary", o->summary, "JSON: leave out every list (offsets, per-position lists)");
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "With --sweep: keep each finished n in this folder; a re-run with the same parameters "
-                     "computes only the missing ones (docs/scaling.md)");
+                     "computes only the missing ones (docs/scaling.md)")
+          ->type_name(type::kDir);
       add_common_options(app, o->common);
       app.footer(
           "\nDecode cost: distinct j < i a token reads (A or B). Cache |C_i|: positions j <= i a later token "

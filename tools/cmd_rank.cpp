@@ -159,8 +159,9 @@ int run_rank(const RankOptions& o) {
         std::to_string(contrast->max_cache) + "; " + p.spec +
         ": max r(K) = " + std::to_string(r.max_cut_rank) + ", max cache " + std::to_string(r.max_cache);
   const std::string weights_note =
-      params.weights ? std::string("weights from --weights-a / --weights-b (not generic): numeric ranks may "
-                                   "legitimately be below the flow ranks")
+      params.weights ? std::string(
+                           "weights from --weights-a / --weights-b (not generic): numeric ranks may "
+                           "legitimately be below the flow ranks")
                      : json::rank_weights_note(r);
   // the floating-point methods: the gap the tolerance fell into (relative pivots |R_ll| / |R_11|)
   std::string gap_text;
@@ -531,10 +532,12 @@ Registrar reg(
           ->type_name(type::kCount);
       add_seed_option(app, o->seed, "Seed of the random weights and sketches");
       app.add_option(
-          "--weights-a", o->weights_a,
-          "A's weights from a .npy, (1, offsets) per offset or (1, nnz_A) per position (as solve's; "
-          "not generic)");
-      app.add_option("--weights-b", o->weights_b, "B's weights from a .npy, laid out as --weights-a's");
+             "--weights-a", o->weights_a,
+             "A's weights from a .npy, (1, offsets) per offset or (1, nnz_A) per position (as solve's; "
+             "not generic)")
+          ->type_name(type::kFile);
+      app.add_option("--weights-b", o->weights_b, "B's weights from a .npy, laid out as --weights-a's")
+          ->type_name(type::kFile);
       app.add_option(
              "--method", o->method,
              "both (numeric and flow; numeric = exact for seeded weights, for .mtx file weights dense "
@@ -553,9 +556,10 @@ Registrar reg(
       app.add_flag("--dyadic", o->dyadic,
                    "Also the rank of every dyadic off-diagonal block of M (n <= 4096)");
       app.add_option(
-          "--checkpoint", o->checkpoint_dir,
-          "Keep each finished shard of cuts (their numeric ranks) in this folder; a re-run with the "
-          "same parameters computes only the missing shards (docs/scaling.md)");
+             "--checkpoint", o->checkpoint_dir,
+             "Keep each finished shard of cuts (their numeric ranks) in this folder; a re-run with the "
+             "same parameters computes only the missing shards (docs/scaling.md)")
+          ->type_name(type::kDir);
       add_common_options(app, o->common);
       app.require_subcommand(0, 1);
 

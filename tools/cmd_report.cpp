@@ -455,7 +455,8 @@ Registrar reg(
       app.add_option(
              "--sections", o->only_sections,
              "Run only these sections (comma-separated ids: " + ids + "); the others are marked skipped")
-          ->delimiter(',');
+          ->delimiter(',')
+          ->type_name(type::kId);
       app.add_option("--fig-width", o->fig_width,
                      "Printed width of the line plots in inches (3.3: one column, 6.9: two columns; "
                      "default: the screen layout)")
@@ -472,7 +473,8 @@ Registrar reg(
       app.add_option(
              "--skip", o->skip_sections,
              "Run every section but these (comma-separated ids, as for --sections), e.g. --skip verify")
-          ->delimiter(',');
+          ->delimiter(',')
+          ->type_name(type::kId);
       app.add_option("--all-pairs-cap", o->all_pairs_cap,
                      "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14)")
           ->check(count_text())

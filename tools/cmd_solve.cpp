@@ -272,16 +272,21 @@ Registrar reg(
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
       app.add_option("--reps", o->reps, "Run the solve this many times and report the median time (1..1000)");
       app.add_option(
-          "--weights-a", o->weights.a,
-          "A's weights from a .npy: (heads, offsets) one per offset (translation-invariant "
-          "patterns) or (heads, nnz_A) per position in CSR order (docs/formats.md); default seeded");
-      app.add_option("--weights-b", o->weights.b, "B's weights from a .npy, laid out as --weights-a's");
+             "--weights-a", o->weights.a,
+             "A's weights from a .npy: (heads, offsets) one per offset (translation-invariant "
+             "patterns) or (heads, nnz_A) per position in CSR order (docs/formats.md); default seeded")
+          ->type_name(type::kFile);
+      app.add_option("--weights-b", o->weights.b, "B's weights from a .npy, laid out as --weights-a's")
+          ->type_name(type::kFile);
       app.add_option("--gates", o->weights.gates,
-                     "ssm: per-channel gates beta_{i,i-1} from a .npy (n, d); every column its own head");
+                     "ssm: per-channel gates beta_{i,i-1} from a .npy (n, d); every column its own head")
+          ->type_name(type::kFile);
       app.add_option("--input-gates", o->weights.input_gates,
-                     "ssm with --gates: per-channel diagonal of A from a .npy (n, d) (default 1)");
+                     "ssm with --gates: per-channel diagonal of A from a .npy (n, d) (default 1)")
+          ->type_name(type::kFile);
       app.add_option("--save-weights", o->save_weights,
-                     "Write the weights this run used to STEM.A.npy and STEM.B.npy (the --weights-a layout)");
+                     "Write the weights this run used to STEM.A.npy and STEM.B.npy (the --weights-a layout)")
+          ->type_name(type::kFile);
       add_common_options(app, o->common);
       return [o] { return run_solve(*o); };
     });

@@ -163,7 +163,8 @@ Registrar reg(
       app.add_flag("--list", o->list, "List the registered claims and exit");
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "Keep each finished claim's result in this folder; a re-run with the same parameters "
-                     "checks only the missing claims (docs/scaling.md)");
+                     "checks only the missing claims (docs/scaling.md)")
+          ->type_name(type::kDir);
       add_common_options(app, o->common);
       return [o] { return run_verify(*o); };
     });

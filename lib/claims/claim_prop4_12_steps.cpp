@@ -86,7 +86,7 @@ ClaimRegistrar reg(
      "of p_k, and their gcd is p_k (measured on the rows built by the Def. 4.10 recursion)",
      "cache-efficient variants of translation-invariant patterns with f(0) = 1; levels k >= 1 with "
      "f(k) + p_k <= n-max (default 32768)",
-     check});
+     check, 1 << 16});
 
 }  // namespace
 }  // namespace mixgraph::claims

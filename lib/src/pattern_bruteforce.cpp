@@ -1,6 +1,7 @@
 // Patterns from their definitions (pattern_bruteforce.hpp).
 #include "pattern_bruteforce.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <sstream>
@@ -66,9 +67,10 @@ std::optional<std::pair<std::vector<u64>, A>> offsets(const std::string& spec, u
     for (u64 v = 1; v <= p[0] && v < n; ++v) s.insert(v);
     for (u64 v = p[1]; v < n; v += p[1]) s.insert(v);
     f.assign(s.begin(), s.end());
-  } else if (spec == "dense" || spec == "attention") {
+  } else if (spec == "dense" || spec == "attention" || spec == "loglinear") {
+    // loglinear: the attention mask (its Fenwick levels weight the reads, they do not remove any)
     upto([](u64 k) { return k + 1; });
-    if (spec == "attention") mode = A::Explicit;
+    if (spec != "dense") mode = A::Explicit;
   } else if (spec == "ssm") {
     upto([&](u64 k) { return k == 0 ? 1 : n; });
     mode = A::Diagonal;
@@ -117,6 +119,12 @@ bool build_cache(const std::string& base, u64 n, Rows& a, Rows& b);
 bool build(const std::string& spec, u64 n, Rows& a, Rows& b) {
   a.assign(n + 1, {});
   b.assign(n + 1, {});
+  if (starts(spec, "heads:")) {  // the combined mixer of the heads: the union of their patterns
+    std::string u = spec.substr(6);
+    std::replace(u.begin(), u.end(), ';', '|');
+    if (u.find('|') == std::string::npos) u += "|" + u;  // one head: the union path reads a +cache part
+    return build(u, n, a, b);
+  }
   if (spec.find('|') != std::string::npos) {  // a union: A and B each the union of the parts'
     for (const auto& part : parts_of(spec)) {
       Rows pa, pb;

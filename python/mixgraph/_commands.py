@@ -169,7 +169,7 @@ def loglinear(T, *, seed=1, numeric_limit=1024, pattern=None, threads=0, mem_lim
     query (0-indexed t = 0..T-1), max_levels, and the HODLR check (numeric dyadic block ranks of M^H up
     to T = numeric_limit <= 4096); with ``pattern``, also that pattern's dyadic block ranks at n = T.
     T <= 2**28."""
-    args = ["rank", "loglinear", "--T", T, "--seed", seed, "--numeric-limit", numeric_limit]
+    args = ["rank", "loglinear", "-n", T, "--seed", seed, "--numeric-limit", numeric_limit]
     _opt(args, "--pattern", pattern)
     return _run("rank", _common(args, threads, mem_limit))
 
@@ -182,7 +182,7 @@ def ssm_rank(n, *, state=None, p=None, d=None, tol=0.0, seed=1, matrices=None, e
     the matrices Abar, Bbar, C from Matrix Market files (``matrices='A.mtx,B.mtx,C.mtx'``), or
     ``example='rotation'`` (the rank-gap example)."""
     args = ["rank", "ssm", "-n", n, "--tol", tol, "--seed", seed]
-    for flag, v in (("--state", state), ("--p", p), ("--d", d), ("--matrices", matrices), ("--example", example)):
+    for flag, v in (("--state", state), ("--out-channels", p), ("--in-channels", d), ("--matrices", matrices), ("--example", example)):
         _opt(args, flag, v)
     return _run("rank", _common(args, threads, mem_limit))
 
@@ -194,5 +194,5 @@ def heads_rank(patterns, n, p, d, *, tol=0.0, seed=1, threads=0, mem_limit=None)
     args = ["rank", "heads"]
     for s in _specs(patterns):
         args += ["--pattern", s]
-    args += ["-n", n, "--p", p, "--d", d, "--tol", tol, "--seed", seed]
+    args += ["-n", n, "--out-channels", p, "--in-channels", d, "--tol", tol, "--seed", seed]
     return _run("rank", _common(args, threads, mem_limit))

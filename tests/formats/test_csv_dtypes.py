@@ -59,7 +59,7 @@ def csv_cases(tmp):
         (["solve", "-p", "pow2", "-n", "64", "--random", "4", "--backend", "cpu"],
          {"pattern": S, "n": I, "d": I, "heads": I, "d_h": I, "precision": S, "family": S, "structure": S,
           "nnz_A": I, "nnz_B": I, "backend": S, "backend_reason": S, "kernel": S, "threads": I, "reps": I,
-          "seconds": F, "total_seconds": F, "input": Sq, "output": Sq, "checksum": F}),
+          "seconds": F, "kernel_seconds": F, "solve_seconds": F, "total_seconds": F, "weights": S, "input": Sq, "output": Sq, "checksum": F}),
         (["validate", "-p", "pow2", "-n", "32", "--backend", "cpu"],
          {"check": S, "result": S, "detail": S, "passed": B}),
         (["verify", "--n-max", "64", "--claim", "fagnou.prop4.4", "--claim", "fagnou.cor4.9"],
