@@ -7,7 +7,7 @@
 set -u
 M=$(realpath "$1")
 py=/usr/bin/python3
-limited=" fagnou.prop4.4 fagnou.cache-rank-bound fagnou.cache-chain fagnou.prop4.2 fagnou.prop4.12 ghodsi.heads \
+limited=" fagnou.prop4.4 fagnou.cache-rank-bound fagnou.cache-chain fagnou.prop4.2 fagnou.prop4.12 fagnou.prop4.12.steps ghodsi.heads \
 ghodsi.rank-gap fagnou.eq1-eq2 fagnou.weight-sharing "
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_util.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/memory.hpp"
@@ -135,12 +136,11 @@ int cli_rc(const std::string& args) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+// run_cli writes to files named by process and call, so tests running in parallel never share one
 nlohmann::json cli_json(const std::string& args) {
-  const std::string out = ::testing::TempDir() + "/sparse_cli.json";
-  const std::string cmd = std::string(MIXGRAPH_CLI) + " " + args + " --format json > " + out;
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream f(out);
-  return nlohmann::json::parse(f);
+  const auto r = mixgraph::test::run_cli(args + " --format json");
+  EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+  return nlohmann::json::parse(r.out);
 }
 
 }  // namespace
