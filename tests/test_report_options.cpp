@@ -51,7 +51,14 @@ struct ReportCall {
     std::error_code ec;
     fs::remove_all(tmp, ec);
   }
-  std::string err() const { return read_file(tmp / "stderr.txt"); }
+  /// stderr without the leak sanitizer's "Suppressions used" summary (sanitizer builds print it at exit)
+  std::string err() const {
+    std::string e = read_file(tmp / "stderr.txt");
+    const auto s = e.find("Suppressions used:");
+    if (s != std::string::npos)
+      e.erase(e.rfind("---", s) == std::string::npos ? s : e.rfind('\n', e.rfind("---", s)) + 1);
+    return e;
+  }
   nlohmann::json manifest() const { return nlohmann::json::parse(read_file(dir / "report.json")); }
   std::string md() const { return read_file(dir / "report.md"); }
 };
