@@ -46,7 +46,10 @@ void unregister_temp(int slot) {
   if (slot >= 0) g_slots[slot].state.store(0);
 }
 
+std::atomic<bool> g_dying{false};  // set first by the handler; a write that opens its file after sees it
+
 extern "C" void remove_temps_and_reraise(int sig) {
+  g_dying.store(true);
   for (auto& s : g_slots)
     if (s.state.load() == 2) ::unlink(s.path);
   std::signal(sig, SIG_DFL);
@@ -180,19 +183,24 @@ void write_file_atomic(const std::string& path_in, const std::function<void(std:
   remove_stale_temp_files(path);
   std::string tmp;
   int fd = -1;
+  int slot = -1;
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
     std::string name(".");
     name.append(target.filename().string()).append(".tmp.").append(unique_suffix());
     tmp = (dir / name).string();
+    // Registered before the file exists: a signal between open() and registration would leave it behind.
+    slot = register_temp(tmp);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) {
-      const int err = errno;
+    if (fd >= 0 && g_dying.load()) ::unlink(tmp.c_str());  // a signal handler ran while we created it
+    if (fd >= 0) break;
+    const int err = errno;
+    unregister_temp(slot);
+    slot = -1;
+    if (err != EEXIST)
       throw RuntimeFailure("cannot write '" + path + "': cannot create a file in '" + dir.string() +
                            "': " + sys_error(err));
-    }
   }
   if (fd < 0) throw RuntimeFailure("cannot write '" + path + "': no unique temporary name in 100 tries");
-  const int slot = register_temp(tmp);
   auto fail = [&](const std::string& why) {
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
