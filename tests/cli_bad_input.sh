@@ -182,6 +182,9 @@ expect 2 "$E--out-channels \(--p\) must be >= 1" -- rank heads --pattern pow2 -n
 expect 2 "$E--in-channels \(--d\) must be >= 1" -- rank heads --pattern pow2 -n 64 --p 2 --d 0
 expect 2 "$E--n must be >= 1" -- rank heads --pattern pow2 -n 0 --p 2 --d 2
 expect 2 "$E.*p\*d must be <= 4096" -- rank heads --pattern pow2 -n 64 --p '2^32' --d '2^32'
+mapfile -t many_heads < <(for _ in $(seq 1025); do printf -- '-p\ndense\n'; done)
+expect 2 "$E.*rank heads: at most 1024 heads \(--pattern given 1025 times\)" -- rank heads "${many_heads[@]}" -n 64 --p 2 --d 2
+expect 1 "$E.*pair stack.*--mem-limit" -- rank heads "${many_heads[@]:0:2000}" -n 1024 --p 1 --d 1 --mem-limit 10G
 expect 2 "$E--out-channels \(--p\) must be >= 1" -- rank ssm -n 64 --state 4 --p 0 --d 2
 expect 2 "$E--state must be >= 1" -- rank ssm -n 64 --state 0 --p 2 --d 2
 expect 2 "$E--state must be <= 4096 and p\*d <= 65536" -- rank ssm -n 64 --state 4 --p '2^32' --d '2^32'

@@ -496,8 +496,13 @@ int run_heads(const HeadsOptions& o) {
   if (n > 1024) throw UsageError("rank heads builds every pair: --n must be <= 1024");
   if (P > 4096 || D > 4096 || P * D > 4096) throw UsageError("p*d must be <= 4096");
   const auto seed = o.seed;
-  check_memory(8ull * (n * (n + 1) / 2) * P * D * 2 + 8ull * n * n * 2, o.common.mem_limit_bytes(),
-               "pair stack");
+  const std::uint64_t H = o.patterns.size();
+  if (H > 1024)
+    throw UsageError("rank heads: at most 1024 heads (--pattern given " + std::to_string(H) + " times)");
+  // the pair stack, and each head's A and B (up to n(n+1)/2 reads each, 12 bytes a read) and V_h
+  check_memory(
+      8ull * (n * (n + 1) / 2) * P * D * 2 + 8ull * n * n * 2 + H * (12ull * n * (n + 1) + 8 * P * D),
+      o.common.mem_limit_bytes(), "pair stack and the heads' weights");
   std::vector<WeightedPattern> heads;
   std::vector<Eigen::MatrixXd> vals;
   for (std::size_t h = 0; h < o.patterns.size(); ++h) {
