@@ -246,6 +246,17 @@ rm -f pipe.npy got.bin
 mkfifo lonely.npy
 expect 1 "$E.*lonely.npy.*FIFO without a reader" -- solve -p pow2 --random 2 -n 16 -o lonely.npy
 rm -f lonely.npy
+$py -c "import socket; socket.socket(socket.AF_UNIX).bind('sock.npy')"
+expect 3 "$E.*'sock.npy'" -- solve -p pow2 -i sock.npy
+expect 1 "$E.*cannot write 'sock.npy': a FIFO without a reader \(or a socket\)" -- solve -p pow2 --random 2 -n 16 -o sock.npy
+rm -f sock.npy
+ln -s nowhere/y.npy dangling.npy
+expect 1 "$E.*cannot write 'dangling.npy': a symbolic link to a missing file" -- solve -p pow2 --random 2 -n 16 -o dangling.npy
+rm -f dangling.npy
+mkdir notreport && echo keep >notreport/keep.txt
+expect 2 "$E--out 'notreport' holds files but no report.json: --force replaces only a mixgraph report" -- report -p pow2 -n 16 -o notreport --force
+[[ -f notreport/keep.txt ]] || { echo "FAIL: report --force deleted a user's file"; fails=$((fails + 1)); }
+rm -rf notreport
 mkdir out.npy
 expect 1 "$E.*out.npy.*is a directory" -- solve -p pow2 --random 2 -n 16 -o out.npy
 rmdir out.npy
