@@ -19,7 +19,8 @@ expect() {
   before=$(ls -A | sort)
   timeout 20 "$M" "$@" >/dev/null 2>"$ERR"
   rc=$?
-  first=$(head -n 1 "$ERR")
+  # the sanitizer build may end stderr with a leak sanitizer summary ("----" then "Suppressions used:"): not ours
+  first=$(sed '/^-\{20,\}$/,$d' "$ERR" | head -n 1)
   after=$(ls -A | sort)
   if [[ $rc != "$rc_want" ]]; then
     echo "FAIL (exit $rc, want $rc_want): mixgraph $* -> $first"
@@ -158,7 +159,18 @@ expect 2 "$E--n:? must be >= 1" -- pattern -p pow2 -n -5
 expect 2 "$E.*n = 4294967297 is too large" -- pattern -p pow2 -n 4294967297
 expect 2 "$E--n \(the copy length N\) must be below 2\^31" -- congestion -p pow2 -N '2^31'
 expect 2 "$E--cuts: cut 999999 is outside 1..63" -- rank -p pow2 -n 64 --cuts 1,999999
-expect 2 "$E--tol must be >= 0" -- rank -p pow2 -n 64 --tol -1
+expect 2 "$E--tol: '-1' must be in \[0, 1\]" -- rank -p pow2 -n 64 --tol -1
+expect 2 "$E--tol: 'nan' is not a finite number" -- rank -p pow2 -n 64 --tol nan
+expect 2 "$E--tol: 'inf' is not a finite number" -- rank -p pow2 -n 64 --tol inf
+expect 2 "$E--tol: '-inf' is not a finite number" -- rank -p pow2 -n 64 --tol=-inf
+expect 2 "$E--tol: '1e999' is not a finite number" -- rank -p pow2 -n 64 --tol 1e999
+expect 2 "$E--tol: 'NaN' is not a finite number" -- rank ssm -n 8 --example rotation --tol NaN
+expect 2 "$E--tol: '2' must be in \[0, 1\]" -- rank ssm -n 8 --example rotation --tol 2
+expect 2 "$E--tol: 'inf' is not a finite number" -- rank heads --pattern pow2 -n 8 --p 2 --d 2 --tol inf
+expect 2 "$E--tol: '-1' must be in \[0, 1\]" -- rank heads --pattern pow2 -n 8 --p 2 --d 2 --tol=-1
+expect 2 "$E--fig-width: 'nan' is not a finite number" -- report -p pow2 -n 64 -o rep --fig-width nan
+expect 2 "$E--fig-width: '-inf' is not a finite number" -- report -p pow2 -n 64 -o rep --fig-width=-inf
+expect 2 "$E--fig-width: '30' must be in \[0.5, 20\]" -- report -p pow2 -n 64 -o rep --fig-width 30
 expect 2 "$E--n must fit in 32 bits" -- rank -p pow2 -n '2^40'
 expect 1 "$E.*refused before allocating" -- rank -p pow2 -n '2^24' --method dense --mem-limit 1G
 expect 2 "$E--seed: 'abc' is not a" -- rank -p pow2 -n 64 --seed abc
@@ -166,6 +178,17 @@ expect 2 "$E.*rank heads builds every pair: --n must be <= 1024" -- rank heads -
 expect 2 "$E.*p\*d must be <= 4096" -- rank heads --pattern pow2 -n 64 --p '2^40' --d 2
 expect 1 "$E.*lag stack .*refused before allocating" -- rank ssm -n '2^40' --example rotation
 expect 2 "$E--state must be <= 4096" -- rank ssm -n '2^30' --state '2^40' --p 2 --d 2
+expect 2 "$E--out-channels \(--p\) must be >= 1" -- rank heads --pattern pow2 -n 64 --p 0 --d 2
+expect 2 "$E--in-channels \(--d\) must be >= 1" -- rank heads --pattern pow2 -n 64 --p 2 --d 0
+expect 2 "$E--n must be >= 1" -- rank heads --pattern pow2 -n 0 --p 2 --d 2
+expect 2 "$E.*p\*d must be <= 4096" -- rank heads --pattern pow2 -n 64 --p '2^32' --d '2^32'
+mapfile -t many_heads < <(for _ in $(seq 1025); do printf -- '-p\ndense\n'; done)
+expect 2 "$E.*rank heads: at most 1024 heads \(--pattern given 1025 times\)" -- rank heads "${many_heads[@]}" -n 64 --p 2 --d 2
+expect 1 "$E.*pair stack.*--mem-limit" -- rank heads "${many_heads[@]:0:2000}" -n 1024 --p 1 --d 1 --mem-limit 10G
+expect 2 "$E--out-channels \(--p\) must be >= 1" -- rank ssm -n 64 --state 4 --p 0 --d 2
+expect 2 "$E--state must be >= 1" -- rank ssm -n 64 --state 0 --p 2 --d 2
+expect 2 "$E--state must be <= 4096 and p\*d <= 65536" -- rank ssm -n 64 --state 4 --p '2^32' --d '2^32'
+expect 2 "$E--n must be >= 1" -- rank ssm -n 0 --example rotation
 expect 2 "$E--n must be >= 1" -- rank loglinear --T 0
 expect 2 "$E--n: validate runs reference solves" -- validate -p pow2 -n '2^30'
 expect 3 "$E.*empty.csv: no rows" -- solve -p pow2 -i empty.csv
@@ -176,6 +199,27 @@ expect 3 "$E.*fortran.npy: Fortran-order arrays are not supported" -- solve -p p
 expect 3 "$E.*rows.npy: X has 5 rows but --n is 16" -- solve -p pow2 -i rows.npy -n 16
 expect 3 "$E.*cube.npy: X must be a 2-D array" -- solve -p pow2 -i cube.npy
 expect 2 "$E--heads must be >= 1" -- solve -p pow2 --random 4 -n 16 --heads 0
+
+# --- values that are not finite: refused in X unless --allow-nonfinite, always in weight files -------------
+printf '1,2\n3,nan\n5,6\n7,8\n' >nan.csv
+printf '1 2\n3 4\n1e999 6\n7 8\n' >over.csv
+$py - <<'EOF3'
+import numpy as np
+x = np.ones((4, 2)); x[1, 0] = -np.inf; np.save('inf.npy', x)
+y = np.ones((4, 2), dtype=np.float32); y[3, 1] = np.nan; np.save('nan32.npy', y)
+np.save('wnan.npy', np.array([[0.5, np.nan]]))
+g = np.full((4, 2), 0.5); g[2, 1] = np.inf; np.save('gates.npy', g)
+EOF3
+expect 3 "$E.*nan.csv: row 2, column 2 \(1-indexed\) is nan; values must be finite \(give --allow-nonfinite" -- solve -p pow2 -i nan.csv
+expect 0 '^$' -- solve -p pow2 -i nan.csv --allow-nonfinite
+expect 3 "$E.*over.csv: row 3, column 1 \(1-indexed\) is inf" -- solve -p pow2 -i over.csv
+expect 3 "$E.*inf.npy: row 2, column 1 \(1-indexed\) is -inf" -- solve -p pow2 -i inf.npy -o y.npy
+expect 3 "$E.*nan32.npy: row 4, column 2 \(1-indexed\) is nan" -- solve -p pow2 -i nan32.npy --precision fp64
+expect 3 "$E--weights-b wnan.npy: row 1, column 2 \(1-indexed\) is nan; values must be finite$" -- solve -p pow2 --random 2 -n 4 --weights-b wnan.npy
+expect 3 "$E--weights-b wnan.npy: row 1, column 2 \(1-indexed\) is nan" -- solve -p pow2 -i nan.csv --allow-nonfinite --weights-b wnan.npy
+expect 3 "$E--gates gates.npy: row 3, column 2 \(1-indexed\) is inf" -- solve -p ssm --random 2 -n 4 --gates gates.npy
+expect 3 "$E--input-gates gates.npy: row 3, column 2 \(1-indexed\) is inf" -- solve -p ssm --random 2 -n 4 --input-gates gates.npy
+expect 3 "$E--weights-b wnan.npy: row 1, column 2 \(1-indexed\) is nan" -- rank -p pow2 -n 4 --weights-b wnan.npy
 expect 1 "$E.*cannot write 'nodir/y.npy'" -- solve -p pow2 --random 4 -n 16 -o nodir/y.npy
 expect 1 "$E.*error while writing '/dev/full'" -- congestion -p pow2 -N 64 --paths /dev/full
 expect 2 "$E--out 'bad.mtx' exists and is not a directory" -- report -p pow2 -n 64 -o bad.mtx
@@ -184,6 +228,10 @@ expect 2 "$E.*unknown pattern 'bogus'" -- report -p bogus -n 64 -o rep
 expect 1 "$E.*cannot create a staging directory for '/proc/rep'" -- report -p pow2 -n 64 -o /proc/rep
 expect 2 "$E.*unknown claim 'bogus'" -- verify --claim bogus
 expect 2 "$E--n-max must be between 2 and 2\^24" -- verify --n-max 1
+expect 2 "$E.*unknown pattern 'bogus'" -- verify -p bogus
+expect 2 "$E.*unknown pattern 'bogus'" -- verify --claim fagnou.prop4.4 -p pow2 -p bogus --format json
+expect 2 "$E.*'window:0': parameter must be >= 1" -- verify --claim fagnou.cor4.5 -p window:0
+expect 3 "$E.*missing.mtx" -- verify -p mtx:missing.mtx
 
 # --- outputs: special files are written into, not replaced; directories refused --------------------------
 mkfifo pipe.npy
@@ -198,6 +246,17 @@ rm -f pipe.npy got.bin
 mkfifo lonely.npy
 expect 1 "$E.*lonely.npy.*FIFO without a reader" -- solve -p pow2 --random 2 -n 16 -o lonely.npy
 rm -f lonely.npy
+$py -c "import socket; socket.socket(socket.AF_UNIX).bind('sock.npy')"
+expect 3 "$E.*'sock.npy'" -- solve -p pow2 -i sock.npy
+expect 1 "$E.*cannot write 'sock.npy': a FIFO without a reader \(or a socket\)" -- solve -p pow2 --random 2 -n 16 -o sock.npy
+rm -f sock.npy
+ln -s nowhere/y.npy dangling.npy
+expect 1 "$E.*cannot write 'dangling.npy': a symbolic link to a missing file" -- solve -p pow2 --random 2 -n 16 -o dangling.npy
+rm -f dangling.npy
+mkdir notreport && echo keep >notreport/keep.txt
+expect 2 "$E--out 'notreport' holds files but no report.json: --force replaces only a mixgraph report" -- report -p pow2 -n 16 -o notreport --force
+[[ -f notreport/keep.txt ]] || { echo "FAIL: report --force deleted a user's file"; fails=$((fails + 1)); }
+rm -rf notreport
 mkdir out.npy
 expect 1 "$E.*out.npy.*is a directory" -- solve -p pow2 --random 2 -n 16 -o out.npy
 rmdir out.npy

@@ -98,6 +98,13 @@ struct Walker {
     if (o.get_type_name().rfind("TEXT", 0) == 0 && accepts(root, path, name, "xml-no-such-choice"))
       add(where,
           "free text: give it a type name (SPEC, FILE, COUNT, ...) or, for a set of choices, a validator");
+    if (o.get_type_name().rfind("FLOAT", 0) == 0)  // CLI::Range alone lets nan through
+      for (const char* bad : {"nan", "inf", "1e999"})
+        if (accepts(root, path, name, bad)) {
+          add(where,
+              std::string("a floating-point option must refuse ") + bad + " at parse time (finite_range)");
+          break;
+        }
     if (o.get_type_name().find("LIST") != std::string::npos && !accepts(root, path, name, "1..3"))
       add(where, "a list must accept a range LO..HI");
     (void)app;

@@ -79,11 +79,13 @@ TEST(CliGrammar, CheckerCatchesPlantedViolations) {
   auto* good = app.add_subcommand("good", "follows every rule");
   std::string s[16];
   std::uint64_t u = 1;
+  double x = 0, y = 0;
   good->add_option("--pattern,-p", s[0], "a pattern")->type_name("SPEC");
   good->add_option("--n,-n", s[1], "Number of tokens")->type_name("COUNT");
   good->add_option("--output,-o,--old-name", s[2], "where to write")->type_name("FILE");
   good->add_option("--fine", s[3], "a choice")->check(CLI::IsMember({"a", "b"}));
   mixgraph::cli::add_seed_option(*good, u, "Seed");
+  good->add_option("--tol", x, "a tolerance")->check(mixgraph::cli::finite_range(0.0, 1.0));
   auto* bad = app.add_subcommand("bad", "breaks them");
   bad->add_option("--Bad_Name", s[4], "x")->type_name("FILE");
   bad->add_option("--pattern-file,-p", s[5], "a file")->type_name("FILE");
@@ -94,6 +96,7 @@ TEST(CliGrammar, CheckerCatchesPlantedViolations) {
   bad->add_option("--out-dir,--undocumented", s[10], "a folder")->type_name("DIR");
   bad->add_option("--n", s[11], "Copy length N")->type_name("COUNT");
   bad->add_option("--rows", s[12], "positions")->type_name("LIST")->check(CLI::Number);
+  bad->add_option("--width", y, "a width")->check(CLI::Range(0.5, 20.0));  // lets nan through
   // CLI11 alone reads -1 into a uint64_t as 2^64 - 1: a seed needs the checked parser
   bad->add_subcommand("plain", "a plain integer seed")
       ->add_option("--seed", u, "Seed; 0..2^64-1")
@@ -115,10 +118,11 @@ TEST(CliGrammar, CheckerCatchesPlantedViolations) {
   EXPECT_TRUE(has(v, "bad --out-dir: alias --undocumented is not in docs/cli.md")) << joined(v);
   EXPECT_TRUE(has(v, "bad --n: --n must mean the number of tokens")) << joined(v);
   EXPECT_TRUE(has(v, "bad --rows: a list must accept a range")) << joined(v);
+  EXPECT_TRUE(has(v, "bad --width: a floating-point option must refuse nan")) << joined(v);
   EXPECT_TRUE(has(v, "bad plain --seed: a seed must refuse -1")) << joined(v);
   EXPECT_TRUE(has(v, "bad deep --result: -o is reserved for --output")) << joined(v);
   EXPECT_TRUE(has(v, "bad deep --pattern: --pattern has no -p")) << joined(v);
-  EXPECT_EQ(v.size(), 18u) << joined(v);
+  EXPECT_EQ(v.size(), 19u) << joined(v);
 }
 
 TEST(CliGrammar, EnumeratedChoicesFailAtParseTime) {

@@ -392,6 +392,7 @@ int run_ssm(const SsmOptions& o) {
   o.common.apply();
   if (o.n_text.empty()) throw UsageError("--n is required (the sequence length)");
   const auto n = parse_count(o.n_text, "--n");
+  if (n < 1) throw UsageError("--n must be >= 1 (the sequence length)");
   if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default 1e-8)");
   const auto seed = o.seed;
   SsmMatrices m;
@@ -415,7 +416,13 @@ int run_ssm(const SsmOptions& o) {
           "--matrices or --example rotation)");
     const auto N = parse_count(o.state_text, "--state"), P = parse_count(o.p_text, "--out-channels"),
                D = parse_count(o.d_text, "--in-channels");
-    if (N > 4096 || P * D > 65536) throw UsageError("--state must be <= 4096 and p*d <= 65536");
+    if (N < 1 || P < 1 || D < 1)
+      throw UsageError(std::string(N < 1   ? "--state"
+                                   : P < 1 ? "--out-channels (--p)"
+                                           : "--in-channels (--d)") +
+                       " must be >= 1");
+    if (N > 4096 || P > 65536 || D > 65536 || P * D > 65536)
+      throw UsageError("--state must be <= 4096 and p*d <= 65536");
     m = random_stable_ssm(static_cast<std::uint32_t>(N), static_cast<std::uint32_t>(P),
                           static_cast<std::uint32_t>(D), seed);
     source = "random stable: Abar = 0.95 G / ||G||_2, G uniform in [-1,1); Bbar, C uniform in [-1,1)/sqrt(N)";
@@ -481,11 +488,21 @@ int run_heads(const HeadsOptions& o) {
     throw UsageError("--n, --out-channels and --in-channels are required");
   const auto n = parse_count(o.n_text, "--n"), P = parse_count(o.p_text, "--out-channels"),
              D = parse_count(o.d_text, "--in-channels");
+  if (n < 1 || P < 1 || D < 1)
+    throw UsageError(std::string(n < 1   ? "--n"
+                                 : P < 1 ? "--out-channels (--p)"
+                                         : "--in-channels (--d)") +
+                     " must be >= 1");
   if (n > 1024) throw UsageError("rank heads builds every pair: --n must be <= 1024");
-  if (P * D > 4096) throw UsageError("p*d must be <= 4096");
+  if (P > 4096 || D > 4096 || P * D > 4096) throw UsageError("p*d must be <= 4096");
   const auto seed = o.seed;
-  check_memory(8ull * (n * (n + 1) / 2) * P * D * 2 + 8ull * n * n * 2, o.common.mem_limit_bytes(),
-               "pair stack");
+  const std::uint64_t H = o.patterns.size();
+  if (H > 1024)
+    throw UsageError("rank heads: at most 1024 heads (--pattern given " + std::to_string(H) + " times)");
+  // the pair stack, and each head's A and B (up to n(n+1)/2 reads each, 12 bytes a read) and V_h
+  check_memory(
+      8ull * (n * (n + 1) / 2) * P * D * 2 + 8ull * n * n * 2 + H * (12ull * n * (n + 1) + 8 * P * D),
+      o.common.mem_limit_bytes(), "pair stack and the heads' weights");
   std::vector<WeightedPattern> heads;
   std::vector<Eigen::MatrixXd> vals;
   for (std::size_t h = 0; h < o.patterns.size(); ++h) {
@@ -551,7 +568,8 @@ Registrar reg(
              "all up to n = 1024, 64 above")
           ->check(position_list({"all"}))
           ->type_name("COUNT|LIST|all");
-      app.add_option("--tol", o->tol, "Relative rank tolerance of dense/sketch (0 = default 1e-13)")
+      app.add_option("--tol", o->tol, "Relative rank tolerance of dense/sketch, 0..1 (0 = default 1e-13)")
+          ->check(finite_range(0.0, 1.0))
           ->default_val(0.0);
       app.add_flag("--dyadic", o->dyadic,
                    "Also the rank of every dyadic off-diagonal block of M (n <= 4096)");
@@ -596,7 +614,8 @@ Registrar reg(
       sv->add_option("--in-channels,--d", ss->d_text, "Input channels d (columns of Bbar). Old name: --d")
           ->check(count_text())
           ->type_name(type::kCount);
-      sv->add_option("--tol", ss->tol, "Relative tolerance on sigma_l / sigma_1 (0 = 1e-8)")
+      sv->add_option("--tol", ss->tol, "Relative tolerance on sigma_l / sigma_1, 0..1 (0 = 1e-8)")
+          ->check(finite_range(0.0, 1.0))
           ->default_val(0.0);
       add_seed_option(*sv, ss->seed, "Seed of the random SSM");
       sv->add_option("--matrices", ss->matrices, "Abar, Bbar, C as Matrix Market files: A.mtx,B.mtx,C.mtx")
@@ -625,7 +644,9 @@ Registrar reg(
           ->required()
           ->check(count_text())
           ->type_name(type::kCount);
-      sh->add_option("--tol", hd->tol, "Relative tolerance (0 = 1e-8)")->default_val(0.0);
+      sh->add_option("--tol", hd->tol, "Relative tolerance on sigma_l / sigma_1, 0..1 (0 = 1e-8)")
+          ->check(finite_range(0.0, 1.0))
+          ->default_val(0.0);
       add_seed_option(*sh, hd->seed, "Seed of the weights (head h: seed + h)");
       add_common_options(*sh, hd->common);
 

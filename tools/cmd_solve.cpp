@@ -36,6 +36,7 @@ struct SolveCliOptions {
   int reps = 1;
   WeightFiles weights;  // --weights-a, --weights-b, --gates, --input-gates
   std::string save_weights;
+  bool allow_nonfinite = false;  // read NaN / inf in X as they are (else refused, exit 3)
 };
 
 template <class T>
@@ -190,6 +191,8 @@ int run_solve(const SolveCliOptions& o) {
   std::size_t d = 0;
   if (!o.input.empty()) {
     in = read_dense(o.input);
+    if (!o.allow_nonfinite)
+      require_finite(in, o.input, " (give --allow-nonfinite to read NaN and inf as they are)");
     if (n != 0 && in.rows != n)
       throw InputError(o.input + ": X has " + std::to_string(in.rows) + " rows but --n is " +
                        std::to_string(n));
@@ -260,6 +263,9 @@ Registrar reg(
                      "X, n rows x d columns: .npy (float32/float64, C order), "
                      ".mtx (array or coordinate) or .csv")
           ->type_name(type::kFile);
+      app.add_flag("--allow-nonfinite", o->allow_nonfinite,
+                   "Read NaN and inf in --input as they are (Y then holds NaN or inf); without it a "
+                   "non-finite value of X is bad data (exit 3)");
       app.add_option("--random", o->random_text, "Seeded random X with this many columns (for timing)")
           ->check(count_text())
           ->type_name(type::kCount);

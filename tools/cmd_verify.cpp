@@ -3,6 +3,7 @@
 
 #include "mixgraph/claims.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/pattern.hpp"
 #include "mixgraph/sweep.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
@@ -66,6 +67,9 @@ int run_verify(const VerifyOptions& o) {
       t.print_text(std::cout);
     return 0;
   }
+  // a pattern the user names must parse (exit 2 with the parser's message) before any claim runs; one that
+  // parses but is outside a claim's scope is that claim's NOT APPLICABLE, as the claims decide
+  for (const auto& spec : o.patterns) make_pattern(spec, spec.rfind("mtx:", 0) == 0 ? 0 : 64);
   ClaimContext ctx;
   ctx.patterns = o.patterns;
   ctx.threads = o.common.threads;

@@ -1,6 +1,9 @@
 #include "option_types.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/sweep.hpp"
@@ -42,6 +45,30 @@ CLI::Validator checked_count(bool allow_zero) {
         }
       },
       "", "checked_count");
+}
+
+CLI::Validator finite_range(double lo, double hi) {
+  const bool open_top = hi == std::numeric_limits<double>::infinity();
+  auto num = [](double v) {
+    std::string t = std::to_string(v);
+    t.erase(t.find_last_not_of('0') + 1);  // 0.500000 -> 0.5, 20.000000 -> 20.
+    if (!t.empty() && t.back() == '.') t.pop_back();
+    return t;
+  };
+  const std::string bound = open_top ? ">= " + num(lo) : "[" + num(lo) + ", " + num(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, bound, open_top](std::string& s) -> std::string {
+        const std::string t = trim(s);
+        char* end = nullptr;
+        const double v = t.empty() ? 0.0 : std::strtod(t.c_str(), &end);
+        if (t.empty() || end != t.c_str() + t.size()) return "'" + s + "' is not a number";
+        if (!std::isfinite(v))  // nan, inf, and 1e999 (strtod gives inf)
+          return "'" + s + "' is not a finite number (give a value " + (open_top ? bound : "in " + bound) +
+                 ")";
+        if (v < lo || v > hi) return "'" + s + "' must be " + (open_top ? bound : "in " + bound);
+        return {};
+      },
+      bound, "finite_range");
 }
 
 CLI::Validator count_text() {

@@ -27,6 +27,11 @@ inline constexpr const char* kId = "ID";              ///< a registered name (e.
 /// decimal, so CLI11 stores it in any integer type (a value that does not fit is refused at parse time).
 CLI::Validator checked_count(bool allow_zero = false);
 
+/// A floating-point option's value: a finite number in [lo, hi] (NaN, inf, -inf and overflowing texts such
+/// as 1e999 are refused at parse time, which CLI::Range alone lets NaN through). The bound shows in --help
+/// as "[lo, hi]"; hi = infinity shows ">= lo" (the value itself must still be finite).
+CLI::Validator finite_range(double lo, double hi);
+
 /// Checks a count without changing the text (for options read later by parse_count, such as --n).
 CLI::Validator count_text();
 

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include "mixgraph/error.hpp"
+#include "mixgraph/npy.hpp"
 
 namespace mixgraph::detail {
 
@@ -31,3 +33,28 @@ std::uint64_t check_input_file(const std::string& path, const std::string& what)
 }
 
 }  // namespace mixgraph::detail
+
+namespace mixgraph {
+namespace {
+
+/// The index of the first NaN or +-inf of v, or v.size().
+template <class T>
+std::size_t first_nonfinite(const std::vector<T>& v) {
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (!std::isfinite(v[k])) return k;
+  return v.size();
+}
+
+}  // namespace
+
+void require_finite(const NpyArray& a, const std::string& what, const std::string& advice) {
+  const std::size_t k = a.fp64 ? first_nonfinite(a.f64) : first_nonfinite(a.f32);
+  if (k == (a.fp64 ? a.f64.size() : a.f32.size()) || a.cols == 0) return;
+  const double v = a.fp64 ? a.f64[k] : double(a.f32[k]);
+  const std::string value = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  throw InputError(what + ": row " + std::to_string(k / a.cols + 1) + ", column " +
+                   std::to_string(k % a.cols + 1) + " (1-indexed) is " + value + "; values must be finite" +
+                   advice);
+}
+
+}  // namespace mixgraph

@@ -17,7 +17,9 @@ NpyArray read_checked(const std::string& path, const std::string& option, std::u
   const auto bytes = std::filesystem::file_size(path, ec);
   if (ec) throw InputError(option + " " + path + ": cannot read the file (" + ec.message() + ")");
   check_memory(std::uint64_t(bytes) * 2, mem_limit, "reading " + option + " " + path);
-  return read_npy(path);
+  auto a = read_npy(path);
+  require_finite(a, option + " " + path);
+  return a;
 }
 
 double at(const NpyArray& a, std::size_t k) {

@@ -28,6 +28,11 @@ void write_npy(const std::string& path, const NpyArray& a);
 /// 'coordinate' real/integer general); .csv / .txt (one row per line, comma or whitespace separated).
 /// Non-.npy files are read as fp64. Throws InputError for malformed files.
 NpyArray read_dense(const std::string& path);
+/// Throws InputError at the first NaN or +-inf of `a` (row-major): "<what>: row R, column C (1-indexed) is
+/// nan, values must be finite<advice>". Called on X by solve (unless --allow-nonfinite) and on weight files.
+/// O(rows * cols).
+void require_finite(const NpyArray& a, const std::string& what, const std::string& advice = "");
+
 /// By extension: .npy, .mtx (array format), .csv. Atomic.
 void write_dense(const std::string& path, const NpyArray& a);
 
