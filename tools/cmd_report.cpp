@@ -382,6 +382,15 @@ int run_report(const ReportOptions& o) {
   auto files = out.files();
   files.push_back("report.json");
   manifest["files"] = files;
+  // every PNG as drawn: its size and smallest text (text_points(min_font_px, width_px, fig_width) is the
+  // printed size in points at --fig-width)
+  manifest["figures"] = ojson::array();
+  for (const auto& f : out.figures())
+    manifest["figures"].push_back({{"path", f.path},
+                                   {"width_px", f.width_px},
+                                   {"height_px", f.height_px},
+                                   {"font_px", f.font_px},
+                                   {"min_font_px", f.min_font_px}});
   manifest["seconds"] = elapsed();
   {
     std::ostringstream ss;
