@@ -467,11 +467,11 @@ Registrar reg(
           ->delimiter(',')
           ->type_name(type::kId);
       app.add_option("--fig-width", o->fig_width,
-                     "Printed width of the line plots in inches (3.3: one column, 6.9: two columns; "
-                     "default: the screen layout)")
+                     "Printed width of the figures (line plots and heatmaps) in inches (3.3: one column, "
+                     "6.9: two columns; default: the screen layout)")
           ->check(CLI::Range(0.5, 20.0));
       app.add_option("--style", o->style,
-                     "Line plots for a screen (titles, thick lines) or a paper (no titles, thin lines, text "
+                     "Figures for a screen (titles, thick lines) or a paper (no titles, thin lines, text "
                      ">= 7 pt at --fig-width) (default screen)")
           ->check(CLI::IsMember({"screen", "paper"}));
       app.add_option(
