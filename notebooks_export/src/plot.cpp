@@ -525,13 +525,14 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
   info.cell_px = cell;
 
   info.min_font_px = render(path, kind, info.width_px, info.height_px, [&](cairo_t* cr) {
-    // Title and note lines (centred on the plot, kept inside the picture).
+    // Title and note lines (centred on the plot, kept inside the picture; wrapped lines on the picture).
+    const double tc = sized ? W / 2 : x0 + pw / 2;
     double ty = pad + fs * 0.55;
     font(cr, fs * 1.15, true);
     set_rgb(cr, kInk);
     for (const auto& l : title_lines) {
       const double lw = text_width(cr, l);
-      text(cr, std::clamp(x0 + pw / 2, pad + lw / 2, W - pad - lw / 2), ty, l, 0.5);
+      text(cr, std::clamp(tc, pad + lw / 2, W - pad - lw / 2), ty, l, 0.5);
       ty += fs * 1.15 * 1.3;
     }
     font(cr, fs * 0.85);
@@ -539,7 +540,7 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
     ty = pad + fs * 1.15 * 1.3 * static_cast<double>(title_lines.size()) + fs * 0.5;
     for (const auto& l : note_lines) {
       const double lw = text_width(cr, l);
-      text(cr, std::clamp(x0 + pw / 2, pad + lw / 2, W - pad - lw / 2), ty, l, 0.5);
+      text(cr, std::clamp(tc, pad + lw / 2, W - pad - lw / 2), ty, l, 0.5);
       ty += fs * 0.85 * 1.35;
     }
     // Cells.
