@@ -457,6 +457,11 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
     for (double v : position_ticks(m.rows, 1, 0)) ytw = std::max(ytw, text_width(ms.cr.get(), fmt_num(v)));
     left = pad + fs * 1.3 + gap * 2 + ytw + tick;
     right = bar_gap + (mask_mode ? legend_w + pad : cbw + tick + gap + ctw + gap * 2 + fs * 1.3 + pad);
+    if (!mask_mode && info.masked > 0) {  // the masked-cell key under the colour bar
+      font(ms.cr.get(), fs * 0.85);
+      right = std::max(right, bar_gap + fs * 1.5 + text_width(ms.cr.get(), opt.masked_label) + pad);
+      font(ms.cr.get(), fs);
+    }
     if (sized) {
       // The plot takes what the labels leave of the width; cells of at least one pixel.
       const double room = std::floor(target_w - std::ceil(left) - right);
