@@ -1,11 +1,23 @@
-# Installs the built project into a temporary prefix, then configures and builds examples/consumer against
-# it with find_package(mixgraph), and runs the consumer.
+# Installs the built project into a temporary prefix, moves the prefix elsewhere (the package must be
+# relocatable), then configures and builds examples/consumer against it with find_package(mixgraph), and
+# runs the consumer. With HAVE_CUDA (the tree was configured with CUDA) the consumer must report the CUDA
+# solver built in, and examples/consumer_cuda (a .cu file linking mixgraph::gpu) must configure, build and
+# link too; it runs, and without a GPU it reports devices=0.
 file(REMOVE_RECURSE ${WORK_DIR})
-execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/installed
   RESULT_VARIABLE r OUTPUT_QUIET)
 if(NOT r EQUAL 0)
   message(FATAL_ERROR "cmake --install failed (${r})")
 endif()
+file(RENAME ${WORK_DIR}/installed ${WORK_DIR}/prefix)
+file(GLOB_RECURSE cmake_files ${WORK_DIR}/prefix/*.cmake)
+foreach(f ${cmake_files})
+  file(READ ${f} text)
+  string(FIND "${text}" "${WORK_DIR}/installed" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "${f} names the install prefix by absolute path: the package is not relocatable")
+  endif()
+endforeach()
 # The exported targets name imported targets (mixgraph_dep::*, CUDA::*), never a library file by path, so
 # the package can be moved; and the claim registry is installed.
 file(GLOB targets_files ${WORK_DIR}/prefix/*/cmake/mixgraph/mixgraphTargets*.cmake
@@ -39,4 +51,35 @@ execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE r OUTPUT_VARI
 message(STATUS "consumer printed: ${out}")
 if(NOT r EQUAL 0 OR NOT out MATCHES "pow2 n=64 max_cache=[0-9]+ claims=[1-9][0-9]* gpu_built_in=[01]")
   message(FATAL_ERROR "the consumer failed or printed something unexpected (${r}): ${out}")
+endif()
+if(NOT HAVE_CUDA)
+  if(NOT out MATCHES "gpu_built_in=0")
+    message(FATAL_ERROR "a build without CUDA reports the CUDA solver built in: ${out}")
+  endif()
+  return()
+endif()
+if(NOT out MATCHES "gpu_built_in=1")
+  message(FATAL_ERROR "a CUDA build's mixgraph::gpu reports no CUDA solver built in: ${out}")
+endif()
+file(READ ${WORK_DIR}/prefix/${LIBDIR}/cmake/mixgraph/mixgraphConfig.cmake config)
+if(NOT config MATCHES "find_dependency\\(CUDAToolkit\\)")
+  message(FATAL_ERROR "mixgraphConfig.cmake of a CUDA build does not find_dependency(CUDAToolkit)")
+endif()
+set(cuda_args)
+if(CUDA_COMPILER)
+  list(APPEND cuda_args -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/consumer_cuda -B ${WORK_DIR}/build_cuda
+  -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release ${cuda_args} RESULT_VARIABLE r)
+if(NOT r EQUAL 0)
+  message(FATAL_ERROR "configuring the CUDA consumer with find_package(mixgraph) failed (${r})")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build_cuda RESULT_VARIABLE r)
+if(NOT r EQUAL 0)
+  message(FATAL_ERROR "building the CUDA consumer (linking mixgraph::gpu) failed (${r})")
+endif()
+execute_process(COMMAND ${WORK_DIR}/build_cuda/consumer_cuda RESULT_VARIABLE r OUTPUT_VARIABLE out)
+message(STATUS "CUDA consumer printed: ${out}")
+if(NOT r EQUAL 0 OR NOT out MATCHES "gpu_built_in=1 devices=[0-9]+ kernel=(-1|42)")
+  message(FATAL_ERROR "the CUDA consumer failed or printed something unexpected (${r}): ${out}")
 endif()

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
@@ -379,4 +380,175 @@ TEST(ReportFigures, LoadHistogramDataCoversEveryPositionOnceAndReachesTheCongest
   }
   EXPECT_EQ(positions, 2 * N);
   EXPECT_EQ(max_load, upper);
+}
+
+namespace {
+/// A CSV file as rows of fields keyed by the header's names (no quoted fields in the files read here).
+std::vector<std::map<std::string, std::string>> read_csv(const fs::path& p) {
+  std::istringstream in(read_file(p));
+  std::string line;
+  std::vector<std::string> head;
+  std::vector<std::map<std::string, std::string>> rows;
+  auto split = [](const std::string& l) {
+    std::vector<std::string> f;
+    std::string cur;
+    for (char c : l) {
+      if (c == ',') {
+        f.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    f.push_back(cur);
+    return f;
+  };
+  if (std::getline(in, line)) head = split(line);
+  while (std::getline(in, line)) {
+    const auto f = split(line);
+    std::map<std::string, std::string> row;
+    for (std::size_t k = 0; k < head.size() && k < f.size(); ++k) row[head[k]] = f[k];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+/// A lower-triangular n x n matrix with values over many decades (like |M|), dense row-major.
+std::vector<double> decades_matrix(std::size_t n) {
+  std::vector<double> m(n * n, NAN);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) m[i * n + j] = std::pow(10.0, -6.0 * double(i - j) / double(n));
+  return m;
+}
+}  // namespace
+
+TEST(ReportFigures, HeatmapsTakeTheFigureWidthAndStyle) {
+  if (!mixgraph::plots_built_in()) GTEST_SKIP() << "cairo is not built in";
+  ReportCall tmp("--n 16 --pattern ssm --sections summary");  // a scratch directory
+  const std::size_t n = 1024;
+  const auto m = decades_matrix(n);
+  mixgraph::HeatmapOptions o;
+  o.title = "|M| of a test matrix";
+  o.note = "a long note line that is wider than a one-column figure and has to be wrapped to fit it";
+  o.scale = mixgraph::ColorScale::Log;  // 10^k labels: exponents are the smallest text
+  o.colorbar_label = "|M(i, j)|";
+  const auto screen =
+      mixgraph::write_heatmap((tmp.tmp / "screen.png").string(), mixgraph::MatrixView::dense(m, n, n), o);
+  const int ws = png_width(tmp.tmp / "screen.png");
+  ASSERT_EQ(ws, screen.width_px);
+  // The default layout shrunk into a 3.3-inch column: text far below 7 pt (what --fig-width fixes).
+  EXPECT_LT(mixgraph::text_points(screen.min_font_px, ws, 3.3), 5.0);
+  for (auto style : {mixgraph::FigureStyle::Paper, mixgraph::FigureStyle::Screen})
+    for (double width : {3.3, 6.9}) {
+      o.width_in = width;
+      o.style = style;
+      const auto h =
+          mixgraph::write_heatmap((tmp.tmp / "sized.png").string(), mixgraph::MatrixView::dense(m, n, n), o);
+      const int w = png_width(tmp.tmp / "sized.png");
+      EXPECT_EQ(w, static_cast<int>(std::lround(width * mixgraph::kFigureDpi))) << width;
+      EXPECT_EQ(w, h.width_px);
+      EXPECT_GE(mixgraph::text_points(h.min_font_px, w, width), 7.0) << width;
+      EXPECT_LE(mixgraph::text_points(h.font_px, w, width), 12.0) << width;
+      // The cells fit the picture: pooled (to what pool_matrix gives for max_side) where the room is short.
+      EXPECT_LE(h.plot_x + double(h.cols * h.cell_px), double(w));
+      const auto pm =
+          mixgraph::pool_matrix(mixgraph::MatrixView::dense(m, n, n), h.max_side, mixgraph::Pooling::Max);
+      EXPECT_EQ(pm.rows, h.rows);
+      EXPECT_EQ(pm.factor, h.factor);
+      if (width < 4) {
+        EXPECT_GT(h.factor, 1u) << "1024 cells do not fit a one-column figure";
+      }
+    }
+}
+
+TEST(ReportFigures, EveryFigureOfTheReportAtOneColumnPaperHasTextOfAtLeast7Points) {
+  // Every PNG the report lists is in report.json's "figures" with the size it was drawn at and the
+  // smallest text drawn in it (measured while drawing); the PNG's own header must agree on the width.
+  if (!mixgraph::plots_built_in()) GTEST_SKIP() << "cairo is not built in";
+  ReportCall r(
+      "--n 64 --pattern pow2 --pattern ssm --pattern sq1 --skip verify --fig-width 3.3 --style paper");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const auto j = r.manifest();
+  std::map<std::string, nlohmann::json> drawn;
+  for (const auto& f : j["figures"]) drawn[f["path"].get<std::string>()] = f;
+  std::size_t pngs = 0;
+  std::set<std::string> kinds;
+  for (const auto& f : j["files"]) {
+    const std::string path = f.get<std::string>();
+    if (path.size() < 4 || path.compare(path.size() - 4, 4, ".png") != 0) continue;
+    ++pngs;
+    kinds.insert(path.substr(8, path.find('_', 8) - 8));  // "figures/M_pow2.png" -> "M"
+    ASSERT_TRUE(drawn.count(path)) << path << " is not in report.json's figures";
+    const auto& d = drawn[path];
+    const int w = png_width(r.dir / path);
+    EXPECT_EQ(w, 660) << path;
+    EXPECT_EQ(w, d["width_px"].get<int>()) << path;
+    EXPECT_GE(mixgraph::text_points(d["min_font_px"].get<double>(), w, 3.3), 7.0) << path;
+    EXPECT_LE(mixgraph::text_points(d["font_px"].get<double>(), w, 3.3), 12.0) << path;
+  }
+  EXPECT_EQ(pngs, drawn.size());
+  // Heatmaps (masks, |M|, distances) and line plots (profiles, congestion, cut ranks) are all among them.
+  for (const char* k : {"A", "B", "M", "d", "congestion", "cut", "sweep", "distance"})
+    EXPECT_TRUE(kinds.count(k)) << "no figure " << k << "_*";
+}
+
+TEST(ReportFigures, HeatmapDataBesideThePngIsPooledAsDrawn) {
+  // At one column a 512 x 512 distance matrix does not fit one pixel per cell: the PNG pools it, and the
+  // .npy beside it (which the notebook redraws) must hold the same pooled matrix.
+  if (!mixgraph::plots_built_in()) GTEST_SKIP() << "cairo is not built in";
+  ReportCall r("--n 512 --pattern pow2 --sections distances --fig-width 3.3 --style paper");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const std::string npy = read_file(r.dir / "figures/d_pow2.npy");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(npy, m, std::regex(R"('shape': \(([0-9]+), ([0-9]+)\))")))
+      << npy.substr(0, 80);
+  const long rows = std::stol(m[1]), cols = std::stol(m[2]);
+  EXPECT_EQ(rows, cols);
+  EXPECT_LT(rows, 512) << "pooled";
+  const long f = (512 + rows - 1) / rows;
+  EXPECT_EQ((512 + f - 1) / f, rows) << "blocks of " << f;
+  EXPECT_LE(rows, 330) << "fits the one-column plot";
+  // The notebook cell that redraws it passes the same pooling factor.
+  EXPECT_NE(read_file(r.dir / "report.ipynb").find("factor=" + std::to_string(f)), std::string::npos);
+}
+
+TEST(ReportFigures, CongestionBandDataIsTheCongestionTablesBounds) {
+  // figures/congestion_over_n.csv: per pattern a band "<p> certified bounds" (y = certified lower bound,
+  // y_upper = best checked routing) and points "<p> best routing" (y = that routing), one per row of
+  // tables/congestion.csv where copying is possible.
+  ReportCall r("--n 64 --pattern pow2 --pattern sq1 --sections congestion");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const auto table = read_csv(r.dir / "tables/congestion.csv");
+  const auto fig = read_csv(r.dir / "figures/congestion_over_n.csv");
+  ASSERT_FALSE(fig.empty());
+  ASSERT_TRUE(fig[0].count("y_upper")) << "no y_upper column";
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> band, points;
+  for (const auto& row : fig) {
+    if (row.at("x").empty()) continue;  // the break between points
+    const std::string s = row.at("series");
+    for (const char* suffix : {" certified bounds", " best routing"}) {
+      const std::string sf = suffix;
+      if (s.size() > sf.size() && s.compare(s.size() - sf.size(), sf.size(), sf) == 0) {
+        auto& into = sf == " best routing" ? points : band;
+        const auto key = std::make_pair(s.substr(0, s.size() - sf.size()), row.at("x"));
+        EXPECT_FALSE(into.count(key)) << s << " twice at N = " << row.at("x");
+        into[key] = {row.at("y"), row.at("y_upper")};
+      }
+    }
+  }
+  std::size_t rows = 0;
+  for (const auto& t : table) {
+    if (t.at("status") == "impossible") continue;
+    ++rows;
+    const auto key = std::make_pair(t.at("pattern"), t.at("N"));
+    ASSERT_TRUE(band.count(key)) << key.first << " N = " << key.second;
+    EXPECT_EQ(band[key].first, t.at("lower")) << key.first << " N = " << key.second;
+    EXPECT_EQ(band[key].second, t.at("upper")) << key.first << " N = " << key.second;
+    if (!t.at("upper").empty()) {
+      EXPECT_LE(std::stol(t.at("lower")), std::stol(t.at("upper")));
+      EXPECT_EQ(points[key].first, t.at("upper")) << key.first << " N = " << key.second;
+    }
+  }
+  EXPECT_EQ(band.size(), rows);
+  EXPECT_GT(rows, 10u);
 }

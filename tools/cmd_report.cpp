@@ -382,6 +382,15 @@ int run_report(const ReportOptions& o) {
   auto files = out.files();
   files.push_back("report.json");
   manifest["files"] = files;
+  // every PNG as drawn: its size and smallest text (text_points(min_font_px, width_px, fig_width) is the
+  // printed size in points at --fig-width)
+  manifest["figures"] = ojson::array();
+  for (const auto& f : out.figures())
+    manifest["figures"].push_back({{"path", f.path},
+                                   {"width_px", f.width_px},
+                                   {"height_px", f.height_px},
+                                   {"font_px", f.font_px},
+                                   {"min_font_px", f.min_font_px}});
   manifest["seconds"] = elapsed();
   {
     std::ostringstream ss;
@@ -458,11 +467,11 @@ Registrar reg(
           ->delimiter(',')
           ->type_name(type::kId);
       app.add_option("--fig-width", o->fig_width,
-                     "Printed width of the line plots in inches (3.3: one column, 6.9: two columns; "
-                     "default: the screen layout)")
+                     "Printed width of the figures (line plots and heatmaps) in inches (3.3: one column, "
+                     "6.9: two columns; default: the screen layout)")
           ->check(finite_range(0.5, 20.0));
       app.add_option("--style", o->style,
-                     "Line plots for a screen (titles, thick lines) or a paper (no titles, thin lines, text "
+                     "Figures for a screen (titles, thick lines) or a paper (no titles, thin lines, text "
                      ">= 7 pt at --fig-width) (default screen)")
           ->check(CLI::IsMember({"screen", "paper"}));
       app.add_option(

@@ -63,7 +63,9 @@ std::string npy_mask(const std::vector<double>& values, std::size_t rows, std::s
 std::string series_csv(const std::vector<LineSeries>& series) {
   std::ostringstream ss;
   ss.precision(17);
-  ss << "series,x,y\n";
+  bool band = false;
+  for (const auto& s : series) band = band || !s.y_upper.empty();
+  ss << (band ? "series,x,y,y_upper\n" : "series,x,y\n");
   for (const auto& s : series) {
     std::string label = s.label;
     if (label.find_first_of(",\"\n") != std::string::npos) {
@@ -76,6 +78,10 @@ std::string series_csv(const std::vector<LineSeries>& series) {
       if (!std::isnan(s.x[k])) ss << s.x[k];
       ss << ',';
       if (!std::isnan(s.y[k])) ss << s.y[k];
+      if (band) {
+        ss << ',';
+        if (k < s.y_upper.size() && !std::isnan(s.y_upper[k])) ss << s.y_upper[k];
+      }
       ss << '\n';
     }
   }
@@ -96,11 +102,16 @@ std::string heatmap_code(const std::string& name, const std::string& npy, const 
   return c + ")";
 }
 
-std::string lines_code(const std::string& name, const std::string& csv, const LinePlotOptions& o) {
+std::string lines_code(const std::string& name, const std::string& csv, const LinePlotOptions& o,
+                       const std::vector<LineSeries>& series) {
   std::string c = "figure_data[" + py(name) + "] = lines(" + py(csv) + ", title=" + py(o.title);
   if (!o.note.empty()) c += ", note=" + py(o.note);
   c += ", xlabel=" + py(o.x_label) + ", ylabel=" + py(o.y_label) + ", logx=" + py_bool(o.log_x) +
        ", logy=" + py_bool(o.log_y);
+  std::string bars;
+  for (const auto& s : series)
+    if (s.bars) bars += py(s.label) + ", ";
+  if (!bars.empty()) c += ", bars=(" + bars + ")";
   return c + ")";
 }
 
@@ -176,12 +187,18 @@ def heatmap(path, title="", note="", xlabel="", ylabel="", cbar="value", log=Fal
     return m
 
 
-def lines(path, title="", note="", xlabel="", ylabel="", logx=False, logy=False):
-    """Draws figures/<name>.csv (series, x, y) as the report's line plot did; returns the DataFrame."""
+def lines(path, title="", note="", xlabel="", ylabel="", logx=False, logy=False, bars=()):
+    """Draws figures/<name>.csv (series, x, y; y_upper for bands filled from y to y_upper) as the report's
+    line plot did: `bars` names the series drawn as bars; returns the DataFrame."""
     df = pd.read_csv(path)
     fig, ax = plt.subplots(figsize=(7, 4))
     for label, g in df.groupby("series", sort=False):
-        ax.plot(g["x"], g["y"], marker="o" if len(g) <= 24 else None, label=label)
+        if "y_upper" in g and g["y_upper"].notna().any():
+            ax.fill_between(g["x"], g["y"], g["y_upper"], alpha=0.3, label=label)
+        elif label in bars:
+            ax.bar(g["x"], g["y"], width=0.7, label=label)
+        else:
+            ax.plot(g["x"], g["y"], marker="o" if len(g) <= 24 else None, label=label)
     ax.set(title=title + ("\n" + note if note else ""), xlabel=xlabel, ylabel=ylabel)
     if logx:
         ax.set_xscale("log")

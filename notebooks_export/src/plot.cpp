@@ -116,8 +116,9 @@ FileKind file_kind(const std::string& path) {
 
 #ifdef MIXGRAPH_HAVE_CAIRO
 
-/// Ticks for positions 1..n drawn on an axis: 1, then multiples of a nice step (n/4 for powers of two).
-std::vector<double> position_ticks(std::size_t n) {
+/// Ticks for positions 1..n drawn on an axis: 1, then multiples of a nice step (n/4 for powers of two),
+/// the step doubled until ticks are at least `min_spacing` apart on an axis `axis_px` long.
+std::vector<double> position_ticks(std::size_t n, double axis_px, double min_spacing) {
   std::vector<double> t;
   if (n <= 1) return {1.0};
   double step;
@@ -127,9 +128,11 @@ std::vector<double> position_ticks(std::size_t n) {
     auto nt = nice_ticks(1, static_cast<double>(n), 5);
     step = nt.size() >= 2 ? nt[1] - nt[0] : 1;
   }
+  while (step < static_cast<double>(n) && step * axis_px / static_cast<double>(n) < min_spacing) step *= 2;
   t.push_back(1);
   for (double v = step; v <= static_cast<double>(n) + 1e-9; v += step)
-    if (v - 1 >= 0.5 * step) t.push_back(v);
+    if ((v - 1) * axis_px / static_cast<double>(n) >= min_spacing && v - 1 >= 0.5 * step) t.push_back(v);
+  if (t.size() == 1) t.push_back(static_cast<double>(n));  // at least both ends
   return t;
 }
 
@@ -153,9 +156,15 @@ void check(cairo_status_t st, const std::string& path) {
     throw RuntimeFailure("drawing '" + path + "' failed: " + cairo_status_to_string(st));
 }
 
-/// Creates the surface for `kind`, runs draw(cr), and streams the result into `path` atomically.
+/// The smallest text drawn by the current render() on this thread, in device pixels (text() records it),
+/// so a figure's info reports what was drawn, not what its layout meant to draw.
+thread_local double g_min_text_px = 0;
+
+/// Creates the surface for `kind`, runs draw(cr), and streams the result into `path` atomically. Returns
+/// the smallest text drawn, in pixels (0 if none).
 template <class Draw>
-void render(const std::string& path, FileKind kind, int w, int h, Draw&& draw) {
+double render(const std::string& path, FileKind kind, int w, int h, Draw&& draw) {
+  g_min_text_px = std::numeric_limits<double>::infinity();
   write_file_atomic(path, [&](std::ostream& os) {
     SurfacePtr s;
     if (kind == FileKind::Png)
@@ -176,6 +185,7 @@ void render(const std::string& path, FileKind kind, int w, int h, Draw&& draw) {
     cairo_surface_finish(s.get());
     check(cairo_surface_status(s.get()), path);
   });
+  return std::isfinite(g_min_text_px) ? g_min_text_px : 0;
 }
 
 /// A scratch context for measuring text before the picture's size is known.
@@ -196,6 +206,30 @@ double text_width(cairo_t* cr, const std::string& s) {
   return e.x_advance;
 }
 
+/// Splits s at spaces into lines at most max_w wide in the current font (0: one line). A word wider than
+/// max_w stays whole on its own line.
+std::vector<std::string> wrap_text(cairo_t* cr, const std::string& s, double max_w) {
+  if (max_w <= 0 || text_width(cr, s) <= max_w) return {s};
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t k = 0;
+  while (k < s.size()) {
+    std::size_t e = s.find(' ', k);
+    if (e == std::string::npos) e = s.size();
+    const std::string word = s.substr(k, e - k);
+    const std::string joined = line.empty() ? word : line + " " + word;
+    if (!line.empty() && text_width(cr, joined) > max_w) {
+      lines.push_back(line);
+      line = word;
+    } else {
+      line = joined;
+    }
+    k = e + 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
 void set_rgb(cairo_t* cr, const Rgb& c) {
   cairo_set_source_rgb(cr, c.r, c.g, c.b);
 }
@@ -203,6 +237,13 @@ void set_rgb(cairo_t* cr, const Rgb& c) {
 /// Text with its anchor at (x, y): ha 0 = left, 0.5 = centre, 1 = right; y is the vertical middle of
 /// digits/capitals (cap height ~0.72 em).
 void text(cairo_t* cr, double x, double y, const std::string& s, double ha = 0.0) {
+  if (!s.empty()) {  // the em size in device pixels, whatever the rotation
+    cairo_matrix_t fm;
+    cairo_get_font_matrix(cr, &fm);
+    double dx = fm.xy, dy = fm.yy;
+    cairo_user_to_device_distance(cr, &dx, &dy);
+    g_min_text_px = std::min(g_min_text_px, std::hypot(dx, dy));
+  }
   double size = 0;
   cairo_font_extents_t fe;
   cairo_font_extents(cr, &fe);
@@ -313,35 +354,45 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
   not_built_in();
 #else
   const bool log = opt.scale == ColorScale::Log;
-  PooledMatrix p = pool_matrix(m, opt.max_side, opt.pooling);
+  const bool sized = opt.width_in > 0, paper = opt.style == FigureStyle::Paper;
+  const double target_w = sized ? std::round(opt.width_in * kFigureDpi) : 0;
   HeatmapInfo info;
-  info.rows = p.rows;
-  info.cols = p.cols;
-  info.factor = p.factor;
-  // Colour range.
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (double& v : p.values) {
-    if (log && !(v > 0)) v = std::numeric_limits<double>::quiet_NaN();
-    if (std::isnan(v)) {
-      ++info.masked;
-      continue;
+  PooledMatrix p;
+  double lo = 0, hi = 0, levels = 0;
+  bool mask_mode = false, discrete = false;
+  // Pools m to at most max_side cells a side and derives the colour range from the pooled values.
+  auto pool_and_range = [&](std::size_t max_side) {
+    p = pool_matrix(m, max_side, opt.pooling);
+    info.rows = p.rows;
+    info.cols = p.cols;
+    info.factor = p.factor;
+    info.max_side = max_side;
+    info.masked = 0;
+    lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (double& v : p.values) {
+      if (log && !(v > 0)) v = std::numeric_limits<double>::quiet_NaN();
+      if (std::isnan(v)) {
+        ++info.masked;
+        continue;
+      }
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
     }
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  const bool any = hi >= lo;
-  if (!any) lo = log ? 0.1 : 0, hi = 1;
-  const bool mask_mode = !opt.mask_label.empty() && (lo == hi || !any);
-  if (opt.vmin) lo = *opt.vmin;
-  if (opt.vmax) hi = *opt.vmax;
-  // Integer levels (distances, ranks): one colour per integer, a stepped colour bar with integer ticks.
-  const bool discrete = opt.integer_levels && !log && !mask_mode && std::ceil(hi) - std::floor(lo) + 1 <= 32;
-  if (discrete) lo = std::floor(lo), hi = std::ceil(hi);
-  const double levels = discrete ? hi - lo + 1 : 0;
-  if (!discrete && hi <= lo) lo = log ? hi / 10 : hi - 1;
-  if (log && lo <= 0) lo = hi * 1e-12;
-  info.vmin = lo;
-  info.vmax = hi;
+    const bool any = hi >= lo;
+    if (!any) lo = log ? 0.1 : 0, hi = 1;
+    mask_mode = !opt.mask_label.empty() && (lo == hi || !any);
+    if (opt.vmin) lo = *opt.vmin;
+    if (opt.vmax) hi = *opt.vmax;
+    // Integer levels (distances, ranks): one colour per integer, a stepped colour bar with integer ticks.
+    discrete = opt.integer_levels && !log && !mask_mode && std::ceil(hi) - std::floor(lo) + 1 <= 32;
+    if (discrete) lo = std::floor(lo), hi = std::ceil(hi);
+    levels = discrete ? hi - lo + 1 : 0;
+    if (!discrete && hi <= lo) lo = log ? hi / 10 : hi - 1;
+    if (log && lo <= 0) lo = hi * 1e-12;
+    info.vmin = lo;
+    info.vmax = hi;
+  };
+  pool_and_range(opt.max_side);
   auto t_of = [&](double v) {
     if (discrete) return (std::round(std::clamp(v, lo, hi)) - lo + 0.5) / levels;
     return log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
@@ -352,91 +403,150 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
     return mask_mode ? mask_colour : viridis(t_of(v));
   };
 
-  // Layout.
-  const std::size_t side = std::max(p.rows, p.cols);
-  const int cell = std::max(1, static_cast<int>(640 / side));
-  const double pw = static_cast<double>(p.cols) * cell, ph = static_cast<double>(p.rows) * cell;
-  const double fs = std::clamp(std::max(pw, ph) / 44.0, 13.0, 40.0);
-  const double pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35;
-  std::string title = opt.title;
-  std::string note = opt.note;
-  if (p.factor > 1) {
+  // Layout. At a printed width the text has a fixed size (12 pt screen, 10.5 pt paper) and the plot takes
+  // the room the labels leave; else the plot is about 640 px and the text grows with it.
+  const double fs_sized = (paper ? 10.5 : 12.0) * kFigureDpi / 72.0;
+  double fs = fs_sized, pad = 0, tick = 0, gap = 0, pw = 0, ph = 0, left = 0, right = 0, ytw = 0, ctw = 0;
+  double legend_w = 0, cbw = 0, bar_gap = 0;
+  int cell = 1;
+  std::vector<double> cticks, xt, yt;
+  std::vector<int> cdecades;
+  Measure ms;
+  auto lay_out = [&] {
+    const std::size_t side = std::max(p.rows, p.cols);
+    cell = std::max(1, static_cast<int>(640 / side));
+    if (!sized) fs = std::clamp(static_cast<double>(side * cell) / 44.0, 13.0, 40.0);
+    pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35;
+    cbw = fs * (sized ? 0.8 : 1.1);
+    bar_gap = fs * (sized ? 0.6 : 1.3);
+    font(ms.cr.get(), fs);
+    // Room for the colour bar's tick labels first: it fixes the plot's size at a printed width.
+    cticks.clear(), cdecades.clear();
+    auto bar_ticks = [&](double bar_px) {
+      cticks.clear(), cdecades.clear();
+      const int fit = std::max(2, static_cast<int>(bar_px / (fs * 1.3)));  // labels that fit the bar's height
+      if (mask_mode) return;
+      if (log) {
+        const int d0 = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)),
+                  d1 = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+        const int span = std::max(1, d1 - d0);
+        const int most = std::min(8, fit);
+        const int every = span <= most ? 1 : (span + most - 1) / most;
+        for (int d = d0; d <= d1; ++d)
+          if ((d - d0) % every == 0) cdecades.push_back(d);
+        if (cdecades.empty()) cticks = {lo, hi};
+      } else if (discrete) {
+        const int every = static_cast<int>(std::ceil(levels / std::min(12, fit)));
+        for (double v = lo; v <= hi; v += every) cticks.push_back(v);
+      } else {
+        cticks = nice_ticks(lo, hi, std::min(5, fit));
+      }
+    };
+    auto measure_bar = [&] {
+      ctw = 0;
+      for (double v : cticks) ctw = std::max(ctw, text_width(ms.cr.get(), fmt_num(v)));
+      for (int d : cdecades) ctw = std::max(ctw, PowLabel{d}.width(ms.cr.get(), fs));
+    };
+    bar_ticks(static_cast<double>(side * cell));
+    measure_bar();
+    legend_w = 0;
+    if (mask_mode)
+      legend_w = fs * 1.6 +
+                 std::max(text_width(ms.cr.get(), opt.mask_label), text_width(ms.cr.get(), opt.masked_label));
+    ytw = 0;
+    for (double v : position_ticks(m.rows, 1, 0)) ytw = std::max(ytw, text_width(ms.cr.get(), fmt_num(v)));
+    left = pad + fs * 1.3 + gap * 2 + ytw + tick;
+    right = bar_gap + (mask_mode ? legend_w + pad : cbw + tick + gap + ctw + gap * 2 + fs * 1.3 + pad);
+    if (!mask_mode && info.masked > 0) {  // the masked-cell key under the colour bar
+      font(ms.cr.get(), fs * 0.85);
+      right = std::max(right, bar_gap + fs * 1.5 + text_width(ms.cr.get(), opt.masked_label) + pad);
+      font(ms.cr.get(), fs);
+    }
+    if (sized) {
+      // The plot takes what the labels leave of the width; cells of at least one pixel.
+      const double room = std::floor(target_w - std::ceil(left) - right);
+      if (room < 16) throw UsageError("heatmap '" + path + "': the figure width leaves no room for the plot");
+      cell = std::max(1, static_cast<int>(room / static_cast<double>(side)));
+    }
+    pw = static_cast<double>(p.cols) * cell, ph = static_cast<double>(p.rows) * cell;
+    bar_ticks(ph);
+    measure_bar();
+    // Position ticks spaced so that their labels never touch.
+    double xlw = 0;
+    for (double v : position_ticks(m.cols, 1, 0)) xlw = std::max(xlw, text_width(ms.cr.get(), fmt_num(v)));
+    xt = position_ticks(m.cols, pw, xlw + fs);
+    yt = position_ticks(m.rows, ph, fs * 1.4);
+  };
+  lay_out();
+  if (sized) {
+    // Too many cells for the room: pool down to it (one pixel per cell) and lay out again.
+    const double room = std::floor(target_w - std::ceil(left) - right);
+    if (static_cast<double>(std::max(p.rows, p.cols)) > room) {
+      pool_and_range(static_cast<std::size_t>(room) - static_cast<std::size_t>(std::ceil(fs)));
+      lay_out();
+    }
+  }
+  const bool titled = !paper;
+  std::string title = titled ? opt.title : "";
+  std::string note = titled ? opt.note : "";
+  if (titled && p.factor > 1) {
     std::string pooled = "downsampled " + std::to_string(m.rows) + "\u00d7" + std::to_string(m.cols) +
                          " \u2192 " + std::to_string(p.rows) + "\u00d7" + std::to_string(p.cols) + " by " +
                          (opt.pooling == Pooling::Max ? "max" : "mean") + " pooling of " +
                          std::to_string(p.factor) + "\u00d7" + std::to_string(p.factor) + " blocks";
     note = note.empty() ? pooled : note + "; " + pooled;
   }
-  const auto xt = position_ticks(m.cols), yt = position_ticks(m.rows);
-  Measure ms;
-  font(ms.cr.get(), fs);
-  double ytw = 0;
-  for (double v : yt) ytw = std::max(ytw, text_width(ms.cr.get(), fmt_num(v)));
-  // Colour bar ticks.
-  std::vector<double> cticks;
-  std::vector<int> cdecades;
-  if (!mask_mode) {
-    if (log) {
-      const int d0 = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)),
-                d1 = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
-      const int span = std::max(1, d1 - d0);
-      const int every = span <= 8 ? 1 : (span + 7) / 8;
-      for (int d = d0; d <= d1; ++d)
-        if ((d - d0) % every == 0) cdecades.push_back(d);
-      if (cdecades.empty()) cticks = {lo, hi};
-    } else if (discrete) {
-      const int every = static_cast<int>(std::ceil(levels / 12));
-      for (double v = lo; v <= hi; v += every) cticks.push_back(v);
-    } else {
-      cticks = nice_ticks(lo, hi, 5);
-    }
-  }
-  double ctw = 0;
-  for (double v : cticks) ctw = std::max(ctw, text_width(ms.cr.get(), fmt_num(v)));
-  for (int d : cdecades) ctw = std::max(ctw, PowLabel{d}.width(ms.cr.get(), fs));
-  double legend_w = 0;
-  if (mask_mode)
-    legend_w = fs * 1.6 +
-               std::max(text_width(ms.cr.get(), opt.mask_label), text_width(ms.cr.get(), opt.masked_label));
-  const double cbw = fs * 1.1;
-  const double left = pad + fs * 1.3 + gap * 2 + ytw + tick;
-  double top = pad + fs * 1.15 * 1.3;
-  if (!note.empty()) top += fs * 0.85 * 1.35;
-  top += fs * 0.9;
+  // Title and note lines, wrapped to the printed width when there is one.
+  font(ms.cr.get(), fs * 1.15, true);
+  const std::vector<std::string> title_lines =
+      title.empty() ? std::vector<std::string>{}
+                    : wrap_text(ms.cr.get(), title, sized ? target_w - 2 * pad : 0);
+  font(ms.cr.get(), fs * 0.85);
+  const std::vector<std::string> note_lines =
+      note.empty() ? std::vector<std::string>{}
+                   : wrap_text(ms.cr.get(), note, sized ? target_w - 2 * pad : 0);
+  double top = pad + fs * 1.15 * 1.3 * static_cast<double>(title_lines.size()) +
+               fs * 0.85 * 1.35 * static_cast<double>(note_lines.size()) + fs * 0.9;
+  if (!titled) top = pad + fs * 0.6;
   const double bottom = tick + gap + fs + gap * 2 + fs * 1.3 + pad;
-  double right = fs * 1.3;
-  if (mask_mode)
-    right += legend_w + pad;
-  else
-    right += cbw + tick + gap + ctw + gap * 2 + fs * 1.3 + pad;
   // Masked-cell legend under a colour bar (only when something is masked).
   const bool grey_key = !mask_mode && info.masked > 0;
   font(ms.cr.get(), fs * 0.85);
   const double grey_key_w = grey_key ? fs * 1.5 + text_width(ms.cr.get(), opt.masked_label) : 0;
+  double title_w = 0;
   font(ms.cr.get(), fs * 1.15, true);
-  const double title_w = text_width(ms.cr.get(), title);
+  for (const auto& l : title_lines) title_w = std::max(title_w, text_width(ms.cr.get(), l));
   const double W0 = std::ceil(left) + pw + right;
-  const double W = std::ceil(std::max({W0, title_w + 2 * pad, left + pw + fs * 1.3 + grey_key_w + pad}));
+  const double W = sized
+                       ? std::max(target_w, std::ceil(W0))
+                       : std::ceil(std::max({W0, title_w + 2 * pad, left + pw + bar_gap + grey_key_w + pad}));
   const double H = std::ceil(std::ceil(top) + ph + bottom);
   info.width_px = static_cast<int>(W);
   info.height_px = static_cast<int>(H);
+  info.font_px = fs;
   const double x0 = std::ceil(left), y0 = std::ceil(top);  // whole pixels: crisp cell edges in PNGs
   info.plot_x = x0;
   info.plot_y = y0;
   info.cell_px = cell;
 
-  render(path, kind, info.width_px, info.height_px, [&](cairo_t* cr) {
-    // Title (centred on the plot, kept inside the picture).
+  info.min_font_px = render(path, kind, info.width_px, info.height_px, [&](cairo_t* cr) {
+    // Title and note lines (centred on the plot, kept inside the picture; wrapped lines on the picture).
+    const double tc = sized ? W / 2 : x0 + pw / 2;
+    double ty = pad + fs * 0.55;
     font(cr, fs * 1.15, true);
     set_rgb(cr, kInk);
-    double tx = std::clamp(x0 + pw / 2, pad + title_w / 2, W - pad - title_w / 2);
-    text(cr, tx, pad + fs * 0.55, title, 0.5);
-    if (!note.empty()) {
-      font(cr, fs * 0.85);
-      const double nw = text_width(cr, note);
-      tx = std::clamp(x0 + pw / 2, pad + nw / 2, W - pad - nw / 2);
-      cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-      text(cr, tx, pad + fs * 1.15 * 1.3 + fs * 0.5, note, 0.5);
+    for (const auto& l : title_lines) {
+      const double lw = text_width(cr, l);
+      text(cr, std::clamp(tc, pad + lw / 2, W - pad - lw / 2), ty, l, 0.5);
+      ty += fs * 1.15 * 1.3;
+    }
+    font(cr, fs * 0.85);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    ty = pad + fs * 1.15 * 1.3 * static_cast<double>(title_lines.size()) + fs * 0.5;
+    for (const auto& l : note_lines) {
+      const double lw = text_width(cr, l);
+      text(cr, std::clamp(tc, pad + lw / 2, W - pad - lw / 2), ty, l, 0.5);
+      ty += fs * 0.85 * 1.35;
     }
     // Cells.
     const bool vector_cells = kind != FileKind::Png && p.rows * p.cols <= 512 * 512;
@@ -522,7 +632,7 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
     }
     text(cr, x0 + pw / 2, y0 + ph + tick + gap + fs + gap * 2 + fs * 0.6, opt.x_label, 0.5);
     text_vertical(cr, pad + fs * 0.6, y0 + ph / 2, opt.y_label);
-    const double cx = x0 + pw + fs * 1.3;
+    const double cx = x0 + pw + bar_gap;
     if (mask_mode) {
       const double sw = fs * 1.0;
       set_rgb(cr, mask_colour);
@@ -607,8 +717,29 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
       if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) continue;
       xlo = std::min(xlo, s.x[k]), xhi = std::max(xhi, s.x[k]);
       ylo = std::min(ylo, s.y[k]), yhi = std::max(yhi, s.y[k]);
+      if (k < s.y_upper.size() && usable(s.y_upper[k], opt.log_y)) yhi = std::max(yhi, s.y_upper[k]);
     }
   if (!(xhi >= xlo)) xlo = 1, xhi = 10, ylo = 1, yhi = 10;
+  // Points and bars keep clear of the frame on a linear x axis: half a bar (the closest two bars' distance)
+  // or 3% of the range on each side.
+  if (!opt.log_x) {
+    double bar_step = std::numeric_limits<double>::infinity();
+    bool dots = false;
+    for (const auto& s : series) {
+      dots = dots || s.markers || s.bars;
+      if (!s.bars) continue;
+      std::vector<double> xs;
+      for (double v : s.x)
+        if (std::isfinite(v)) xs.push_back(v);
+      std::sort(xs.begin(), xs.end());
+      for (std::size_t k = 1; k < xs.size(); ++k)
+        if (xs[k] > xs[k - 1]) bar_step = std::min(bar_step, xs[k] - xs[k - 1]);
+    }
+    const double margin = std::isfinite(bar_step) ? 0.6 * bar_step
+                          : dots                  ? (xhi > xlo ? 0.03 * (xhi - xlo) : 0.5)
+                                                  : 0.0;
+    xlo -= margin, xhi += margin;
+  }
   // Axis ranges and ticks.
   struct Axis {
     bool log;
@@ -681,6 +812,9 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
   for (int d : ay.decades) ytw = std::max(ytw, PowLabel{d}.width(ms.cr.get(), fs));
   double lw = 0;
   for (const auto& s : series) lw = std::max(lw, text_width(ms.cr.get(), s.label));
+  auto colour_index = [&](std::size_t si) {
+    return series[si].color >= 0 ? std::size_t(series[si].color) : si;
+  };
   const double legend_w = series.empty() || legend_below ? 0 : fs * 2.6 + gap + lw + pad;
   const double left = pad + fs * 1.3 + gap * 2 + ytw + tick;
   const double top =
@@ -689,13 +823,13 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
   const double pw = sized ? std::max(4 * fs, std::round(opt.width_in * kFigureDpi) - left - right) : 760;
   const double ph = sized ? std::round(pw * 0.62) : 470;
   // A legend under the plot: entries flow left to right in rows as wide as the plot.
-  std::vector<std::pair<double, double> > legend_at;  // entry k: (x offset from x0, row)
+  std::vector<std::pair<double, double> > legend_at;  // entry k: (x offset from pad, row)
   double legend_rows = 0;
   if (legend_below) {
     double x = 0;
     for (const auto& s : series) {
       const double w = fs * 2.6 + gap + text_width(ms.cr.get(), s.label) + fs * 1.2;
-      if (x > 0 && x + w > pw) x = 0, legend_rows += 1;
+      if (x > 0 && x + w > left + pw + right - 2 * pad) x = 0, legend_rows += 1;
       legend_at.push_back({x, legend_rows});
       x += w;
     }
@@ -708,10 +842,8 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
   info.width_px = W;
   info.height_px = H;
   info.font_px = fs;
-  const bool any_log = opt.log_x || opt.log_y;
-  info.min_font_px = std::min({fs, note.empty() ? fs : fs * 0.85, any_log ? fs * 0.7 : fs});
   const double x0 = left, y0 = top;
-  render(path, kind, W, H, [&](cairo_t* cr) {
+  info.min_font_px = render(path, kind, W, H, [&](cairo_t* cr) {
     font(cr, fs * 1.15, true);
     set_rgb(cr, kInk);
     if (titled) text(cr, x0 + pw / 2, pad + fs * 0.55, opt.title, 0.5);
@@ -733,17 +865,72 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
     for (int d : ay.decades)
       cairo_move_to(cr, x0, Y(std::pow(10.0, d))), cairo_line_to(cr, x0 + pw, Y(std::pow(10.0, d)));
     cairo_stroke(cr);
-    // Series, clipped to the plot.
+    // Series, clipped to the plot: bands first, then bars, lines and markers on top.
     cairo_save(cr);
     cairo_rectangle(cr, x0, y0, pw, ph);
     cairo_clip(cr);
+    for (std::size_t si = 0; si < series.size(); ++si) {
+      const auto& s = series[si];
+      if (s.y_upper.empty()) continue;
+      const Rgb c = okabe_ito(colour_index(si));
+      // One stepped polygon per run of points with both ends: each point's interval [y, y_upper] spans
+      // half-way to its neighbours (integer values at a few x are not interpolated), along the upper
+      // values, back along the lower; filled, no outline, so where y == y_upper nothing shows.
+      std::size_t k = 0;
+      while (k < s.x.size()) {
+        auto ok = [&](std::size_t q) {
+          return q < s.y_upper.size() && usable(s.x[q], opt.log_x) && usable(s.y[q], opt.log_y) &&
+                 usable(s.y_upper[q], opt.log_y);
+        };
+        if (!ok(k)) {
+          ++k;
+          continue;
+        }
+        std::size_t e = k;
+        while (e + 1 < s.x.size() && ok(e + 1)) ++e;
+        auto xl = [&](std::size_t q) {
+          if (q > k) return (X(s.x[q - 1]) + X(s.x[q])) / 2;
+          return q < e ? X(s.x[q]) - (X(s.x[q + 1]) - X(s.x[q])) / 2 : X(s.x[q]) - fs * 0.3;
+        };
+        auto xr = [&](std::size_t q) {
+          if (q < e) return (X(s.x[q]) + X(s.x[q + 1])) / 2;
+          return q > k ? X(s.x[q]) + (X(s.x[q]) - X(s.x[q - 1])) / 2 : X(s.x[q]) + fs * 0.3;
+        };
+        cairo_move_to(cr, xl(k), Y(s.y_upper[k]));
+        for (std::size_t q = k; q <= e; ++q)
+          cairo_line_to(cr, xl(q), Y(s.y_upper[q])), cairo_line_to(cr, xr(q), Y(s.y_upper[q]));
+        for (std::size_t q = e + 1; q-- > k;)
+          cairo_line_to(cr, xr(q), Y(s.y[q])), cairo_line_to(cr, xl(q), Y(s.y[q]));
+        cairo_close_path(cr);
+        cairo_set_source_rgba(cr, c.r, c.g, c.b, 0.3);
+        cairo_fill(cr);
+        k = e + 1;
+      }
+    }
+    for (std::size_t si = 0; si < series.size(); ++si) {
+      const auto& s = series[si];
+      if (!s.bars) continue;
+      double step = std::numeric_limits<double>::infinity();
+      for (std::size_t k = 1; k < s.x.size(); ++k)
+        if (std::isfinite(s.x[k]) && std::isfinite(s.x[k - 1]) && s.x[k] != s.x[k - 1])
+          step = std::min(step, std::abs(X(s.x[k]) - X(s.x[k - 1])));
+      const double bw = std::isfinite(step) ? 0.7 * step : pw * 0.1;
+      set_rgb(cr, okabe_ito(colour_index(si)));
+      for (std::size_t k = 0; k < s.x.size(); ++k) {
+        if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) continue;
+        const double yb = Y(std::max(ay.lo, opt.log_y ? ay.lo : 0.0));
+        cairo_rectangle(cr, X(s.x[k]) - bw / 2, Y(s.y[k]), bw, yb - Y(s.y[k]));
+      }
+      cairo_fill(cr);
+    }
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
     for (std::size_t si = 0; si < series.size(); ++si) {
       const auto& s = series[si];
-      set_rgb(cr, okabe_ito(si));
+      if (!s.y_upper.empty() || s.bars) continue;
+      set_rgb(cr, okabe_ito(colour_index(si)));
       cairo_set_line_width(cr, line_w);
-      line_style(cr, si);
+      line_style(cr, colour_index(si));
       // Long series (more than 4 points per pixel column, x ascending) are drawn as their envelope: per
       // pixel column the first, lowest, highest and last point in order, so the picture is unchanged and
       // an SVG or PDF stays small.
@@ -789,7 +976,7 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
       if (s.markers)
         for (std::size_t k = 0; k < s.x.size(); ++k) {
           if (!usable(s.x[k], opt.log_x) || !usable(s.y[k], opt.log_y)) continue;
-          marker(cr, X(s.x[k]), Y(s.y[k]), si, mark_r);
+          marker(cr, X(s.x[k]), Y(s.y[k]), colour_index(si), mark_r);
         }
     }
     cairo_restore(cr);
@@ -821,18 +1008,40 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
     text_vertical(cr, pad + fs * 0.6, y0 + ph / 2, opt.y_label);
     // Legend, right of the plot.
     for (std::size_t si = 0; si < series.size(); ++si) {
-      const double lx = legend_below ? x0 + legend_at[si].first : x0 + pw + fs * 1.2;
+      const double lx = legend_below ? pad + legend_at[si].first : x0 + pw + fs * 1.2;
       const double y = legend_below ? y0 + ph + tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + fs * 0.8 +
                                           legend_at[si].second * fs * 1.6
                                     : y0 + fs * 0.6 + static_cast<double>(si) * fs * 1.6;
-      set_rgb(cr, okabe_ito(si));
-      cairo_set_line_width(cr, line_w);
-      line_style(cr, si);
-      cairo_move_to(cr, lx, y);
-      cairo_line_to(cr, lx + fs * 2.2, y);
-      cairo_stroke(cr);
-      line_style(cr, 0);
-      if (series[si].markers) marker(cr, lx + fs * 1.1, y, si, mark_r);
+      const auto& s = series[si];
+      const std::size_t ci = colour_index(si);
+      const Rgb c = okabe_ito(ci);
+      if (!s.y_upper.empty() || s.bars) {  // a filled swatch
+        cairo_rectangle(cr, lx + fs * 0.3, y - fs * 0.4, fs * 1.6, fs * 0.8);
+        if (s.bars)
+          set_rgb(cr, c);
+        else
+          cairo_set_source_rgba(cr, c.r, c.g, c.b, 0.28);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgba(cr, c.r, c.g, c.b, 0.7);
+        cairo_set_line_width(cr, 1);
+        cairo_stroke(cr);
+      } else {
+        // Points only (no two neighbours drawn joined): the marker alone.
+        bool joined = false;
+        for (std::size_t k = 1; k < s.x.size() && !joined; ++k)
+          joined = usable(s.x[k], opt.log_x) && usable(s.y[k], opt.log_y) && usable(s.x[k - 1], opt.log_x) &&
+                   usable(s.y[k - 1], opt.log_y);
+        set_rgb(cr, c);
+        if (joined || !s.markers) {
+          cairo_set_line_width(cr, line_w);
+          line_style(cr, ci);
+          cairo_move_to(cr, lx, y);
+          cairo_line_to(cr, lx + fs * 2.2, y);
+          cairo_stroke(cr);
+          line_style(cr, 0);
+        }
+        if (s.markers) marker(cr, lx + fs * 1.1, y, ci, mark_r);
+      }
       set_rgb(cr, kInk);
       text(cr, lx + fs * 2.6 + gap, y, series[si].label);
     }

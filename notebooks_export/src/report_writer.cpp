@@ -120,26 +120,33 @@ std::optional<HeatmapInfo> ReportWriter::heatmap(const std::string& name, const 
   b.kind = ReportBlock::Kind::Figure;
   b.text = caption;
   b.data = "figures/" + name + ".npy";
-  {
-    const PooledMatrix pm = pool_matrix(m, opt.max_side, opt.pooling);
-    write_file_atomic((fs::path(dir_) / b.data).string(), opt.mask_label.empty()
+  HeatmapOptions o = opt;
+  if (o.width_in <= 0) o.width_in = fig_width_in_;
+  if (fig_style_ == FigureStyle::Paper) o.style = FigureStyle::Paper;
+  // The matrix the PNG shows (pooled as drawn) goes to the .npy beside it.
+  auto write_data = [&](std::size_t max_side) {
+    const PooledMatrix pm = pool_matrix(m, max_side, o.pooling);
+    write_file_atomic((fs::path(dir_) / b.data).string(), o.mask_label.empty()
                                                               ? npy_float32(pm.values, pm.rows, pm.cols)
                                                               : npy_mask(pm.values, pm.rows, pm.cols));
     record(b.data);
-    b.code = heatmap_code(name, b.data, opt, pm.factor);
-  }
+    b.code = heatmap_code(name, b.data, o, pm.factor);
+  };
   if (!plots_built_in()) {
+    write_data(o.max_side);
     note("not built in", "heatmaps and plots: cairo is not built in (install libcairo2-dev and rebuild)");
     current().blocks.push_back(std::move(b));
     return std::nullopt;
   }
   b.path = "figures/" + name + ".png";
-  HeatmapInfo info = write_heatmap((fs::path(dir_) / b.path).string(), m, opt);
+  HeatmapInfo info = write_heatmap((fs::path(dir_) / b.path).string(), m, o);
+  write_data(info.max_side);
   record(b.path);
+  figures_.push_back({b.path, info.width_px, info.height_px, info.font_px, info.min_font_px});
   for (auto [want, ext] : {std::pair{svg, ".svg"}, std::pair{pdf, ".pdf"}}) {
     if (!want) continue;
     const std::string rel = "figures/" + name + ext;
-    write_heatmap((fs::path(dir_) / rel).string(), m, opt);
+    write_heatmap((fs::path(dir_) / rel).string(), m, o);
     record(rel);
     b.other_files.push_back(rel);
   }
@@ -155,7 +162,7 @@ bool ReportWriter::line_plot(const std::string& name, const std::vector<LineSeri
   b.data = "figures/" + name + ".csv";
   write_file_atomic((fs::path(dir_) / b.data).string(), series_csv(series));
   record(b.data);
-  b.code = lines_code(name, b.data, opt);
+  b.code = lines_code(name, b.data, opt, series);
   if (!plots_built_in()) {
     note("not built in", "heatmaps and plots: cairo is not built in (install libcairo2-dev and rebuild)");
     current().blocks.push_back(std::move(b));
@@ -165,8 +172,9 @@ bool ReportWriter::line_plot(const std::string& name, const std::vector<LineSeri
   LinePlotOptions o = opt;
   if (o.width_in <= 0) o.width_in = fig_width_in_;
   if (fig_style_ == FigureStyle::Paper) o.style = FigureStyle::Paper;
-  write_line_plot((fs::path(dir_) / b.path).string(), series, o);
+  const LinePlotInfo info = write_line_plot((fs::path(dir_) / b.path).string(), series, o);
   record(b.path);
+  figures_.push_back({b.path, info.width_px, info.height_px, info.font_px, info.min_font_px});
   for (auto [want, ext] : {std::pair{svg, ".svg"}, std::pair{pdf, ".pdf"}}) {
     if (!want) continue;
     const std::string rel = "figures/" + name + ext;

@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mixgraph {
@@ -48,6 +49,20 @@ struct PooledMatrix {
 /// unmasked cells is NaN. O(rows * cols) calls of m.value.
 PooledMatrix pool_matrix(const MatrixView& m, std::size_t max_side, Pooling pooling);
 
+/// Screen: titles and notes drawn, lines 2.4 px. Paper: no title or note (the paper's caption says it), thin
+/// lines, the legend under the plot, and text of at least 7 pt when printed at the chosen width. Line plots
+/// and heatmaps take the same two options (width_in, style).
+enum class FigureStyle { Screen, Paper };
+
+/// Pixels per inch of figures drawn at a given width (width_in > 0).
+inline constexpr double kFigureDpi = 200;
+
+/// The size in points of text `font_px` pixels high in a picture `width_px` pixels wide that is printed
+/// `width_in` inches wide (1 pt = 1/72 inch).
+inline double text_points(double font_px, int width_px, double width_in) {
+  return width_px > 0 ? font_px * 72.0 * width_in / width_px : 0;
+}
+
 struct HeatmapOptions {
   std::string title;
   std::string x_label = "source position j";
@@ -65,6 +80,12 @@ struct HeatmapOptions {
   std::string mask_label;
   std::string masked_label = "zero";
   std::string note;  ///< an optional second title line (e.g. which weights were drawn)
+  /// Printed width in inches, as for line plots (LinePlotOptions::width_in): 0 is the screen layout (about
+  /// 700 px, text 13 px); otherwise the picture is width_in * kFigureDpi pixels wide, its text 12 pt
+  /// (screen) or 10.5 pt (paper) at that width, and matrices wider than the room left for the plot are
+  /// pooled down to it.
+  double width_in = 0;
+  FigureStyle style = FigureStyle::Screen;  ///< Paper: no title or note
 };
 
 /// What a heatmap writer actually drew.
@@ -76,6 +97,9 @@ struct HeatmapInfo {
   int width_px = 0, height_px = 0;  ///< size of the picture (PNG pixels, SVG/PDF points)
   double plot_x = 0, plot_y = 0;    ///< top-left corner of cell (1, 1) in the picture
   int cell_px = 1;                  ///< side of one (pooled) cell
+  std::size_t max_side = 0;         ///< the pooling limit used (pool_matrix(m, max_side) gives the cells)
+  double font_px = 0;               ///< axis and tick labels
+  double min_font_px = 0;           ///< the smallest text drawn (measured while drawing)
 };
 
 /// Draws m as a heatmap into `path` (.png, .svg or .pdf), atomically. Throws UsageError for another
@@ -84,23 +108,17 @@ struct HeatmapInfo {
 HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const HeatmapOptions& opt);
 
 struct LineSeries {
+  LineSeries() = default;
+  LineSeries(std::string label_, std::vector<double> x_, std::vector<double> y_, bool markers_ = false)
+      : label(std::move(label_)), x(std::move(x_)), y(std::move(y_)), markers(markers_) {}
   std::string label;
   std::vector<double> x, y;  ///< same length; NaN (or <= 0 on a log axis) breaks the line
   bool markers = false;      ///< draw a dot at every point (for short sweeps)
+  /// Non-empty (same length as y): a band, filled from y up to y_upper (translucent), no line or markers.
+  std::vector<double> y_upper;
+  bool bars = false;  ///< a bar from 0 to y at every x (histograms), no line
+  int color = -1;     ///< colour and marker shape: the series' index when < 0
 };
-
-/// Screen: titles and notes drawn, lines 2.4 px. Paper: no title or note (the paper's caption says it), thin
-/// lines, the legend under the plot, and text of at least 7 pt when printed at the chosen width.
-enum class FigureStyle { Screen, Paper };
-
-/// Pixels per inch of line plots drawn at a given width (LinePlotOptions::width_in > 0).
-inline constexpr double kFigureDpi = 200;
-
-/// The size in points of text `font_px` pixels high in a picture `width_px` pixels wide that is printed
-/// `width_in` inches wide (1 pt = 1/72 inch).
-inline double text_points(double font_px, int width_px, double width_in) {
-  return width_px > 0 ? font_px * 72.0 * width_in / width_px : 0;
-}
 
 struct LinePlotOptions {
   std::string title;
@@ -121,7 +139,7 @@ struct LinePlotOptions {
 struct LinePlotInfo {
   int width_px = 0, height_px = 0;
   double font_px = 0;      ///< axis labels, tick labels and legend
-  double min_font_px = 0;  ///< the smallest text drawn (note line, exponents of 10^k labels)
+  double min_font_px = 0;  ///< the smallest text drawn (measured while drawing: notes, exponents of 10^k)
 };
 
 /// A line plot with axes, ticks, light grid and a legend (Okabe-Ito colours), into `path`

@@ -38,6 +38,13 @@ struct ReportBlock {
   std::string code;  ///< Figure: the notebook's matplotlib code that draws it from `data`
 };
 
+/// A figure as drawn (its PNG): size in pixels and its largest and smallest text, for report.json.
+struct ReportFigure {
+  std::string path;  ///< figures/<name>.png
+  int width_px = 0, height_px = 0;
+  double font_px = 0, min_font_px = 0;
+};
+
 struct ReportNote {
   std::string kind;  ///< "capped", "skipped", "pending", "not built in"
   std::string text;
@@ -67,7 +74,7 @@ class ReportWriter {
   /// A line plot as heatmap() writes a heatmap; its series go to figures/<name>.csv (series, x, y).
   bool line_plot(const std::string& name, const std::vector<LineSeries>& series, const LinePlotOptions& opt,
                  const std::string& caption, bool svg = true, bool pdf = false);
-  /// The printed width and style of every later line plot whose options leave width_in at 0.
+  /// The printed width and style of every later figure whose options leave width_in at 0.
   void figure_look(double width_in, FigureStyle style) {
     fig_width_in_ = width_in;
     fig_style_ = style;
@@ -84,6 +91,8 @@ class ReportWriter {
   /// Every file written so far, relative to dir, in order.
   const std::vector<std::string>& files() const { return files_; }
   const std::vector<ReportNote>& notes() const { return notes_; }
+  /// Every PNG figure written so far, as drawn.
+  const std::vector<ReportFigure>& figures() const { return figures_; }
   /// The number of blocks (headings, text, tables, figures) section `id` holds so far (0 if none).
   std::size_t section_blocks(const std::string& id) const;
 
@@ -105,6 +114,7 @@ class ReportWriter {
   std::size_t current_ = static_cast<std::size_t>(-1);
   std::vector<std::string> files_;
   std::vector<ReportNote> notes_;
+  std::vector<ReportFigure> figures_;
   std::vector<std::string> carry_on_;
   double fig_width_in_ = 0;
   FigureStyle fig_style_ = FigureStyle::Screen;
