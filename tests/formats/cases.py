@@ -21,6 +21,16 @@ def write_mtx(path, n):
     return str(path)
 
 
+def write_qk(tmp, n=32, r=2):
+    """Queries and keys of an attention head for `rank --attn-q/--attn-k`: n x r .npy files."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    q, k = os.path.join(tmp, "q.npy"), os.path.join(tmp, "k.npy")
+    np.save(q, rng.standard_normal((n, r)))
+    np.save(k, rng.standard_normal((n, r)))
+    return q, k
+
+
 def json_cases(tmp):
     mtx = write_mtx(os.path.join(tmp, "B.mtx"), 24)
     matrix = os.path.join(tmp, "d.csv")
@@ -45,6 +55,9 @@ def json_cases(tmp):
         ("rank", ["rank", "-p", "sq1+cache", "-n", "48", "--method", "flow", "--cuts", "5"]),
         ("rank", ["rank", "-p", "window:3", "-n", "32", "--method", "dense", "--dyadic"]),
         ("rank", ["rank", "-p", "mtx:" + mtx, "--method", "sketch"]),
+        ("rank", ["rank", "-p", "attention", "-n", "32", "--attn-q", write_qk(tmp)[0], "--attn-k", write_qk(tmp)[1]]),
+        ("rank", ["rank", "-p", "window:3", "-n", "32", "--attn-kernel", "linear", "--attn-q", write_qk(tmp)[0],
+                  "--attn-k", write_qk(tmp)[1], "--method", "flow"]),
         ("rank.loglinear", ["rank", "loglinear", "--T", "64"]),
         ("rank.loglinear", ["rank", "loglinear", "--T", "5000", "--numeric-limit", "64"]),
         ("rank.loglinear", ["rank", "loglinear", "--T", "64", "-p", "pow2"]),
