@@ -49,6 +49,7 @@ def json_cases(tmp):
         ("distances", ["distances", "-p", "pow2", "-p", "fib", "--sweep", "64..256"]),
         ("congestion", ["congestion", "-p", "pow2", "-n", "16"]),
         ("congestion", ["congestion", "-p", "local:3", "-n", "10"]),
+        ("congestion", ["congestion", "-p", "heads:pow2;local:3", "-N", "16"]),
         ("congestion", ["congestion", "-p", "sq1", "-n", "12", "--routing", "all", "--lp"]),
         ("congestion", ["congestion", "-p", "pow2", "-p", "local:3", "--sweep", "4..16"]),
         ("rank", ["rank", "-p", "pow2", "-n", "32"]),
