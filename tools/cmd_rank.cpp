@@ -16,6 +16,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "rank_attention.hpp"
+#include "rank_heads_sum.hpp"
 #include "registry.hpp"
 #include "result_json.hpp"
 #include "shard_commands.hpp"
@@ -155,6 +156,9 @@ int run_rank(const RankOptions& o) {
     if (!merged) return 0;  // ranks other than 0 print nothing
   }
   const auto r = merged ? std::move(*merged) : cut_rank_profile(p, params);
+  std::optional<HeadsSumRanks> hs;  // heads:P1;P2;...: per head and the sum of the heads
+  if (!p.heads.empty() && !attn && !params.weights)
+    hs = heads_sum_ranks(p, r.cuts, seed, o.tol, params.mem_limit);
   std::optional<AttentionRankInfo> ai;
   if (attn)
     ai = attention_rank_info(p, user, r, o.attn, key_dim, seed, params.mem_limit,
@@ -212,6 +216,7 @@ int run_rank(const RankOptions& o) {
     j.update(json::cut_ranks(p, r, contrast, want_dyadic ? &dy : nullptr));
     if (params.weights) j["weights_note"] = weights_note;
     if (ai) j["attention"] = attention_json(*ai, r);
+    if (hs) j["heads"] = heads_sum_json(*hs);
     print_json(std::cout, j);
   } else if (fmt == Format::Csv) {
     std::vector<std::string> cols = {"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"};
@@ -308,6 +313,7 @@ int run_rank(const RankOptions& o) {
     }
     std::cout << "finding: " << finding << "\n";
     if (!contrast_text.empty()) std::cout << "contrast: " << contrast_text << "\n";
+    if (hs) print_heads_sum(std::cout, *hs, r.cuts, r.flow);
     if (want_dyadic) {
       std::cout
           << "\nrank of the dyadic off-diagonal blocks of M (0-indexed rows [2^l(2m+1), 2^l(2m+2)) x columns "

@@ -56,6 +56,7 @@ def json_cases(tmp):
         ("rank", ["rank", "-p", "sq1+cache", "-n", "48", "--method", "flow", "--cuts", "5"]),
         ("rank", ["rank", "-p", "window:3", "-n", "32", "--method", "dense", "--dyadic"]),
         ("rank", ["rank", "-p", "mtx:" + mtx, "--method", "sketch"]),
+        ("rank", ["rank", "-p", "heads:ssm;local:3", "-n", "24"]),
         ("rank", ["rank", "-p", "attention", "-n", "32", "--attn-q", write_qk(tmp)[0], "--attn-k", write_qk(tmp)[1]]),
         ("rank", ["rank", "-p", "window:3", "-n", "32", "--attn-kernel", "linear", "--attn-q", write_qk(tmp)[0],
                   "--attn-k", write_qk(tmp)[1], "--method", "flow"]),
