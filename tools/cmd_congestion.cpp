@@ -250,6 +250,11 @@ int run_congestion(const CongestionCliOptions& o) {
 
   if (single) {
     const auto& r = results[0];
+    // heads:P1;P2;...: the combined mixer (the union, above) and each head's pattern alone
+    std::vector<CongestionResult> heads;
+    if (o.patterns[0].rfind("heads:", 0) == 0 && ns[0] > 0 && fmt != Format::Csv)
+      for (const auto& spec : make_pattern(o.patterns[0], 2 * ns[0]).heads)
+        heads.push_back(analyse_congestion(spec, ns[0], co));
     if (!o.paths_file.empty()) {
       const std::string which = (o.routing.empty() || o.routing == "all") ? r.best_routing : o.routing;
       write_paths(o.paths_file, r, which);
@@ -257,6 +262,10 @@ int run_congestion(const CongestionCliOptions& o) {
     if (fmt == Format::Json) {
       auto j = json_header("congestion", 1, params);
       j.update(result_json(r, true));
+      if (!heads.empty()) {
+        j["heads"] = ojson::array();
+        for (const auto& h : heads) j["heads"].push_back(result_json(h, false));
+      }
       print_json(std::cout, j);
     } else if (fmt == Format::Csv) {
       Table t(kRowHeader);
@@ -264,6 +273,12 @@ int run_congestion(const CongestionCliOptions& o) {
       t.print_csv(std::cout);
     } else {
       print_single_table(r);
+      if (!heads.empty()) {
+        std::cout << "\nper head (the lines above are the combined mixer: the union of the heads' reads):\n";
+        Table t(kRowHeader);
+        for (const auto& h : heads) t.add(result_row(h));
+        t.print_text(std::cout);
+      }
     }
     return 0;
   }

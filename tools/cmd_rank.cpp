@@ -15,6 +15,8 @@
 #include "mixgraph/weight_files.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
+#include "rank_attention.hpp"
+#include "rank_heads_sum.hpp"
 #include "registry.hpp"
 #include "result_json.hpp"
 #include "shard_commands.hpp"
@@ -31,6 +33,7 @@ struct RankOptions {
   bool dyadic = false;
   std::string checkpoint_dir;
   std::string weights_a, weights_b;  // the user's weights (one head), else seeded
+  AttentionOptions attn;             // --attn-q / --attn-k: a real attention head on A
 };
 /// The largest --n of `rank loglinear`: its summary is O(T) (a few seconds at 2^28).
 constexpr std::uint64_t kMaxLogLinearT = 1ull << 28;
@@ -115,12 +118,25 @@ int run_rank(const RankOptions& o) {
     params.method = CutRankMethod::Exact;
   else
     throw UsageError("--method must be both, exact, dense, sketch or flow (got '" + o.method + "')");
+  if (o.attn.given() && (!o.weights_a.empty() || !o.weights_b.empty()))
+    throw UsageError("--attn-q / --attn-k set A's weights: give them or --weights-a / --weights-b, not both");
   WeightedPattern user;  // --weights-a / --weights-b: one head, replacing the seeded A or B
   if (!o.weights_a.empty() || !o.weights_b.empty()) {
     WeightFiles f;
     f.a = o.weights_a;
     f.b = o.weights_b;
     user = head_weights(weights_from_files<double>(p, 1, seed, f, params.mem_limit), 0);
+    params.weights = &user;
+  }
+  const bool attn = o.attn.given();
+  std::uint64_t key_dim = 0;
+  if (attn) {
+    if (params.method == CutRankMethod::Exact)
+      throw UsageError(
+          "--method exact draws generic weights over a prime field; a real attention head needs --method "
+          "both, "
+          "dense or sketch (the exact generic ranks are reported beside it)");
+    user = load_attention(p, o.attn, seed, key_dim);
     params.weights = &user;
   }
   params.cuts = parse_cuts(o.cuts_text, p.n);
@@ -134,11 +150,19 @@ int run_rank(const RankOptions& o) {
   std::optional<CutRankProfile> merged;
   if (sharded(o.checkpoint_dir)) {
     if (params.weights)  // the shard fingerprint does not cover the weight files
-      throw UsageError("--weights-a / --weights-b do not combine with --checkpoint or several MPI ranks");
+      throw UsageError(
+          "--weights-a / --weights-b / --attn-q do not combine with --checkpoint or several MPI ranks");
     merged = sharded_cut_rank_profile(p, params, o.checkpoint_dir);
     if (!merged) return 0;  // ranks other than 0 print nothing
   }
   const auto r = merged ? std::move(*merged) : cut_rank_profile(p, params);
+  std::optional<HeadsSumRanks> hs;  // heads:P1;P2;...: per head and the sum of the heads
+  if (!p.heads.empty() && !attn && !params.weights)
+    hs = heads_sum_ranks(p, r.cuts, seed, o.tol, params.mem_limit);
+  std::optional<AttentionRankInfo> ai;
+  if (attn)
+    ai = attention_rank_info(p, user, r, o.attn, key_dim, seed, params.mem_limit,
+                             params.method != CutRankMethod::Flow);
 
   DyadicRanks dy;
   if (want_dyadic) {
@@ -159,10 +183,13 @@ int run_rank(const RankOptions& o) {
         std::to_string(contrast->max_cache) + "; " + p.spec +
         ": max r(K) = " + std::to_string(r.max_cut_rank) + ", max cache " + std::to_string(r.max_cache);
   const std::string weights_note =
-      params.weights ? std::string(
-                           "weights from --weights-a / --weights-b (not generic): numeric ranks may "
-                           "legitimately be below the flow ranks")
-                     : json::rank_weights_note(r);
+      attn ? std::string(
+                 "attention weights from --attn-q / --attn-k (a real head, not generic): numeric ranks "
+                 "may legitimately be below the flow ranks")
+      : params.weights ? std::string(
+                             "weights from --weights-a / --weights-b (not generic): numeric ranks may "
+                             "legitimately be below the flow ranks")
+                       : json::rank_weights_note(r);
   // the floating-point methods: the gap the tolerance fell into (relative pivots |R_ll| / |R_11|)
   std::string gap_text;
   if (r.numeric_done && r.numeric_method != "exact") {
@@ -175,6 +202,11 @@ int run_rank(const RankOptions& o) {
       {"pattern", o.pattern}, {"n", p.n}, {"seed", seed}, {"method", o.method}, {"format", o.common.format}};
   if (!o.weights_a.empty()) pj["weights_a"] = o.weights_a;
   if (!o.weights_b.empty()) pj["weights_b"] = o.weights_b;
+  if (attn) {
+    pj["attn_q"] = o.attn.q;
+    pj["attn_k"] = o.attn.k;
+    pj["attn_kernel"] = o.attn.kernel;
+  }
   if (!o.cuts_text.empty()) pj["cuts"] = o.cuts_text;
   if (o.tol > 0) pj["tol"] = o.tol;
 
@@ -183,14 +215,23 @@ int run_rank(const RankOptions& o) {
     auto j = json_header("rank", 1, pj);
     j.update(json::cut_ranks(p, r, contrast, want_dyadic ? &dy : nullptr));
     if (params.weights) j["weights_note"] = weights_note;
+    if (ai) j["attention"] = attention_json(*ai, r);
+    if (hs) j["heads"] = heads_sum_json(*hs);
     print_json(std::cout, j);
   } else if (fmt == Format::Csv) {
-    Table t({"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"});
+    std::vector<std::string> cols = {"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"};
+    if (ai) cols.push_back("rank_generic_exact");  // only with --attn-q / --attn-k
+    Table t(cols);
     for (std::size_t c = 0; c < r.cuts.size(); ++c) {
       const bool ag = !(r.numeric_done && r.flow_done) || r.numeric[c] == r.flow[c];
-      t.add({std::to_string(r.cuts[c]), opt_u(r.numeric, c, ""), opt_u(r.flow, c, ""),
-             std::to_string(r.cache_at_cut[c]), std::to_string(bound_factor * r.cache_at_cut[c]),
-             ag ? "true" : "false"});
+      std::vector<std::string> row = {std::to_string(r.cuts[c]),
+                                      opt_u(r.numeric, c, ""),
+                                      opt_u(r.flow, c, ""),
+                                      std::to_string(r.cache_at_cut[c]),
+                                      std::to_string(bound_factor * r.cache_at_cut[c]),
+                                      ag ? "true" : "false"};
+      if (ai) row.push_back(ai->generic ? opt_u(ai->generic->numeric, c, "") : "");
+      t.add(row);
     }
     t.print_csv(std::cout);
   } else {
@@ -212,10 +253,14 @@ int run_rank(const RankOptions& o) {
                       std::string("<= ") + buf + " (Schwartz-Zippel, over all cuts)");
     }
     if (!gap_text.empty()) kv.emplace_back("pivot gap", gap_text);
+    if (ai)
+      for (auto& e : attention_text(*ai)) kv.push_back(std::move(e));
     print_kv(std::cout, kv);
     std::cout << "\n";
-    Table t(
-        {"K", "r numeric", "r flow", "|C_K|", std::to_string(bound_factor) + "|C_K|", "min(K,n-K)", "agree"});
+    std::vector<std::string> cols = {
+        "K", "r numeric", "r flow", "|C_K|", std::to_string(bound_factor) + "|C_K|", "min(K,n-K)", "agree"};
+    if (ai && ai->generic) cols.push_back("r generic exact");
+    Table t(cols);
     std::vector<std::size_t> show;
     const std::size_t limit = 40;
     if (r.cuts.size() <= limit) {
@@ -229,9 +274,15 @@ int run_rank(const RankOptions& o) {
     }
     for (std::size_t c : show) {
       const bool ag = !(r.numeric_done && r.flow_done) || r.numeric[c] == r.flow[c];
-      t.add({std::to_string(r.cuts[c]), opt_u(r.numeric, c), opt_u(r.flow, c),
-             std::to_string(r.cache_at_cut[c]), std::to_string(bound_factor * r.cache_at_cut[c]),
-             std::to_string(std::min<pos_t>(r.cuts[c], p.n - r.cuts[c])), ag ? "yes" : "NO"});
+      std::vector<std::string> row = {std::to_string(r.cuts[c]),
+                                      opt_u(r.numeric, c),
+                                      opt_u(r.flow, c),
+                                      std::to_string(r.cache_at_cut[c]),
+                                      std::to_string(bound_factor * r.cache_at_cut[c]),
+                                      std::to_string(std::min<pos_t>(r.cuts[c], p.n - r.cuts[c])),
+                                      ag ? "yes" : "NO"};
+      if (ai && ai->generic) row.push_back(opt_u(ai->generic->numeric, c));
+      t.add(row);
     }
     t.print_text(std::cout);
     if (show.size() < r.cuts.size())
@@ -262,6 +313,7 @@ int run_rank(const RankOptions& o) {
     }
     std::cout << "finding: " << finding << "\n";
     if (!contrast_text.empty()) std::cout << "contrast: " << contrast_text << "\n";
+    if (hs) print_heads_sum(std::cout, *hs, r.cuts, r.flow);
     if (want_dyadic) {
       std::cout
           << "\nrank of the dyadic off-diagonal blocks of M (0-indexed rows [2^l(2m+1), 2^l(2m+2)) x columns "
@@ -555,6 +607,18 @@ Registrar reg(
           ->type_name(type::kFile);
       app.add_option("--weights-b", o->weights_b, "B's weights from a .npy, laid out as --weights-a's")
           ->type_name(type::kFile);
+      app.add_option(
+             "--attn-q", o->attn.q,
+             "Queries of a real attention head on A's mask: a .npy of n x r (row t = position t + 1); "
+             "with --attn-k. B keeps seeded weights")
+          ->type_name(type::kFile);
+      app.add_option("--attn-k", o->attn.k, "Keys of the attention head: a .npy of n x r (as --attn-q)")
+          ->type_name(type::kFile);
+      app.add_option("--attn-kernel", o->attn.kernel,
+                     "softmax (exp(q.k/sqrt r), renormalised over the mask) or linear (elu(x)+1 feature map, "
+                     "renormalised)")
+          ->check(CLI::IsMember({"softmax", "linear"}))
+          ->default_val("softmax");
       app.add_option(
              "--method", o->method,
              "both (numeric and flow; numeric = exact for seeded weights, for .mtx file weights dense "

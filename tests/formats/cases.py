@@ -21,6 +21,16 @@ def write_mtx(path, n):
     return str(path)
 
 
+def write_qk(tmp, n=32, r=2):
+    """Queries and keys of an attention head for `rank --attn-q/--attn-k`: n x r .npy files."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    q, k = os.path.join(tmp, "q.npy"), os.path.join(tmp, "k.npy")
+    np.save(q, rng.standard_normal((n, r)))
+    np.save(k, rng.standard_normal((n, r)))
+    return q, k
+
+
 def json_cases(tmp):
     mtx = write_mtx(os.path.join(tmp, "B.mtx"), 24)
     matrix = os.path.join(tmp, "d.csv")
@@ -39,12 +49,17 @@ def json_cases(tmp):
         ("distances", ["distances", "-p", "pow2", "-p", "fib", "--sweep", "64..256"]),
         ("congestion", ["congestion", "-p", "pow2", "-n", "16"]),
         ("congestion", ["congestion", "-p", "local:3", "-n", "10"]),
+        ("congestion", ["congestion", "-p", "heads:pow2;local:3", "-N", "16"]),
         ("congestion", ["congestion", "-p", "sq1", "-n", "12", "--routing", "all", "--lp"]),
         ("congestion", ["congestion", "-p", "pow2", "-p", "local:3", "--sweep", "4..16"]),
         ("rank", ["rank", "-p", "pow2", "-n", "32"]),
         ("rank", ["rank", "-p", "sq1+cache", "-n", "48", "--method", "flow", "--cuts", "5"]),
         ("rank", ["rank", "-p", "window:3", "-n", "32", "--method", "dense", "--dyadic"]),
         ("rank", ["rank", "-p", "mtx:" + mtx, "--method", "sketch"]),
+        ("rank", ["rank", "-p", "heads:ssm;local:3", "-n", "24"]),
+        ("rank", ["rank", "-p", "attention", "-n", "32", "--attn-q", write_qk(tmp)[0], "--attn-k", write_qk(tmp)[1]]),
+        ("rank", ["rank", "-p", "window:3", "-n", "32", "--attn-kernel", "linear", "--attn-q", write_qk(tmp)[0],
+                  "--attn-k", write_qk(tmp)[1], "--method", "flow"]),
         ("rank.loglinear", ["rank", "loglinear", "--T", "64"]),
         ("rank.loglinear", ["rank", "loglinear", "--T", "5000", "--numeric-limit", "64"]),
         ("rank.loglinear", ["rank", "loglinear", "--T", "64", "-p", "pow2"]),

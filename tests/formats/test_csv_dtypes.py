@@ -10,7 +10,7 @@ import os
 import numpy as np
 import pytest
 
-from cases import report_args, write_mtx
+from cases import report_args, write_mtx, write_qk
 
 pd = pytest.importorskip("pandas", reason="python3-pandas is not installed")
 
@@ -52,6 +52,9 @@ def csv_cases(tmp):
          {"cut": I, "rank_numeric": I, "rank_flow": I, "cache_at_cut": I, "bound": I, "agree": B}),
         (["rank", "-p", "pow2", "-n", "32", "--method", "flow"],
          {"cut": I, "rank_numeric": Iq, "rank_flow": I, "cache_at_cut": I, "bound": I, "agree": B}),
+        (["rank", "-p", "attention", "-n", "32", "--attn-q", write_qk(tmp)[0], "--attn-k", write_qk(tmp)[1]],
+         {"cut": I, "rank_numeric": I, "rank_flow": I, "cache_at_cut": I, "bound": I, "agree": B,
+          "rank_generic_exact": I}),
         (["rank", "loglinear", "--T", "64"], {"buckets": I, "queries": I}),
         (["rank", "ssm", "-n", "16", "--state", "4", "--p", "2", "--d", "2"], {"H": I, "residual": F, "sigma_H": F}),
         (["rank", "heads", "--pattern", "pow2", "--pattern", "sq1", "-n", "16", "--p", "2", "--d", "2"],
