@@ -231,14 +231,14 @@ int run_report(const ReportOptions& o) {
   // writers of its own and sends them to rank 0, which replays them below in document order.
   const FigureStyle fig_style = o.style == "paper" ? FigureStyle::Paper : FigureStyle::Screen;
   const bool split = mpi::size() > 1;
-  std::vector<std::string> shard_outcomes;
+  std::vector<SectionOutcome> shard_outcomes;
   if (split) {
     std::vector<const ReportSection*> todo;
     for (const auto& s : sections)
       if (s.run && !skip.count(s.id)) todo.push_back(&s);
     auto got = run_report_section_shards(
         todo, params, runs, o.fig_width, fig_style,
-        [&](std::size_t i, const ReportSection& s) { step(P + i * P, s.title); },
+        [&](std::size_t i, const std::string& what) { step(P + i * P, what); },
         [&](std::size_t i, const PatternRun& r, const std::string& stage) {
           const auto k = static_cast<std::size_t>(&r - runs.data());
           step(P + i * P + std::min(k, P - 1), r.spec + ": " + stage);
@@ -281,8 +281,13 @@ int run_report(const ReportOptions& o) {
     const double t0 = elapsed();
     double seconds = 0;
     const std::size_t notes_before = out.notes().size();
-    if (split) {
-      results = import_report_section(shard_outcomes.at(section_index), out, table1, seconds);
+    if (split && s.render &&
+        shard_outcomes.at(section_index)
+            .whole.empty()) {  // a section of units: rendered here from what the ranks computed
+      s.render(ctx, shard_outcomes.at(section_index).units);
+      seconds = shard_outcomes.at(section_index).seconds;
+    } else if (split) {
+      results = import_report_section(shard_outcomes.at(section_index).whole, out, table1, seconds);
     } else {
       step(P + section_index * P, s.title);
       s.run(ctx);

@@ -121,15 +121,44 @@ double report_section_cost(const std::string& id, const ReportParams& P,
   return total;
 }
 
-std::optional<std::vector<std::string>> run_report_section_shards(
+std::optional<std::vector<SectionOutcome>> run_report_section_shards(
     const std::vector<const ReportSection*>& todo, const ReportParams& params, std::vector<PatternRun>& runs,
     double fig_width, FigureStyle style, const SectionStart& start,
     const std::function<void(std::size_t, const PatternRun&, const std::string&)>& progress) {
+  struct Shard {
+    std::size_t section;
+    std::size_t unit;  ///< kWhole: the whole section
+  };
+  constexpr std::size_t kWhole = static_cast<std::size_t>(-1);
+  std::vector<Shard> shards;
   std::vector<double> costs;
-  for (const auto* s : todo) costs.push_back(report_section_cost(s->id, params, runs));
-  return run_item_shards("report sections", "", costs, "", {}, [&](std::size_t i) {
+  std::vector<std::vector<std::string>> unit_names(todo.size());
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    const double cost = report_section_cost(todo[i]->id, params, runs);
+    if (todo[i]->units) unit_names[i] = todo[i]->units(params);
+    if (unit_names[i].empty()) {
+      shards.push_back({i, kWhole});
+      costs.push_back(cost);
+    }
+    for (std::size_t u = 0; u < unit_names[i].size(); ++u) {  // no cost per unit known: equal shares
+      shards.push_back({i, u});
+      costs.push_back(cost / static_cast<double>(unit_names[i].size()));
+    }
+  }
+  auto got = run_item_shards("report sections", "", costs, "", {}, [&](std::size_t k) {
+    const std::size_t i = shards[k].section;
+    if (shards[k].unit != kWhole) {
+      const std::size_t u = shards[k].unit;
+      start(i, todo[i]->title + ": " + unit_names[i][u]);
+      const auto t0 = std::chrono::steady_clock::now();
+      std::string bytes = todo[i]->unit(params, runs, u);
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const auto cbor = json::to_cbor(
+          {{"unit", json::binary(std::vector<std::uint8_t>(bytes.begin(), bytes.end()))}, {"seconds", secs}});
+      return std::string(cbor.begin(), cbor.end());
+    }
     const ReportSection& s = *todo[i];
-    start(i, s);
+    start(i, s.title);
     const auto t0 = std::chrono::steady_clock::now();
     TempDir tmp;
     ReportWriter out(tmp.path());
@@ -160,6 +189,26 @@ std::optional<std::vector<std::string>> run_report_section_shards(
     const auto cbor = json::to_cbor(outcome);
     return std::string(cbor.begin(), cbor.end());
   });
+  if (!got) return std::nullopt;
+  std::vector<SectionOutcome> out(todo.size());
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    auto& o = out[shards[k].section];
+    if (shards[k].unit == kWhole) {
+      o.whole = std::move((*got)[k]);
+      continue;
+    }
+    json u;
+    try {
+      u = json::from_cbor((*got)[k]);
+    } catch (const json::exception& e) {
+      throw RuntimeFailure(std::string("a report section's unit arrived malformed from its rank: ") +
+                           e.what());
+    }
+    const auto& b = u.at("unit").get_binary();
+    o.units.emplace_back(b.begin(), b.end());
+    o.seconds += u.at("seconds").get<double>();
+  }
+  return out;
 }
 
 json import_report_section(const std::string& outcome, ReportWriter& out,

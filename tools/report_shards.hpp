@@ -22,13 +22,22 @@ namespace mixgraph::cli {
 double report_section_cost(const std::string& id, const ReportParams& params,
                            const std::vector<PatternRun>& runs);
 
-/// Called on the computing rank before a section runs: (index among the running sections, the section).
-using SectionStart = std::function<void(std::size_t, const ReportSection&)>;
+/// Called on the computing rank before a shard runs: (index among the running sections, what runs).
+using SectionStart = std::function<void(std::size_t, const std::string&)>;
 
-/// Runs `todo` (the running sections, in document order) over the ranks; collective. Rank 0 gets one
-/// serialised outcome per section, in order; the other ranks std::nullopt. `progress(run, stage)` is the
-/// sections' progress callback on the computing rank.
-std::optional<std::vector<std::string>> run_report_section_shards(
+/// What rank 0 gets for one running section: the serialised section (`whole`), or, for a section made of
+/// units (ReportSection::units), each unit's result in order, which rank 0 renders; `seconds`: the time
+/// the section (or the sum of its units) took on the ranks that ran it.
+struct SectionOutcome {
+  std::string whole;
+  std::vector<std::string> units;
+  double seconds = 0;
+};
+
+/// Runs `todo` (the running sections, in document order) over the ranks; collective. A section is one
+/// shard, or one shard per unit when it has units. Rank 0 gets one outcome per section, in order; the
+/// other ranks std::nullopt. `progress(i, run, stage)` is section i's progress callback on its rank.
+std::optional<std::vector<SectionOutcome>> run_report_section_shards(
     const std::vector<const ReportSection*>& todo, const ReportParams& params, std::vector<PatternRun>& runs,
     double fig_width, FigureStyle style, const SectionStart& start,
     const std::function<void(std::size_t, const PatternRun&, const std::string&)>& progress);
