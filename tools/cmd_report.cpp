@@ -281,9 +281,8 @@ int run_report(const ReportOptions& o) {
     const double t0 = elapsed();
     double seconds = 0;
     const std::size_t notes_before = out.notes().size();
-    if (split && s.render &&
-        shard_outcomes.at(section_index)
-            .whole.empty()) {  // a section of units: rendered here from what the ranks computed
+    const bool of_units = split && s.render && shard_outcomes.at(section_index).whole.empty();
+    if (of_units) {  // a section of units: rendered here from what the ranks computed
       s.render(ctx, shard_outcomes.at(section_index).units);
       seconds = shard_outcomes.at(section_index).seconds;
     } else if (split) {
