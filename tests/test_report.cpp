@@ -466,6 +466,26 @@ TEST(Heatmap, SvgAndPdfAreWellFormed) {
   EXPECT_EQ(read_file(d / "m.pdf").substr(0, 5), "%PDF-");
 }
 
+// cairo names an SVG's drawing after a per-process counter of surfaces; the file must not depend on what
+// was drawn before it (a report's sections drawn on other MPI ranks give the same bytes).
+TEST(Heatmap, SvgBytesDoNotDependOnEarlierFigures) {
+  if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
+  TempDir d;
+  const std::size_t n = 8;
+  std::vector<double> m(n * n, kNaN);
+  for (std::size_t i = 0; i < n; ++i) m[i * n + i] = 1;
+  HeatmapOptions o;
+  o.title = "diagonal";
+  write_heatmap(d / "a.svg", MatrixView::dense(m, n, n), o);
+  for (int k = 0; k < 3; ++k) write_heatmap(d / "other.png", MatrixView::dense(m, n, n), o);
+  write_line_plot(d / "l.svg", {{"a", {1, 2, 3}, {1, 4, 9}, true}}, {"t", "x", "y", false, true, "", {}});
+  write_heatmap(d / "b.svg", MatrixView::dense(m, n, n), o);
+  const std::string a = read_file(d / "a.svg"), b = read_file(d / "b.svg");
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("id=\"surface1\""), std::string::npos);
+  EXPECT_NE(read_file(d / "l.svg").find("id=\"surface1\""), std::string::npos);
+}
+
 TEST(Heatmap, BadExtensionAndEmptyMatrixAreUsageErrors) {
   TempDir d;
   std::vector<double> m(4, 1.0);

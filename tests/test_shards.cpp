@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <string>
 
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -91,6 +93,64 @@ TEST(Shards, LptAssignsEveryShardOnceWithinFourThirdsOfOptimal) {
     EXPECT_EQ(plan, assign_lpt(c, ranks));  // deterministic: every rank plans alike
   }
   EXPECT_THROW(assign_lpt({1.0}, 0), UsageError);
+}
+
+// The balance the commands rely on: with the costs of their cost models (all-pairs blocks n - s0 + 64,
+// sweep points n^a, report sections of 1000x different size, heavy-tailed random costs), no rank's load
+// exceeds mean + (1 - 1/ranks) * largest item (Graham's list-scheduling bound), and on small inputs the
+// makespan lies between the optimum found by trying every assignment and the LPT bound (4/3 - 1/(3 ranks))
+// of that optimum.
+TEST(Shards, LptLoadWithinMeanPlusLargestItemForTheCostModels) {
+  std::mt19937_64 rng(5);
+  auto check = [](const std::vector<double>& c, int ranks, const std::string& what) {
+    const auto plan = assign_lpt(c, ranks);
+    const double total = std::accumulate(c.begin(), c.end(), 0.0);
+    const double cmax = c.empty() ? 0.0 : *std::max_element(c.begin(), c.end());
+    const double mean = total / ranks;
+    const double ms = makespan(plan, c);
+    EXPECT_LE(ms, mean + (1.0 - 1.0 / ranks) * cmax + 1e-9 * total) << what << " on " << ranks << " ranks";
+    EXPECT_GE(ms, std::max(mean, cmax) - 1e-9 * total) << what;  // no plan beats this lower bound
+    return ms / std::max(mean, cmax);
+  };
+  // all-pairs at n = 2^16: 256 blocks of 256 sources (the default shards), and 64 shards cut by cost
+  const std::size_t n = 1 << 16;
+  std::vector<double> blocks;
+  for (std::size_t s0 = 0; s0 < n; s0 += 256) blocks.push_back(all_pairs_block_cost(n, s0, 256));
+  std::vector<double> cut;
+  for (auto [a, b] : split_by_cost(blocks, 64)) {
+    double sum = 0;
+    for (std::size_t i = a; i < b; ++i) sum += blocks[i];
+    cut.push_back(sum);
+  }
+  for (int ranks : {1, 2, 3, 4, 7, 16, 64}) {
+    // many items of decreasing size: LPT is within 2% of the lower bound max(mean, largest)
+    EXPECT_LE(check(blocks, ranks, "all-pairs blocks"), 1.02) << ranks;
+    check(cut, ranks, "all-pairs shards cut by cost");
+  }
+  // a congestion sweep's rows: N^2 for N = 64..4096 (one dominant row), and 4 patterns x 2 lengths
+  std::vector<double> rows, similar;
+  for (double N = 64; N <= 4096; N *= 2) rows.push_back(N * N);
+  for (int p = 0; p < 4; ++p)
+    for (double N : {1024.0, 2048.0}) similar.push_back(N * N * (1 + 0.1 * p));
+  for (int ranks : {1, 2, 3, 4}) {
+    EXPECT_NEAR(check(rows, ranks, "sweep rows"), 1.0, 1e-12);  // the largest row alone sets the time
+    check(similar, ranks, "similar rows");
+  }
+  // heavy-tailed random costs, 1..300 items, 1..64 ranks
+  for (int t = 0; t < 300; ++t) {
+    std::vector<double> c(1 + rng() % 300);
+    for (auto& x : c) x = std::exp(static_cast<double>(rng() % 1000) / 100.0);
+    check(c, 1 + static_cast<int>(rng() % 64), "random case " + std::to_string(t));
+  }
+  // small inputs: optimum <= LPT <= (4/3 - 1/(3 ranks)) optimum
+  for (int t = 0; t < 200; ++t) {
+    std::vector<double> c(1 + rng() % 9);
+    for (auto& x : c) x = static_cast<double>(1 + rng() % 1000);
+    const int ranks = 2 + static_cast<int>(rng() % 3);
+    const double opt = optimal_makespan(c, ranks), ms = makespan(assign_lpt(c, ranks), c);
+    EXPECT_GE(ms, opt - 1e-9);
+    EXPECT_LE(ms, opt * (4.0 / 3.0 - 1.0 / (3.0 * ranks)) + 1e-9) << "case " << t;
+  }
 }
 
 TEST(Shards, AllPairsPartialsMatchPerSourceBfsAndMergeExactly) {

@@ -19,6 +19,7 @@
 #include "registry.hpp"
 #include "report_progress.hpp"
 #include "report_section.hpp"
+#include "report_shards.hpp"
 #include "report_staging.hpp"
 #include "stage_hook.hpp"
 
@@ -195,7 +196,7 @@ int run_report(const ReportOptions& o) {
   const std::size_t P = params.patterns.size();
   std::size_t running = 0;
   for (const auto& s : sections) running += s.run && !skip.count(s.id) ? 1 : 0;
-  ReportProgress progress(o.progress, P + running * P + 1);
+  ReportProgress progress(mpi::root() ? o.progress : "never", P + running * P + 1);  // rank 0 only
   // each step also goes to the stage hook (an embedding such as the Python package sees it and can stop)
   auto step = [&](std::size_t k, const std::string& what) {
     stage(what);
@@ -225,12 +226,29 @@ int run_report(const ReportOptions& o) {
     runs.push_back(std::move(r));
   }
 
-  // under several MPI ranks the report is not split into shards: rank 0 writes it whole, alone (every rank
-  // checked the parameters and built the patterns above, so they meet a usage error alike)
-  if (!mpi::root()) return 0;
+  // Under several MPI ranks each running section is a shard (report_shards.hpp): every rank checked the
+  // parameters and built the patterns above (so they meet a usage error alike), runs its sections in
+  // writers of its own and sends them to rank 0, which replays them below in document order.
+  const FigureStyle fig_style = o.style == "paper" ? FigureStyle::Paper : FigureStyle::Screen;
+  const bool split = mpi::size() > 1;
+  std::vector<SectionOutcome> shard_outcomes;
+  if (split) {
+    std::vector<const ReportSection*> todo;
+    for (const auto& s : sections)
+      if (s.run && !skip.count(s.id)) todo.push_back(&s);
+    auto got = run_report_section_shards(
+        todo, params, runs, o.fig_width, fig_style,
+        [&](std::size_t i, const std::string& what) { step(P + i * P, what); },
+        [&](std::size_t i, const PatternRun& r, const std::string& stage) {
+          const auto k = static_cast<std::size_t>(&r - runs.data());
+          step(P + i * P + std::min(k, P - 1), r.spec + ": " + stage);
+        });
+    if (!got) return 0;  // the other ranks: rank 0 writes the report
+    shard_outcomes = std::move(*got);
+  }
   ReportStaging staging(o.out);  // written whole there, then swapped in (report_staging.hpp)
   ReportWriter out(staging.dir());
-  out.figure_look(o.fig_width, o.style == "paper" ? FigureStyle::Paper : FigureStyle::Screen);
+  out.figure_look(o.fig_width, fig_style);
   std::map<std::string, std::map<std::string, Cell>> table1;
   ojson sections_json = ojson::array();
   out.section("table1", "Table 1: structure columns, measured", 5);
@@ -260,14 +278,24 @@ int run_report(const ReportOptions& o) {
                         const auto k = static_cast<std::size_t>(&r - runs.data());
                         step(P + section_index * P + std::min(k, P - 1), r.spec + ": " + stage);
                       }};
-    step(P + section_index * P, s.title);
     const double t0 = elapsed();
+    double seconds = 0;
     const std::size_t notes_before = out.notes().size();
-    s.run(ctx);
+    const bool of_units = split && s.render && shard_outcomes.at(section_index).whole.empty();
+    if (of_units) {  // a section of units: rendered here from what the ranks computed
+      s.render(ctx, shard_outcomes.at(section_index).units);
+      seconds = shard_outcomes.at(section_index).seconds;
+    } else if (split) {
+      results = import_report_section(shard_outcomes.at(section_index).whole, out, table1, seconds);
+    } else {
+      step(P + section_index * P, s.title);
+      s.run(ctx);
+      seconds = elapsed() - t0;
+    }
     ++section_index;
     section_notes(out, s, notes_before);
     sj["status"] = "done";
-    sj["seconds"] = elapsed() - t0;
+    sj["seconds"] = seconds;
     sj["results"] = results;
     sections_json.push_back(sj);
   }

@@ -84,6 +84,13 @@ struct ReportSection {
   std::vector<std::string> table1_columns;  ///< Table 1 columns this section fills
   std::string planned;                      ///< pending sections: what the section will add (Markdown)
   std::function<void(ReportContext&)> run;  ///< emits blocks and files; never prints
+  /// Optional, for a section made of independent units of work (verify's claims): `units` names them,
+  /// `unit(params, runs, i)` computes unit i's result as bytes (it writes nothing), and `render(ctx,
+  /// results)` writes the section from every unit's result in order; `run` must equal rendering what the
+  /// units give. Under several MPI ranks each unit is then a shard of its own, and rank 0 renders.
+  std::function<std::vector<std::string>(const ReportParams&)> units;
+  std::function<std::string(const ReportParams&, const std::vector<PatternRun>&, std::size_t)> unit;
+  std::function<void(ReportContext&, const std::vector<std::string>&)> render;
 };
 
 std::vector<ReportSection>& report_sections();

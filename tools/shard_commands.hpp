@@ -32,4 +32,8 @@ std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::st
                                                        const ClaimContext& ctx,
                                                        const std::string& checkpoint_dir);
 
+/// One claim's whole result as bytes (JSON) and back, as the sharded routes send it to rank 0.
+std::string encode_claim_result(const ClaimResult& r);
+ClaimResult decode_claim_result(const std::string& bytes);
+
 }  // namespace mixgraph::cli

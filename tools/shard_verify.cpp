@@ -17,7 +17,9 @@ std::optional<std::string> opt_string(const nlohmann::json& j) {
   return j.is_null() ? std::nullopt : std::optional<std::string>(j.get<std::string>());
 }
 
-std::string encode(const ClaimResult& r) {
+}  // namespace
+
+std::string encode_claim_result(const ClaimResult& r) {
   const auto& c = r.claim;
   const auto& o = r.outcome;
   nlohmann::json skips = nlohmann::json::array();
@@ -36,7 +38,7 @@ std::string encode(const ClaimResult& r) {
   return j.dump();
 }
 
-ClaimResult decode(const std::string& bytes) {
+ClaimResult decode_claim_result(const std::string& bytes) {
   const auto j = nlohmann::json::parse(bytes);
   ClaimResult r;
   const auto& c = j.at("claim");
@@ -60,8 +62,6 @@ ClaimResult decode(const std::string& bytes) {
   return r;
 }
 
-}  // namespace
-
 std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::string>& ids,
                                                        const ClaimContext& ctx,
                                                        const std::string& checkpoint_dir) {
@@ -79,11 +79,11 @@ std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::st
                                      const auto r = run_claims({ids[i]}, ctx);
                                      if (r.size() != 1)
                                        throw RuntimeFailure("claim '" + ids[i] + "' gave no single result");
-                                     return encode(r[0]);
+                                     return encode_claim_result(r[0]);
                                    });
   if (!got) return std::nullopt;
   std::vector<ClaimResult> out;
-  for (const auto& bytes : *got) out.push_back(decode(bytes));
+  for (const auto& bytes : *got) out.push_back(decode_claim_result(bytes));
   return out;
 }
 

@@ -3,10 +3,12 @@
 #include "mixgraph/plot.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <ostream>
+#include <sstream>
 
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/colormap.hpp"
@@ -156,6 +158,27 @@ void check(cairo_status_t st, const std::string& path) {
     throw RuntimeFailure("drawing '" + path + "' failed: " + cairo_status_to_string(st));
 }
 
+/// cairo names an SVG's drawing `surfaceN` after a counter of every surface the process made so far;
+/// renamed `surface1`, the file is the same whatever was drawn before it (in this process or another).
+std::string stable_svg_ids(std::string svg) {
+  const std::string tag = "<g id=\"surface";
+  const auto at = svg.find(tag);
+  if (at == std::string::npos) return svg;
+  auto end = at + tag.size();
+  while (end < svg.size() && std::isdigit(static_cast<unsigned char>(svg[end]))) ++end;
+  const std::string id = svg.substr(at + 7, end - at - 7);  // "surfaceN"
+  std::string out;
+  for (std::size_t k = 0;;) {
+    const auto f = svg.find(id, k);
+    const bool whole =
+        f != std::string::npos &&
+        (f + id.size() == svg.size() || !std::isdigit(static_cast<unsigned char>(svg[f + id.size()])));
+    if (f == std::string::npos) return out + svg.substr(k);
+    out += svg.substr(k, f - k) + (whole ? "surface1" : id);
+    k = f + id.size();
+  }
+}
+
 /// The smallest text drawn by the current render() on this thread, in device pixels (text() records it),
 /// so a figure's info reports what was drawn, not what its layout meant to draw.
 thread_local double g_min_text_px = 0;
@@ -165,7 +188,9 @@ thread_local double g_min_text_px = 0;
 template <class Draw>
 double render(const std::string& path, FileKind kind, int w, int h, Draw&& draw) {
   g_min_text_px = std::numeric_limits<double>::infinity();
-  write_file_atomic(path, [&](std::ostream& os) {
+  write_file_atomic(path, [&](std::ostream& file) {
+    std::ostringstream svg;  // an SVG is renamed (stable_svg_ids) before it goes to the file
+    std::ostream& os = kind == FileKind::Svg ? static_cast<std::ostream&>(svg) : file;
     SurfacePtr s;
     if (kind == FileKind::Png)
       s.reset(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
@@ -184,6 +209,7 @@ double render(const std::string& path, FileKind kind, int w, int h, Draw&& draw)
     if (kind == FileKind::Png) check(cairo_surface_write_to_png_stream(s.get(), write_to_stream, &os), path);
     cairo_surface_finish(s.get());
     check(cairo_surface_status(s.get()), path);
+    if (kind == FileKind::Svg) file << stable_svg_ids(svg.str());
   });
   return std::isfinite(g_min_text_px) ? g_min_text_px : 0;
 }

@@ -15,6 +15,7 @@
 // from disk there for the notebook. Errors: RuntimeFailure for I/O, UsageError for bad figure options.
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -86,6 +87,14 @@ class ReportWriter {
 
   /// Renders report.md and report.ipynb from the sections. `intro` is Markdown shown under the title.
   void finish(const std::string& title, const std::string& intro);
+
+  /// A report whose sections run in other processes (MPI ranks): the section `id` ran alone in a writer of
+  /// its own; export_section gives what it left there (its blocks, the files it recorded, the notes and
+  /// notebook code it added) as JSON, and import_section appends that to this writer as if the section had
+  /// run here (the files must already be in this writer's dir, at the same relative paths). Doubles keep
+  /// their bits (NaN included). O(size of the blocks).
+  nlohmann::json export_section(const std::string& id) const;
+  void import_section(const nlohmann::json& state);
 
   const std::string& dir() const { return dir_; }
   /// Every file written so far, relative to dir, in order.
