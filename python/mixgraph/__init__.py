@@ -128,8 +128,11 @@ def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, 
 def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=False, mem_limit=None):
     """Cut ranks r(K) = rank M[K+1..n, 1..K] of M = (I - B)^{-1} A (``mixgraph rank``).
 
-    M uses seeded random weights (file values for mtx:). method: 'both' (numeric: dense up to n = 1024,
-    sketched above; and Menger max-flow), 'dense', 'sketch' or 'flow'. cuts: None (every cut up to
+    M uses seeded random weights (file values for mtx:). method: 'both' (numeric and Menger max-flow; the
+    numeric ranks are exact for seeded weights, for mtx: file weights dense up to n = 1024 and sketched
+    above), 'exact' (ranks over the prime field GF(2^61 - 1) with generic weights: the rank for almost every
+    real weight, with ``failure_probability_bound`` the probability bound of an unlucky draw; not for mtx: files),
+    'dense', 'sketch' or 'flow'. cuts: None (every cut up to
     n = 1024, 64 spaced cuts above), 'all', a count of evenly spaced cuts, or a list of cuts K (cut K
     separates positions 1..K from K+1..n). Returns a Result with the fields of ``mixgraph rank --format
     json``: ``cuts``, ``cut_rank_numeric`` and ``cut_rank_flow`` (uint32 arrays parallel to cuts, None when

@@ -72,7 +72,7 @@ def path_lengths(patterns: str | Sequence[str], sweep: str, *, all_pairs: bool =
 def congestion(pattern: Pattern | str, N: _N = None, *,
                routing: Literal["shift", "random", "minmax", "all"] | None = None, lp: bool = False,
                seed: int = 1, paths: bool = False, mem_limit: _Mem = None) -> Result: ...
-def rank(pattern: Pattern | str, n: _N = None, *, method: Literal["both", "dense", "sketch", "flow"] = "both",
+def rank(pattern: Pattern | str, n: _N = None, *, method: Literal["both", "exact", "dense", "sketch", "flow"] = "both",
          cuts: None | Literal["all"] | int | Sequence[int] = None, seed: int = 1, tol: float = 0.0,
          dyadic: bool = False, mem_limit: _Mem = None) -> Result: ...
 def solve(pattern: Pattern | str, X: Any, *, heads: int = 1, seed: int = 1, threads: int = 0,

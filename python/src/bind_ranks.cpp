@@ -38,7 +38,8 @@ CutRankMethod method_from(const std::string& m) {
   if (m == "dense") return CutRankMethod::Dense;
   if (m == "sketch") return CutRankMethod::Sketch;
   if (m == "flow") return CutRankMethod::Flow;
-  throw UsageError("method must be dense, sketch, flow or both (got '" + m + "')");
+  if (m == "exact") return CutRankMethod::Exact;
+  throw UsageError("method must be both, exact, dense, sketch or flow (got '" + m + "')");
 }
 
 pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::string& method,
