@@ -132,7 +132,8 @@ def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, 
     return Result("congestion", *_core._congestion(pattern, N, routing, lp, seed, paths, mem_limit))
 
 
-def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=False, mem_limit=None):
+def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=False, mem_limit=None,
+         progress=None):
     """Cut ranks r(K) = rank M[K+1..n, 1..K] of M = (I - B)^{-1} A (``mixgraph rank``).
 
     M uses seeded random weights (file values for mtx:). method: 'both' (numeric and Menger max-flow; the
@@ -145,9 +146,17 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
     json``: ``cuts``, ``cut_rank_numeric`` and ``cut_rank_flow`` (uint32 arrays parallel to cuts, None when
     not computed), ``cache_at_cut`` (|C_K|), ``max_cut_rank``, ``agree``, ``cache_bound``, ``contrast``
     (the +cache variant or base on the same cuts, by flow), ... Cost: dense O(n^2) memory and
-    O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes.
+    O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes; Ctrl-C
+    raises KeyboardInterrupt within a second (the work stops at its next stage). progress: a callable
+    progress(stage, done, total) called as each stage starts ('cut ranks', 'dyadic blocks' with
+    dyadic=True, 'contrast'), or True (tqdm).
     """
-    return Result("rank", *_core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit))
+    cb, bar = _progress(progress, "rank")
+    try:
+        return Result("rank", *_core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit, cb))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None, progress=None):

@@ -53,3 +53,22 @@ def test_exact_ranks_against_numpy():
         r = mixgraph.rank(p, method="exact", seed=3)
         ref = [np.linalg.matrix_rank(M[k:, :k], tol=1e-9 * np.linalg.norm(M, 2)) for k in r.cuts.tolist()]
         assert r.cut_rank_numeric.tolist() == ref, spec
+
+
+def test_progress_stages_and_ctrl_c():
+    import _thread
+    import threading
+    import time
+
+    seen = []
+    r = mixgraph.rank("pow2", 64, dyadic=True, progress=lambda s, d, t: seen.append((s, d, t)))
+    assert seen == [("cut ranks", 1, 3), ("dyadic blocks", 2, 3), ("contrast", 3, 3)]
+    assert r.to_dict() == mixgraph.rank("pow2", 64, dyadic=True).to_dict()
+    # Ctrl-C 0.3 s into a rank run of several seconds: KeyboardInterrupt within a second
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    t0 = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        mixgraph.rank("pow2+cache", 1 << 15, method="exact", cuts=32)
+    assert time.monotonic() - t0 < 1.3
+    timer.join()
