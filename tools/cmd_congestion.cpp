@@ -15,6 +15,7 @@
 #include "registry.hpp"
 #include "result_json.hpp"
 #include "shard_run.hpp"
+#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -239,6 +240,8 @@ int run_congestion(const CongestionCliOptions& o) {
         if (stderr_is_tty() && !single)
           std::cerr << "\r[congestion] " << pat << " N = " << n << " ...   " << std::flush;
         results.push_back(analyse_congestion(pat, n, co));
+        cli::step("congestion " + pat + " N = " + std::to_string(n), results.size(),
+                  o.patterns.size() * ns.size());
       }
     if (stderr_is_tty() && !single) std::cerr << "\r" << std::string(60, ' ') << "\r";
     if (!single)

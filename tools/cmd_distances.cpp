@@ -17,6 +17,7 @@
 #include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
+#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -101,8 +102,13 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   ap.mem_limit = o.common.mem_limit_bytes();
   ap.progress = progress_fn();
   std::vector<PathLengthTable> tables;
-  for (const auto& spec : o.patterns)
+  std::uint64_t rows = 0;
+  for (const auto& spec : o.patterns) {
+    ap.row_done = [&](std::uint64_t n) {
+      cli::step("distances " + spec + " n = " + std::to_string(n), ++rows, o.patterns.size() * ns.size());
+    };
     tables.push_back(path_length_table(spec, ns, ap, o.all_pairs ? UINT64_MAX : kAutoAllPairsMax));
+  }
   auto max_delta = [](const PathLengthRow& r) -> std::uint32_t {
     if (!r.from_profile) return UNREACHABLE;
     return r.copy_distance == UNREACHABLE ? r.diameter : std::max(r.diameter, r.copy_distance);

@@ -15,6 +15,7 @@
 #include "registry.hpp"
 #include "result_json.hpp"
 #include "shard_run.hpp"
+#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -140,6 +141,7 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
     for (std::size_t i = 0; i < ns.size(); ++i) {
       if (stderr_is_tty()) std::cerr << "\r[pattern] n = " << ns[i] << " ..." << std::flush;
       recs.push_back(record(i));
+      cli::step("pattern " + o.pattern + " n = " + std::to_string(ns[i]), i + 1, ns.size());
     }
     if (stderr_is_tty()) std::cerr << "\r" << std::string(40, ' ') << "\r";
   }

@@ -652,6 +652,7 @@ PathLengthTable path_length_table(const std::string& spec, const std::vector<std
     cp.push_back(row.copy_distance == UNREACHABLE ? 0.0 : row.copy_distance);
     mean.push_back(row.mean_distance);
     t.rows.push_back(row);
+    if (opt.row_done) opt.row_done(n);
   }
   const auto& cls = path_length_growth_classes();
   const auto fd = fit_growth(xs, dia, cls), fc = fit_growth(xs, cp, cls), fm = fit_growth(xs, mean, cls);

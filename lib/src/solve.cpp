@@ -13,11 +13,20 @@
 
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/solve_cancel.hpp"
 #include "mixgraph/weight_gen.hpp"
 
 namespace mixgraph {
 
 namespace {
+
+thread_local const std::atomic<bool>* t_cancel = nullptr;  ///< SolveCancelScope's flag on this thread
+
+/// Rows between two looks at the cancel flag (a few ms of work at most): a power of two.
+constexpr unsigned kCancelRows = 4096;
+inline bool stopped(const std::atomic<bool>* stop) {
+  return stop != nullptr && stop->load(std::memory_order_relaxed);
+}
 
 int resolve_threads(int threads) {
   return threads > 0 ? threads : omp_get_max_threads();
@@ -132,7 +141,8 @@ struct Tile {
 
 // One tile inside one head: every coefficient is a scalar for the whole tile.
 template <class T>
-void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t) {
+void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t,
+                   const std::atomic<bool>* stop) {
   const auto& s = W.s;
   const pos_t n = s.n;
   const std::size_t w = t.w;
@@ -142,6 +152,7 @@ void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, co
     const std::size_t Ka = s.a_offsets.size(), Kb = s.b_offsets.size();
     std::vector<T> abuf(Ka), bbuf(Kb);
     for (pos_t i = 0; i < n; ++i) {
+      if (i % kCancelRows == 0 && stopped(stop)) return;
       for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
       const T* arow = A.rows(i, 1, 0, Ka, abuf.data());
       for (std::size_t k = 0; k < Ka && s.a_offsets[k] <= i; ++k) {
@@ -164,6 +175,7 @@ void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, co
     std::vector<T> abuf(A.src == CoefSource::Stored ? 0 : A.max_row()),
         bbuf(B.src == CoefSource::Stored ? 0 : B.max_row());
     for (pos_t i = 0; i < n; ++i) {
+      if (i % kCancelRows == 0 && stopped(stop)) return;
       for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
       const nnz_t alo = s.a.ptr[i], blo = s.b.ptr[i];
       const T* ar = A.row(i, abuf.data());
@@ -308,8 +320,10 @@ bool have_avx2() {
 struct TilePipe {
   std::atomic<pos_t> gathered{0}, finished{0};
 };
-inline void wait_for(const std::atomic<pos_t>& a, pos_t want) {
+// false when the solve was cancelled meanwhile (the other thread may have stopped)
+inline bool wait_for(const std::atomic<pos_t>& a, pos_t want, const std::atomic<bool>* stop) {
   for (unsigned it = 0; a.load(std::memory_order_acquire) < want; ++it) {
+    if (stopped(stop)) return false;
     if (it < 256) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
@@ -318,13 +332,16 @@ inline void wait_for(const std::atomic<pos_t>& a, pos_t want) {
       std::this_thread::yield();  // the other thread may have lost its core on a shared machine
     }
   }
+  return true;
 }
 
 // One tile of W columns through all blocks. role: -1 gathers and finishes every block in turn; 1 gathers,
 // 0 finishes (the two threads of a pipelined tile, sharing `pipe` and a ring of kRing gathered blocks).
 template <class T, int W>
 void rows_implicit_blocked(const CoefView<T>& A, const CoefView<T>& B, const SolveStructure& s, const T* x,
-                           T* y, std::size_t d, std::size_t c0, int role, TilePipe* pipe, T* ring) {
+                           T* y, std::size_t d, std::size_t c0, int role, TilePipe* pipe, T* ring,
+                           const std::atomic<bool>* stop) {
+  constexpr pos_t kCancelBlocks = kCancelRows / kBlock;
   const BlockPlan bp = block_plan(s);
   const bool v = have_avx2();
   auto gather = v ? gather_avx2<T, W> : gather_base<T, W>;
@@ -346,6 +363,7 @@ void rows_implicit_blocked(const CoefView<T>& A, const CoefView<T>& B, const Sol
     std::vector<T> buf(std::size_t(kBlock) * W);
     auto acc = reinterpret_cast<T(*)[W]>(buf.data());
     for (pos_t b = 0; b < nb; ++b) {
+      if (b % kCancelBlocks == 0 && stopped(stop)) return;
       do_gather(b, acc);
       do_finish(b, acc);
     }
@@ -353,14 +371,15 @@ void rows_implicit_blocked(const CoefView<T>& A, const CoefView<T>& B, const Sol
   }
   auto acc = [&](pos_t b) { return reinterpret_cast<T(*)[W]>(ring + std::size_t(b % kRing) * kBlock * W); };
   for (pos_t b = 0; b < nb; ++b) {
+    if (b % kCancelBlocks == 0 && stopped(stop)) return;
     if (role == 1) {
       // the slot's previous block is finished, and so are the rows the far reads need (kRing * kBlock <=
       // kFar)
-      wait_for(pipe->finished, b >= kRing ? b - kRing + 1 : 0);
+      if (!wait_for(pipe->finished, b >= kRing ? b - kRing + 1 : 0, stop)) return;
       do_gather(b, acc(b));
       pipe->gathered.store(b + 1, std::memory_order_release);
     } else {
-      wait_for(pipe->gathered, b + 1);
+      if (!wait_for(pipe->gathered, b + 1, stop)) return;
       do_finish(b, acc(b));
       pipe->finished.store(b + 1, std::memory_order_release);
     }
@@ -373,22 +392,22 @@ bool fixed_width(const SolveStructure& s, std::size_t w) {
 
 // false when no fixed-width kernel fits the tile (see rows_implicit_blocked for role, pipe and ring)
 template <class T>
-bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t, int role = -1,
-                TilePipe* pipe = nullptr, T* ring = nullptr) {
+bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t,
+                const std::atomic<bool>* stop, int role = -1, TilePipe* pipe = nullptr, T* ring = nullptr) {
   if (!fixed_width(W.s, t.w)) return false;
   const CoefView<T> ac(W, true, t.h), bc(W, false, t.h);
   switch (t.w) {
     case 64:
-      rows_implicit_blocked<T, 64>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
+      rows_implicit_blocked<T, 64>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring, stop);
       break;
     case 32:
-      rows_implicit_blocked<T, 32>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
+      rows_implicit_blocked<T, 32>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring, stop);
       break;
     case 16:
-      rows_implicit_blocked<T, 16>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
+      rows_implicit_blocked<T, 16>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring, stop);
       break;
     default:
-      rows_implicit_blocked<T, 8>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring);
+      rows_implicit_blocked<T, 8>(ac, bc, W.s, x, y, d, t.c0, role, pipe, ring, stop);
       break;
   }
   return true;
@@ -396,8 +415,8 @@ bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const
 
 // A tile spanning several heads (d_h < tile): per-column coefficients (per-channel gates, d_h = 1).
 template <class T>
-void tile_many_heads(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, std::size_t dh,
-                     const Tile& t) {
+void tile_many_heads(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, std::size_t dh, const Tile& t,
+                     const std::atomic<bool>* stop) {
   const auto& s = W.s;
   const pos_t n = s.n;
   const std::size_t w = t.w;
@@ -416,6 +435,7 @@ void tile_many_heads(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, 
   std::vector<T> abuf(nh * ra), bbuf(nh * rb);
   std::vector<const T*> ap(nh), bp(nh);  // each head's coefficients of row i
   for (pos_t i = 0; i < n; ++i) {
+    if (i % kCancelRows == 0 && stopped(stop)) return;
     for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
     for (std::size_t q = 0; q < nh; ++q) {
       ap[q] = imp ? av[q].rows(i, 1, 0, Ka, abuf.data() + q * ra) : av[q].row(i, abuf.data() + q * ra);
@@ -654,6 +674,16 @@ MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
   return W;
 }
 
+SolveCancelScope::SolveCancelScope(const std::atomic<bool>* flag) : saved_(t_cancel) {
+  t_cancel = flag;
+}
+SolveCancelScope::~SolveCancelScope() {
+  t_cancel = saved_;
+}
+const std::atomic<bool>* solve_cancel_flag() {
+  return t_cancel;
+}
+
 template <class T>
 MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t seed) {
   return stored_weights(seeded_mixer_weights<T>(p, heads, seed));
@@ -669,6 +699,7 @@ SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d,
     throw UsageError("solve: weights per offset need a translation-invariant pattern");
   const std::size_t dh = d / static_cast<std::size_t>(W.heads);
   const int nt = resolve_threads(threads);
+  const std::atomic<bool>* stop = t_cancel;  // the caller's SolveCancelScope (the tiles run on other threads)
   // tile width: kTile columns (whole rows of 512 B in fp64 measured fastest; narrower tiles for more threads
   // were slower per column on the development machine), one tile per OpenMP task
   const std::size_t tw = kTile;
@@ -694,11 +725,11 @@ SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d,
       if (me == 0) got = all;
       if (all == want) {  // thread pairs: finisher 2t, gatherer 2t + 1
         const std::size_t t = std::size_t(me / 2);
-        tile_fixed(W, x, y, d, tiles[t], me % 2, &pipes[t],
+        tile_fixed(W, x, y, d, tiles[t], stop, me % 2, &pipes[t],
                    rings.data() + t * std::size_t(kRing) * kBlock * kTile);
       } else {  // fewer threads than asked for: whole tiles, one thread each
         for (std::size_t t = std::size_t(me); t < tiles.size(); t += std::size_t(all))
-          tile_fixed(W, x, y, d, tiles[t]);
+          tile_fixed(W, x, y, d, tiles[t], stop);
       }
     }
     piped = got == want;
@@ -706,9 +737,9 @@ SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d,
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (std::size_t t = 0; t < tiles.size(); ++t) {
       if (many)
-        tile_many_heads(W, x, y, d, dh, tiles[t]);
-      else if (!tile_fixed(W, x, y, d, tiles[t]))
-        tile_one_head(W, x, y, d, tiles[t]);
+        tile_many_heads(W, x, y, d, dh, tiles[t], stop);
+      else if (!tile_fixed(W, x, y, d, tiles[t], stop))
+        tile_one_head(W, x, y, d, tiles[t], stop);
     }
   }
   SolveInfo info;

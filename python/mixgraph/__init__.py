@@ -91,7 +91,7 @@ def distances(pattern, n=None, *, source=None, target=None, counts=False, all_pa
     return Result("distances", fields, extra, to_json)
 
 
-def path_lengths(patterns, sweep, *, all_pairs=False, threads=0, mem_limit=None):
+def path_lengths(patterns, sweep, *, all_pairs=False, threads=0, mem_limit=None, progress=None):
     """The path-length table over a sweep of n (``mixgraph distances -p ... --sweep``).
 
     patterns: one spec or a list of specs (not mtx:, whose n is fixed). sweep: the CLI's text, 'LO..HI'
@@ -101,9 +101,16 @@ def path_lengths(patterns, sweep, *, all_pairs=False, threads=0, mem_limit=None)
     unreachable_pairs, source_of_figures) and ``growth`` (the fitted class among O(1), O(log n),
     O(sqrt n), O(n) with its relative residual, for diameter, copy distance and mean distance).
     Translation-invariant patterns: O(n) per row from the profile; others all-pairs (up to n = 2**14
-    unless all_pairs=True). Releases the GIL while it computes.
+    unless all_pairs=True). Releases the GIL while it computes. progress: a callable progress(stage, done,
+    total) called after each row (done of total = patterns x sweep points), or True (tqdm). Ctrl-C raises
+    KeyboardInterrupt within a second and the table stops at its next row.
     """
-    return Result("distances", *_core._path_lengths(patterns, sweep, all_pairs, threads, mem_limit))
+    cb, bar = _progress(progress, "distances")
+    try:
+        return Result("distances", *_core._path_lengths(patterns, sweep, all_pairs, threads, mem_limit, cb))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, mem_limit=None):
@@ -125,19 +132,31 @@ def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, 
     return Result("congestion", *_core._congestion(pattern, N, routing, lp, seed, paths, mem_limit))
 
 
-def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=False, mem_limit=None):
+def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=False, mem_limit=None,
+         progress=None):
     """Cut ranks r(K) = rank M[K+1..n, 1..K] of M = (I - B)^{-1} A (``mixgraph rank``).
 
-    M uses seeded random weights (file values for mtx:). method: 'both' (numeric: dense up to n = 1024,
-    sketched above; and Menger max-flow), 'dense', 'sketch' or 'flow'. cuts: None (every cut up to
+    M uses seeded random weights (file values for mtx:). method: 'both' (numeric and Menger max-flow; the
+    numeric ranks are exact for seeded weights, for mtx: file weights dense up to n = 1024 and sketched
+    above), 'exact' (ranks over the prime field GF(2^61 - 1) with generic weights: the rank for almost every
+    real weight, with ``failure_probability_bound`` the probability bound of an unlucky draw; not for mtx: files),
+    'dense', 'sketch' or 'flow'. cuts: None (every cut up to
     n = 1024, 64 spaced cuts above), 'all', a count of evenly spaced cuts, or a list of cuts K (cut K
     separates positions 1..K from K+1..n). Returns a Result with the fields of ``mixgraph rank --format
     json``: ``cuts``, ``cut_rank_numeric`` and ``cut_rank_flow`` (uint32 arrays parallel to cuts, None when
     not computed), ``cache_at_cut`` (|C_K|), ``max_cut_rank``, ``agree``, ``cache_bound``, ``contrast``
     (the +cache variant or base on the same cuts, by flow), ... Cost: dense O(n^2) memory and
-    O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes.
+    O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes; Ctrl-C
+    raises KeyboardInterrupt within a second (the work stops at its next stage). progress: a callable
+    progress(stage, done, total) called as each stage starts ('cut ranks', 'dyadic blocks' with
+    dyadic=True, 'contrast'), or True (tqdm).
     """
-    return Result("rank", *_core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit))
+    cb, bar = _progress(progress, "rank")
+    try:
+        return Result("rank", *_core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit, cb))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None, progress=None):
@@ -153,9 +172,9 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     h*d/heads .. (h+1)*d/heads - 1) uses random_weights(seed + h), with ||(I - B)^{-1}||_inf <= 10
     (``Pattern.weights(seed)`` gives the same A and B as scipy matrices). O(d (nnz_A + nnz_B)) work,
     OpenMP over column tiles (threads=0: all cores), the same bits for any thread count. Releases the
-    GIL; Ctrl-C raises KeyboardInterrupt within a second (the kernel then finishes in the background and
-    its Y is dropped; an ``out`` given is left part-written). progress: a callable progress(stage, done,
-    total) (stages 'weights', 'solve'), or True (tqdm). The Pattern keeps the weights of its last solve
+    GIL; Ctrl-C raises KeyboardInterrupt within a second and stops the kernel (it looks at a cancel flag
+    every 4096 rows of each column tile); its Y is dropped and an ``out`` given is left part-written.
+    progress: a callable progress(stage, done, total) (stages 'weights', 'solve'), or True (tqdm). The Pattern keeps the weights of its last solve
     (heads, seed, dtype), so a repeated call pays only the kernel (O(heads (n + nnz)) memory held until
     the next solve with other settings or until the Pattern is freed). info=True returns (Y, {kernel,
     threads, seconds, weights_cached, input, ...}); seconds is the kernel's time.

@@ -138,22 +138,25 @@ def report(out, patterns=None, n=None, *, force=False, seed=1, dense_cap=None, h
     return _run("report", _common(args, threads, mem_limit), progress)
 
 
-def pattern_sweep(pattern, sweep, *, threads=0, mem_limit=None):
+def pattern_sweep(pattern, sweep, *, threads=0, mem_limit=None, progress=None):
     """Decode cost and cache over a range of n with fitted growth classes (``mixgraph pattern --sweep``).
 
     sweep: 'LO..HI' (every power of two between, plus LO and HI) or a list '1000,3000'. Returns a Result
     with the CLI's fields (one row per n: max decode cost, max cache, nnz, ...; the growth fits);
-    ``to_pandas()`` gives the rows. O(n + nnz) per n."""
+    ``to_pandas()`` gives the rows. O(n + nnz) per n. progress: a callable progress(stage, done, total)
+    called after each n (done of total sweep points), or True (tqdm); Ctrl-C stops it at the next n."""
     args = ["pattern", "-p", pattern, "--sweep", sweep]
-    return _run("pattern", _common(args, threads, mem_limit))
+    return _run("pattern", _common(args, threads, mem_limit), progress)
 
 
-def congestion_sweep(patterns, sweep, *, routing=None, lp=False, seed=1, threads=0, mem_limit=None):
+def congestion_sweep(patterns, sweep, *, routing=None, lp=False, seed=1, threads=0, mem_limit=None, progress=None):
     """The copy task over several copy lengths N and patterns (``mixgraph congestion --sweep``).
 
     patterns: one spec or a list. sweep: 'LO..HI' or '100,300,1000' (copy lengths N; the pattern on 2N
     tokens). Returns a Result with one row per pattern and N (copy distance, certified lower bounds with
-    their certificate names, best routing's congestion, gap); ``to_pandas()`` gives the rows."""
+    their certificate names, best routing's congestion, gap); ``to_pandas()`` gives the rows. progress: a
+    callable progress(stage, done, total) called after each row (done of total = patterns x copy lengths),
+    or True (tqdm); Ctrl-C stops it at the next row."""
     args = ["congestion"]
     for p in _specs(patterns):
         args += ["-p", p]
@@ -161,7 +164,7 @@ def congestion_sweep(patterns, sweep, *, routing=None, lp=False, seed=1, threads
     _opt(args, "--routing", routing)
     if lp:
         args.append("--lp")
-    return _run("congestion", _common(args, threads, mem_limit))
+    return _run("congestion", _common(args, threads, mem_limit), progress)
 
 
 def loglinear(T, *, seed=1, numeric_limit=1024, pattern=None, threads=0, mem_limit=None):

@@ -50,9 +50,13 @@ void run_command(const std::vector<std::string>& args, CliRun& res, Job& job) {
     ~Restore() {
       std::cout.rdbuf(saved);
       cli::stage_hook() = nullptr;
+      cli::step_hook() = nullptr;
     }
   } restore{std::cout.rdbuf(captured.rdbuf())};
   cli::stage_hook() = [&job](const std::string& what) { job.stage(what); };
+  cli::step_hook() = [&job](const std::string& what, std::uint64_t done, std::uint64_t total) {
+    job.step(what, done, total);
+  };
   for (auto& [sub, run] : runners)
     if (sub->parsed()) {
       res.code = run();

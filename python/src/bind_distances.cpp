@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "interrupt.hpp"
 #include "json_py.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -141,7 +142,7 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
 }
 
 pb::tuple path_lengths(const pb::object& patterns, const std::string& sweep, bool all_pairs, int threads,
-                       const pb::object& mem) {
+                       const pb::object& mem, const pb::object& progress) {
   std::vector<std::string> specs;
   if (pb::isinstance<pb::str>(patterns))
     specs.push_back(patterns.cast<std::string>());
@@ -152,13 +153,19 @@ pb::tuple path_lengths(const pb::object& patterns, const std::string& sweep, boo
   AllPairsOptions ap;
   ap.threads = threads;
   ap.mem_limit = mem_limit_from(mem);
-  std::vector<PathLengthTable> tables;
-  {
-    pb::gil_scoped_release release;
-    for (const auto& spec : specs)
-      tables.push_back(path_length_table(spec, ns, ap, all_pairs ? UINT64_MAX : kAutoAllPairsMax));
-  }
-  auto t = std::make_shared<std::vector<PathLengthTable>>(std::move(tables));
+  auto t = std::make_shared<std::vector<PathLengthTable>>();
+  // on a worker thread (Ctrl-C, progress): one step per row, the table stops at the next row when asked
+  run_interruptible(
+      [t, specs, ns, ap, all_pairs](Job& job) mutable {
+        std::uint64_t rows = 0;
+        for (const auto& spec : specs) {
+          ap.row_done = [&](std::uint64_t n) {
+            job.step("distances " + spec + " n = " + std::to_string(n), ++rows, specs.size() * ns.size());
+          };
+          t->push_back(path_length_table(spec, ns, ap, all_pairs ? UINT64_MAX : kAutoAllPairsMax));
+        }
+      },
+      progress, -1, {});
   return pb::make_tuple(pb::dict(), pb::dict(), json_fn([t](bool) { return json::path_lengths(*t); }));
 }
 
@@ -170,7 +177,7 @@ void bind_distances(pb::module_& m) {
         pb::arg("all_pairs") = false, pb::arg("summary") = false, pb::arg("matrix") = false,
         pb::arg("method") = "auto", pb::arg("threads") = 0, pb::arg("mem_limit") = pb::none());
   m.def("_path_lengths", &path_lengths, pb::arg("patterns"), pb::arg("sweep"), pb::arg("all_pairs") = false,
-        pb::arg("threads") = 0, pb::arg("mem_limit") = pb::none());
+        pb::arg("threads") = 0, pb::arg("mem_limit") = pb::none(), pb::arg("progress") = pb::none());
 }
 
 }  // namespace mixgraph::py

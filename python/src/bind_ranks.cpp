@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "interrupt.hpp"
 #include "json_py.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
@@ -38,12 +39,13 @@ CutRankMethod method_from(const std::string& m) {
   if (m == "dense") return CutRankMethod::Dense;
   if (m == "sketch") return CutRankMethod::Sketch;
   if (m == "flow") return CutRankMethod::Flow;
-  throw UsageError("method must be dense, sketch, flow or both (got '" + m + "')");
+  if (m == "exact") return CutRankMethod::Exact;
+  throw UsageError("method must be both, exact, dense, sketch or flow (got '" + m + "')");
 }
 
 pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::string& method,
                     const pb::object& cuts, std::uint64_t seed, double tol, bool dyadic,
-                    const pb::object& mem) {
+                    const pb::object& mem, const pb::object& progress) {
   if (tol < 0) throw UsageError("tol must be >= 0 (0 = the default rule)");
   if (pb::isinstance<pb::str>(pat)) {
     const auto spec = pat.cast<std::string>();
@@ -69,16 +71,22 @@ pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::s
     DyadicRanks dy;
   };
   auto c = std::make_shared<Computed>();
-  {
-    pb::gil_scoped_release release;
-    c->r = cut_rank_profile(p, params);
-    if (dyadic) {
-      check_memory(8ull * p.n * p.n * 2, params.mem_limit, "dense operator for dyadic=True");
-      const auto iw = induced_weights(p, seed);
-      c->dy = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), c->r.tolerance);
-    }
-    c->contrast = json::rank_contrast(p, c->r, seed, params.mem_limit);
-  }
+  // on a worker thread (Ctrl-C, progress): Ctrl-C raises at once, the work stops at its next stage
+  run_interruptible(
+      [c, h, params, dyadic, seed](Job& job) {
+        const Pattern& q = h->p;
+        job.stage("cut ranks");
+        c->r = cut_rank_profile(q, params);
+        if (dyadic) {
+          job.stage("dyadic blocks");
+          check_memory(8ull * q.n * q.n * 2, params.mem_limit, "dense operator for dyadic=True");
+          const auto iw = induced_weights(q, seed);
+          c->dy = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), c->r.tolerance);
+        }
+        job.stage("contrast");
+        c->contrast = json::rank_contrast(q, c->r, seed, params.mem_limit);
+      },
+      progress, dyadic ? 3 : 2, {});
   // to_dict() is the CLI's JSON (json_py.hpp); the attributes are its fields with numpy views for the lists
   const CutRankProfile& r = c->r;
   pb::dict j;
@@ -98,7 +106,7 @@ pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::s
 void bind_ranks(pb::module_& m) {
   m.def("_cut_ranks", &cut_ranks, pb::arg("pattern"), pb::arg("n") = pb::none(), pb::arg("method") = "both",
         pb::arg("cuts") = pb::none(), pb::arg("seed") = 1, pb::arg("tol") = 0.0, pb::arg("dyadic") = false,
-        pb::arg("mem_limit") = pb::none());
+        pb::arg("mem_limit") = pb::none(), pb::arg("progress") = pb::none());
 }
 
 }  // namespace mixgraph::py

@@ -9,6 +9,7 @@
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/solve.hpp"
+#include "mixgraph/solve_cancel.hpp"
 
 namespace mixgraph::py {
 namespace {
@@ -85,6 +86,7 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
               make_mixer_weights<T>(job->h->p, job->heads, job->seed));
         }
         j.stage("solve");
+        const SolveCancelScope cancel(&j.cancel_flag());  // Ctrl-C stops the kernel within a few ms
         job->info = solve_mixer(*job->w, job->x, job->y, job->d, job->threads);
       },
       progress, 2, {xv.owner, y_obj});

@@ -16,11 +16,33 @@ constexpr auto kSlice = std::chrono::milliseconds(50);
 constexpr auto kStopWait = std::chrono::milliseconds(400);  ///< how long an interrupt waits for a stage
 }  // namespace
 
+namespace {
+/// At most this many events wait for the callback; beyond it the newest replaces the last (a sweep of
+/// tiny points outrunning a slow callback).
+constexpr std::size_t kMaxQueued = 4096;
+}  // namespace
+
 void Job::stage(const std::string& what) {
   {
     std::lock_guard<std::mutex> l(m_);
-    stage_ = what;
     ++stages_;
+    Event e{what, stages_, -1};
+    if (events_.size() < kMaxQueued)
+      events_.push_back(std::move(e));
+    else
+      events_.back() = std::move(e);
+  }
+  if (cancel_.load()) throw Interrupted();
+}
+
+void Job::step(const std::string& what, std::uint64_t done, std::uint64_t total) {
+  {
+    std::lock_guard<std::mutex> l(m_);
+    Event e{what, done, static_cast<std::int64_t>(total)};
+    if (events_.size() < kMaxQueued)
+      events_.push_back(std::move(e));
+    else
+      events_.back() = std::move(e);
   }
   if (cancel_.load()) throw Interrupted();
 }
@@ -53,19 +75,17 @@ void run_interruptible(const std::function<void(Job&)>& work, const pb::object& 
       g_live_cv.notify_all();
     }
   });
-  std::uint64_t reported = 0;
   auto report = [&] {
     if (progress.is_none()) return;
-    std::string stage;
-    std::uint64_t count = 0;
+    std::vector<Job::Event> events;
     {
       std::lock_guard<std::mutex> l(job->m_);
-      stage = job->stage_;
-      count = job->stages_;
+      events.swap(job->events_);
     }
-    if (count == reported) return;
-    reported = count;
-    progress(stage, count, total < 0 ? pb::object(pb::none()) : pb::object(pb::int_(total)));
+    for (const auto& e : events) {
+      const std::int64_t t = e.total < 0 ? total : e.total;
+      progress(e.what, e.done, t < 0 ? pb::object(pb::none()) : pb::object(pb::int_(t)));
+    }
   };
   // Asks the work to stop, waits a little for it, and leaves it running (detached) if it does not stop.
   auto stop = [&] {

@@ -23,12 +23,17 @@ struct Interrupted : std::exception {
   const char* what() const noexcept override { return "interrupted"; }
 };
 
-/// What the work and the waiting thread share. The work calls stage() between its stages.
+/// What the work and the waiting thread share. The work calls stage() between its stages and step() after
+/// each point inside one (a sweep's rows); every call is handed to the progress callback in order.
 class Job {
  public:
   /// Records a stage (for progress) and throws Interrupted when the call was asked to stop.
   void stage(const std::string& what);
+  /// Records progress inside a stage (done of total points) and throws Interrupted when asked to stop.
+  void step(const std::string& what, std::uint64_t done, std::uint64_t total);
   bool cancelled() const { return cancel_.load(); }
+  /// The flag long kernels poll to stop early (set with the stop request; never cleared).
+  const std::atomic<bool>& cancel_flag() const { return cancel_; }
 
  private:
   friend void run_interruptible(const std::function<void(Job&)>& work, const pb::object& progress,
@@ -38,7 +43,12 @@ class Job {
   bool done_ = false;
   bool detached_ = false;
   std::exception_ptr error_;
-  std::string stage_;
+  struct Event {
+    std::string what;
+    std::uint64_t done;
+    std::int64_t total;  ///< < 0: the caller's total (stages)
+  };
+  std::vector<Event> events_;  ///< not yet handed to the progress callback
   std::uint64_t stages_ = 0;
   std::atomic<bool> cancel_{false};
   std::vector<pb::object> keep_;  ///< Python objects the work reads or writes (released with the GIL)

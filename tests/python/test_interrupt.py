@@ -86,3 +86,33 @@ def test_progress_true_without_tqdm_prints_stages(tmp_path, capfd):
     # tqdm is optional: with it a bar named "verify", without it one line per stage on stderr
     mixgraph.verify(["fagnou.cor4.5"], n_max=64, progress=True)
     assert "verify" in capfd.readouterr().err
+
+
+def test_ctrl_c_stops_the_cpu_solve_kernel():
+    """Ctrl-C 0.3 s into a CPU solve: KeyboardInterrupt in under a second, and the kernel itself stops (it
+    polls a cancel flag between blocks of rows) instead of finishing in the background."""
+    import _thread
+    import threading
+
+    p = mixgraph.Pattern("pow2", 1 << 19)
+    X = np.random.default_rng(1).standard_normal((p.n, 128), dtype=np.float32)
+    Y, info = mixgraph.solve(p, X, heads=2, info=True)  # builds and keeps the weights: the next calls are the kernel
+    if info["seconds"] < 0.8:
+        pytest.skip(f"the kernel takes {info['seconds']:.2f} s here: too fast to interrupt at 0.3 s")
+    out = np.full_like(X, np.nan)
+    timer = threading.Timer(0.3, _thread.interrupt_main)  # SIGINT's effect on the main thread
+    t0 = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        mixgraph.solve(p, X, heads=2, out=out)
+    assert time.monotonic() - t0 < 1.0
+    timer.join()
+    cpu = time.process_time()
+    time.sleep(0.5)
+    # a kernel left running would add up to 0.5 s of CPU per thread here, and would reach the last rows
+    assert time.process_time() - cpu < 0.15
+    assert np.isnan(out[-1]).all() and not np.isnan(out[0]).any()
+    t1 = time.monotonic()
+    Y2, info2 = mixgraph.solve(p, X, heads=2, info=True)  # the weights kept are intact, the same bits
+    assert info2["weights_cached"] and np.array_equal(Y, Y2)
+    assert time.monotonic() - t1 < 3 * info["seconds"] + 1

@@ -28,3 +28,47 @@ def test_numeric_ranks_against_numpy():
         ref = [np.linalg.matrix_rank(M[k:, :k], tol=1e-9 * np.linalg.norm(M, 2)) for k in r.cuts.tolist()]
         assert r.cut_rank_numeric.tolist() == ref, spec
         assert r.cut_rank_flow.tolist() == ref, spec
+
+
+def test_exact_method_matches_the_cli(cli, mtx_specs):
+    # ranks over GF(2^61 - 1) with generic weights: the CLI's --method exact, same fields and numbers
+    for spec, n, cuts in [("pow2+cache", 2000, 7), ("sq1", 96, None), ("window:3", 5000, [17, 2500, 4999])]:
+        args = ["rank", "-p", spec, "-n", n, "--method", "exact"]
+        if cuts is not None:
+            args += ["--cuts", cuts if isinstance(cuts, int) else ",".join(map(str, cuts))]
+        r = mixgraph.rank(spec, n, method="exact", cuts=cuts)
+        assert r.to_dict() == cli(*args), spec
+        assert r.numeric_method == "exact" and r.cut_rank_numeric is not None and r.cut_rank_flow is None
+    with pytest.raises(mixgraph.UsageError, match="exact"):  # file weights are not generic
+        mixgraph.rank(mtx_specs[0], method="exact")
+
+
+def test_exact_ranks_against_numpy():
+    pytest.importorskip("scipy")
+    # generic ranks: the rank of M's block for almost every real weight; numpy on the seeded weights
+    for spec in ["pow2+cache", "fib", "local:3"]:
+        p = mixgraph.Pattern(spec, 80)
+        A, B = p.weights(seed=3)
+        M = np.linalg.solve(np.eye(80) - B.toarray(), A.toarray())
+        r = mixgraph.rank(p, method="exact", seed=3)
+        ref = [np.linalg.matrix_rank(M[k:, :k], tol=1e-9 * np.linalg.norm(M, 2)) for k in r.cuts.tolist()]
+        assert r.cut_rank_numeric.tolist() == ref, spec
+
+
+def test_progress_stages_and_ctrl_c():
+    import _thread
+    import threading
+    import time
+
+    seen = []
+    r = mixgraph.rank("pow2", 64, dyadic=True, progress=lambda s, d, t: seen.append((s, d, t)))
+    assert seen == [("cut ranks", 1, 3), ("dyadic blocks", 2, 3), ("contrast", 3, 3)]
+    assert r.to_dict() == mixgraph.rank("pow2", 64, dyadic=True).to_dict()
+    # Ctrl-C 0.3 s into a rank run of several seconds: KeyboardInterrupt within a second
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    t0 = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        mixgraph.rank("pow2+cache", 1 << 15, method="exact", cuts=32)
+    assert time.monotonic() - t0 < 1.3
+    timer.join()

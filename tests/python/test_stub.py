@@ -46,3 +46,28 @@ def test_every_public_name_has_a_docstring():
         assert getattr(mixgraph.Pattern, name).__doc__, f"Pattern.{name}"
     for name in public(mixgraph.Result):
         assert getattr(mixgraph.Result, name).__doc__, f"Result.{name}"
+
+
+def test_stub_signatures_match_the_functions():
+    """Every module-level function's parameters (names, kinds, defaults) are the stub's."""
+    import inspect
+
+    tree = ast.parse(STUB.read_text())
+    stubs = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    checked = 0
+    for name in mixgraph.__all__:
+        obj = getattr(mixgraph, name)
+        if not inspect.isfunction(obj):
+            continue
+        a = stubs[name].args
+        stub = [(x.arg, "pos") for x in a.posonlyargs + a.args] + [(x.arg, "kw") for x in a.kwonlyargs]
+        stub_defaults = [ast.literal_eval(d) for d in a.defaults] + \
+            [None if d is None else ast.literal_eval(d) for d in a.kw_defaults]
+        real = inspect.signature(obj).parameters.values()
+        kinds = {inspect.Parameter.KEYWORD_ONLY: "kw"}
+        assert stub == [(p.name, kinds.get(p.kind, "pos")) for p in real], name
+        real_defaults = [p.default for p in real if p.default is not inspect.Parameter.empty]
+        assert all(p.default is not inspect.Parameter.empty for p in real if kinds.get(p.kind) == "kw"), name
+        assert stub_defaults == real_defaults, name
+        checked += 1
+    assert checked >= 12

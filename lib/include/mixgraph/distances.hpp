@@ -143,6 +143,9 @@ struct AllPairsOptions {
   /// When set, filled with the n x n matrix, row-major by target: (*matrix)[i * n + j] = d(i, j).
   std::vector<std::uint32_t>* matrix = nullptr;
   std::uint64_t mem_limit = 0;  ///< refuse (RuntimeFailure) beyond this estimate; 0: physical memory
+  /// path_length_table only: called with the row's n after each row, on the calling thread outside any
+  /// parallel region (progress; it may throw to stop the table).
+  std::function<void(std::uint64_t)> row_done;
 };
 
 /// All-pairs distances of any pattern by bit-parallel multi-source BFS: 64 sources per word (up to 512 per
