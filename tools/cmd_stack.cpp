@@ -280,7 +280,7 @@ int run_stack_rank(const StackRequest& r) {
     print_json(std::cout, j);
     return 0;
   }
-  Table t({"cut K", "numeric rank", "flow rank"});
+  Table t({"cut", "rank_numeric", "rank_flow"});
   for (std::size_t c = 0; c < res.cuts.size(); ++c)
     t.add({std::to_string(res.cuts[c]), res.numeric_done ? std::to_string(res.numeric[c]) : "",
            res.flow_done ? std::to_string(res.flow[c]) : ""});
