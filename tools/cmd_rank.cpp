@@ -96,11 +96,12 @@ int run_rank(const RankOptions& o) {
     sr.method = o.method;
     sr.seed = o.seed;
     sr.tol = o.tol;
-    if (!o.cuts_text.empty()) {
-      const auto cuts = parse_cuts(o.cuts_text, static_cast<pos_t>(stack_n(sr)));
-      if (cuts.empty()) throw UsageError("--cuts selected no cut");
-      sr.cuts.assign(cuts.begin(), cuts.end());
-    }
+    if (!o.cuts_text.empty())
+      sr.cuts_of = [text = o.cuts_text](pos_t n) {
+        auto cuts = parse_cuts(text, n);
+        if (cuts.empty()) throw UsageError("--cuts selected no cut");
+        return cuts;
+      };
     for (const auto& [given, name] : {std::pair{o.dyadic, "--dyadic"},
                                       {!o.checkpoint_dir.empty(), "--checkpoint"},
                                       {!o.weights_a.empty(), "--weights-a"},

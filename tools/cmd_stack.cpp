@@ -28,8 +28,9 @@ void refuse_unsupported(const StackRequest& r, const char* command) {
 Stack build(const StackRequest& r, ojson& params) {
   r.common.apply();
   const std::uint64_t n = stack_n(r);
-  check_memory(estimate_stack_bytes(r.spec, n), r.common.mem_limit_bytes(),
-               "pattern " + r.spec + " at n = " + std::to_string(n));
+  if (n != 0)  // else mtx: layers give n, and their readers check their own sizes
+    check_memory(estimate_stack_bytes(r.spec, n), r.common.mem_limit_bytes(),
+                 "pattern " + r.spec + " at n = " + std::to_string(n));
   Stack s = make_stack(r.spec, n);
   params["n"] = s.n;
   return s;
@@ -252,7 +253,7 @@ int run_stack_rank(const StackRequest& r) {
   StackRankOptions opt;
   opt.seed = r.seed;
   opt.tol = r.tol;
-  opt.cuts.assign(r.cuts.begin(), r.cuts.end());
+  if (r.cuts_of) opt.cuts = r.cuts_of(s.n);
   opt.mem_limit = r.common.mem_limit_bytes();
   opt.numeric = r.method != "flow";
   opt.flow = r.method != "dense";

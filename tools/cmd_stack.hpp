@@ -2,6 +2,7 @@
 // `stack:P1,P2,...` in pattern, distances and rank (docs/cli.md "Stacked layers"): the commands hand a stack
 // spec here before building a single-layer pattern; options a stack does not support are refused (exit 2).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,11 +18,12 @@ struct StackRequest {
   std::string spec;
   std::string n_text;
   CommonOptions common;
-  bool profile = false;             ///< pattern: per-position sums
-  bool summary = false;             ///< pattern/distances: no lists
-  std::string source_text;          ///< distances: final-layer distances from this input position
-  std::string method;               ///< rank: both | dense | flow
-  std::vector<std::uint32_t> cuts;  ///< rank: --cuts, parsed by the caller (empty: the default cuts)
+  bool profile = false;     ///< pattern: per-position sums
+  bool summary = false;     ///< pattern/distances: no lists
+  std::string source_text;  ///< distances: final-layer distances from this input position
+  std::string method;       ///< rank: both | dense | flow
+  /// rank: --cuts for the stack's n (unset or empty result: the default cuts)
+  std::function<std::vector<std::uint32_t>(std::uint32_t)> cuts_of;
   std::uint64_t seed = 1;
   double tol = 0.0;
   /// Options the caller saw that stacks do not take (e.g. "--sweep"): refused with one line.
