@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cmd_stack.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -174,6 +175,21 @@ int run_distances(const DistOptions& o) {
       {"pattern", o.patterns.size() == 1 ? nlohmann::json(o.patterns[0]) : nlohmann::json(o.patterns)},
       {"format", o.common.format}};
   if (o.patterns.empty()) throw UsageError("--pattern is required");
+  if (o.patterns.size() == 1 && is_stack_spec(o.patterns[0])) {  // layers: cmd_stack.cpp
+    StackRequest sr{o.patterns[0], o.n_text, o.common};
+    sr.summary = o.summary;
+    sr.source_text = o.source_text;
+    for (const auto& [given, name] : {std::pair{!o.target_text.empty(), "--target"},
+                                      {o.all_pairs, "--all-pairs"},
+                                      {!o.matrix_file.empty(), "--matrix"},
+                                      {!o.sweep_text.empty(), "--sweep"},
+                                      {o.counts, "--counts"},
+                                      {o.method != "auto", "--method"},
+                                      {!o.checkpoint_dir.empty(), "--checkpoint"},
+                                      {!o.shards_text.empty(), "--shards"}})
+      if (given) sr.unsupported.push_back(name);
+    return run_stack_distances(sr);
+  }
   if (!o.sweep_text.empty()) return run_sweep(o, params);
   if (o.patterns.size() > 1)
     throw UsageError("several --pattern values need --sweep LO..HI (the side-by-side path-length table)");
@@ -387,9 +403,10 @@ Registrar reg(
     "distances", "Shortest paths d(i, j), diameters, distance profiles, path-length tables (docs/math.md §3)",
     20, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<DistOptions>();
-      app.add_option(
-             "--pattern,-p", o->patterns,
-             "Pattern spec (" + pattern_name_help() + "); repeat it with --sweep for patterns side by side")
+      app.add_option("--pattern,-p", o->patterns,
+                     "Pattern spec (" + pattern_name_help() +
+                         "); repeat it with --sweep for patterns side by side. Layers: stack:P1,P2,... "
+                         "(distances from input j to the last layer's i, per depth)")
           ->required()
           ->check(pattern_spec())
           ->type_name(type::kSpec);

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <map>
 
+#include "cmd_stack.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/growth.hpp"
@@ -196,6 +197,16 @@ int run_pattern(const PatternOptions& o) {
   o.common.apply();
   const Format fmt = o.common.fmt();
   nlohmann::json params = {{"pattern", o.pattern}, {"format", o.common.format}};
+  if (is_stack_spec(o.pattern)) {  // layers: cmd_stack.cpp
+    StackRequest sr{o.pattern, o.n_text, o.common};
+    sr.profile = o.profile;
+    sr.summary = o.summary;
+    for (const auto& [given, name] : {std::pair{!o.sweep_text.empty(), "--sweep"},
+                                      {!o.rows_text.empty(), "--rows"},
+                                      {!o.checkpoint_dir.empty(), "--checkpoint"}})
+      if (given) sr.unsupported.push_back(name);
+    return run_stack_pattern(sr);
+  }
   if (!o.sweep_text.empty()) {
     params["sweep"] = o.sweep_text;
     return run_sweep(o, params);
@@ -322,7 +333,8 @@ Registrar reg(
       app.add_option("--pattern,-p", o->pattern,
                      "Pattern spec: " + pattern_name_help() +
                          ". Examples: pow2, sq1+cache, expr:3^k, "
-                         "offsets:1,5,6, mtx:B.mtx")
+                         "offsets:1,5,6, mtx:B.mtx. Layers: stack:P1,P2,... (stack:P1;P2;... when a layer "
+                         "has a comma; (P1,P2)*k repeats), decode cost and cache summed over layers")
           ->required()
           ->check(pattern_spec())
           ->type_name(type::kSpec);

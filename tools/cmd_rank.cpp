@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cmd_stack.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/interaction.hpp"
@@ -93,6 +94,24 @@ int run_rank(const RankOptions& o) {
   o.common.apply();
   if (o.pattern.empty())
     throw UsageError("--pattern is required (or use a subcommand: mixgraph rank loglinear|ssm|heads)");
+  if (is_stack_spec(o.pattern)) {  // layers: cmd_stack.cpp
+    StackRequest sr{o.pattern, o.n_text, o.common};
+    sr.method = o.method;
+    sr.seed = o.seed;
+    sr.tol = o.tol;
+    if (!o.cuts_text.empty())
+      sr.cuts_of = [text = o.cuts_text](pos_t n) {
+        auto cuts = parse_cuts(text, n);
+        if (cuts.empty()) throw UsageError("--cuts selected no cut");
+        return cuts;
+      };
+    for (const auto& [given, name] : {std::pair{o.dyadic, "--dyadic"},
+                                      {!o.checkpoint_dir.empty(), "--checkpoint"},
+                                      {!o.weights_a.empty(), "--weights-a"},
+                                      {!o.weights_b.empty(), "--weights-b"}})
+      if (given) sr.unsupported.push_back(name);
+    return run_stack_rank(sr);
+  }
   const bool is_mtx = is_mtx_spec(o.pattern);
   const std::uint64_t n = pattern_n(o.pattern, o.n_text);
   if (!is_mtx && n < 2) throw UsageError("--n must be >= 2 (cut K needs positions on both sides)");
@@ -593,7 +612,9 @@ Registrar reg(
     "Cut ranks of M = (I-B)^{-1} A (numeric and Menger flow), log-linear attention, SSM interaction rank", 40,
     [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<RankOptions>();
-      app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())
+      app.add_option("--pattern,-p", o->pattern,
+                     "Pattern spec: " + pattern_name_help() +
+                         ". Layers: stack:P1,P2,... (cut ranks of the product M_L ... M_1)")
           ->check(pattern_spec())
           ->type_name(type::kSpec);
       app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^16, 1e6. Not needed for mtx:")

@@ -133,6 +133,7 @@ CLI::Validator position_list(std::vector<std::string> extra) {
 CLI::Validator pattern_spec() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
+        if (trim(s).rfind("stack:", 0) == 0) return {};  // layers: make_stack names a bad one
         std::size_t start = 0;
         while (start <= s.size()) {
           const auto bar = s.find('|', start);

@@ -9,6 +9,7 @@
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
+#include "mixgraph/stack.hpp"
 #include "pattern_families.hpp"
 
 namespace mixgraph {
@@ -93,6 +94,7 @@ std::uint64_t estimate_pattern_bytes(const std::string& spec, std::uint64_t n, b
   const std::uint64_t profile = n * (per_position ? 7 : 5) * 4 + 64;
   const std::string s = spec;
   if (s.rfind("mtx:", 0) == 0) return profile;
+  if (s.rfind("stack:", 0) == 0) return sat_add(profile, estimate_stack_bytes(s, n));  // stack.hpp
   if (const auto e = detail::estimate_family_bytes(s, n)) return sat_add(profile, e);  // pattern_families.hpp
   validate_n(n);  // the reader checks its own size from the header
   const bool cache = s.size() >= 6 && s.compare(s.size() - 6, 6, "+cache") == 0;

@@ -9,6 +9,7 @@
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/mtx.hpp"
+#include "mixgraph/stack.hpp"
 #include "mixgraph/sweep.hpp"
 #include "pattern_families.hpp"
 
@@ -351,6 +352,7 @@ Pattern make_matrix(const std::string& spec, std::uint64_t n) {
 Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
   const std::string spec = trim(spec_in);
   if (spec.empty()) throw UsageError("empty pattern; valid patterns: " + pattern_name_help());
+  if (starts_with(spec, "stack:")) throw UsageError(stack_refusal(spec));  // layers: mixgraph/stack.hpp
   if (starts_with(spec, "heads:"))
     return detail::make_heads(spec, n);  // outermost: heads may hold | and +cache
   if (ends_with(spec, "+cache")) {       // a trailing +cache is always the cache-efficient suffix

@@ -45,7 +45,7 @@ def test_every_command_validates(cli, tmp_path):
         assert validate(doc, stem) == [], args
         seen.add(stem)
     assert seen == {"pattern", "distances", "congestion", "rank", "rank.loglinear", "rank.ssm", "rank.heads",
-                    "solve", "validate", "verify", "info"}
+                    "solve", "validate", "verify", "info", "pattern.stack", "distances.stack", "rank.stack"}
 
 
 def test_report_json_and_tables_validate(cli, tmp_path):

@@ -1,0 +1,40 @@
+#pragma once
+// `stack:P1,P2,...` in pattern, distances and rank (docs/cli.md "Stacked layers"): the commands hand a stack
+// spec here before building a single-layer pattern; options a stack does not support are refused (exit 2).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mixgraph/stack.hpp"
+#include "output.hpp"
+
+namespace mixgraph::cli {
+
+struct StackRequest {
+  StackRequest(std::string s, std::string n, CommonOptions c)
+      : spec(std::move(s)), n_text(std::move(n)), common(std::move(c)) {}
+  std::string spec;
+  std::string n_text;
+  CommonOptions common;
+  bool profile = false;     ///< pattern: per-position sums
+  bool summary = false;     ///< pattern/distances: no lists
+  std::string source_text;  ///< distances: final-layer distances from this input position
+  std::string method;       ///< rank: both | dense | flow
+  /// rank: --cuts for the stack's n (unset or empty result: the default cuts)
+  std::function<std::vector<std::uint32_t>(std::uint32_t)> cuts_of;
+  std::uint64_t seed = 1;
+  double tol = 0.0;
+  /// Options the caller saw that stacks do not take (e.g. "--sweep"): refused with one line.
+  std::vector<std::string> unsupported;
+};
+
+int run_stack_pattern(const StackRequest& r);
+int run_stack_distances(const StackRequest& r);
+int run_stack_rank(const StackRequest& r);
+
+/// Tokens of a stack spec (the layers), for callers that need n before parsing cuts.
+std::uint64_t stack_n(const StackRequest& r);
+
+}  // namespace mixgraph::cli
