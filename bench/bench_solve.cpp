@@ -208,10 +208,10 @@ void run_gpu_case(const GpuCase& g) {
                         // package calls it
   // for a CUDA tensor): call = device weights + kernel, nothing of X or Y over the bus.
   void *dx = nullptr, *dy = nullptr;
-  const std::size_t bytes = x.size() * sizeof(float);
-  std::string err = gpu::device_alloc(&dx, bytes);
-  if (err.empty()) err = gpu::device_alloc(&dy, bytes);
-  if (err.empty()) err = gpu::copy_to_device(dx, x.data(), bytes);
+  const std::size_t xbytes = x.size() * sizeof(float);
+  std::string err = gpu::device_alloc(&dx, xbytes);
+  if (err.empty()) err = gpu::device_alloc(&dy, xbytes);
+  if (err.empty()) err = gpu::copy_to_device(dx, x.data(), xbytes);
   std::vector<double> dkern, dcall;
   gpu::SolveRun dr;
   for (int rep = 0; rep < 3 && err.empty(); ++rep) {
