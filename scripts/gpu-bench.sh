@@ -32,7 +32,7 @@ stage_build() {
 
 stage_tests() {
   {
-    "$BUILD/tests/test_solve" --gtest_filter='Gpu*:*Validate*:*Backend*'
+    "$BUILD/tests/test_solve" --gtest_filter='Gpu*:*Validate*:*Backend*:SeededX*:SolveContract*'
     [ -x "$BUILD/tests/test_gpu_semiring" ] && "$BUILD/tests/test_gpu_semiring"
     "$BUILD/tests/test_blockinv_reference"
   } >"$OUT/tests.log" 2>&1
@@ -127,6 +127,8 @@ stage_sanitize() {
     "racecheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 64 --backend gpu"
     "synccheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 64 --backend gpu"
     "memcheck|MIXGRAPH_GPU_SPLIT=0 solve --pattern pow2 --n 5000 --random 16 --precision fp64 --backend gpu"
+    "memcheck|solve --pattern ssm --n 3000 --random 64 --heads 64 --backend gpu"
+    "memcheck|solve --pattern ssm --n 3001 --random 40 --heads 40 --precision fp64 --backend gpu --output $OUT/y.npy"
   )
   # "tool|[VAR=value ]args": small solves (split mode by default; MIXGRAPH_GPU_SPLIT=0 for one CTA per tile)
   for r in "${runs[@]}"; do
@@ -138,6 +140,12 @@ stage_sanitize() {
     env "${envs[@]}" $cs --tool "$tool" "$cli" $args >>"$OUT/sanitize.log" 2>&1
     echo "$tool ${envs[*]} $args rc=$?"
   done
+  # the device-pointer entry point, device-made X and the channel-major layout, through their unit tests
+  echo "== memcheck: test_solve (device entry points)" >>"$OUT/sanitize.log"
+  $cs --tool memcheck "$BUILD/tests/test_solve" \
+    --gtest_filter='Gpu.DevicePointerSolveMatchesCpu:Gpu.DeviceSeededXMatchesHostBits:Gpu.PerChannelSsmPublicPathIsChannelMajor' \
+    >>"$OUT/sanitize.log" 2>&1
+  echo "memcheck test_solve device entry points rc=$?"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|==" "$OUT/sanitize.log" | tail -20
 }
 

@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "gpu_options_env.hpp"
 #include "mixgraph/gpu.hpp"
+#include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_backend.hpp"
@@ -406,7 +408,8 @@ TEST(GpuOptions, FromEnvironmentMapsEachVariable) {
   const char* const vars[] = {"MIXGRAPH_GPU_KERNEL", "MIXGRAPH_GPU_CHUNK",   "MIXGRAPH_GPU_RING",
                               "MIXGRAPH_GPU_SPLIT",  "MIXGRAPH_GPU_COPY",    "MIXGRAPH_GPU_TMA",
                               "MIXGRAPH_GPU_YTMA",   "MIXGRAPH_GPU_MMA",     "MIXGRAPH_GPU_WS",
-                              "MIXGRAPH_GPU_SWZ",    "MIXGRAPH_GPU_VERBOSE", "MIXGRAPH_GPU_PROFILE"};
+                              "MIXGRAPH_GPU_SWZ",    "MIXGRAPH_GPU_VERBOSE", "MIXGRAPH_GPU_PROFILE",
+                              "MIXGRAPH_GPU_LAYOUT"};
   for (const char* v : vars) ::unsetenv(v);
   const gpu::SolveOptions def, o0 = gpu_options_from_env();
   EXPECT_EQ(o0.kernel, gpu::SolveOptions::Kernel::Auto);
@@ -416,12 +419,14 @@ TEST(GpuOptions, FromEnvironmentMapsEachVariable) {
   EXPECT_EQ(o0.copy, 2);
   EXPECT_TRUE(o0.tma && o0.ytma && o0.mma && o0.ws && o0.swz);
   EXPECT_FALSE(o0.verbose || o0.profile);
+  EXPECT_EQ(o0.layout, gpu::SolveOptions::Layout::Auto);
   EXPECT_EQ(o0.copy, def.copy);
   const std::pair<const char*, const char*> set[] = {
       {"MIXGRAPH_GPU_KERNEL", "pipeline"}, {"MIXGRAPH_GPU_CHUNK", "32"},  {"MIXGRAPH_GPU_RING", "512"},
       {"MIXGRAPH_GPU_SPLIT", "1"},         {"MIXGRAPH_GPU_COPY", "0"},    {"MIXGRAPH_GPU_TMA", "0"},
       {"MIXGRAPH_GPU_YTMA", "0"},          {"MIXGRAPH_GPU_MMA", "0"},     {"MIXGRAPH_GPU_WS", "0"},
-      {"MIXGRAPH_GPU_SWZ", "0"},           {"MIXGRAPH_GPU_VERBOSE", "1"}, {"MIXGRAPH_GPU_PROFILE", "1"}};
+      {"MIXGRAPH_GPU_SWZ", "0"},           {"MIXGRAPH_GPU_VERBOSE", "1"}, {"MIXGRAPH_GPU_PROFILE", "1"},
+      {"MIXGRAPH_GPU_LAYOUT", "channel"}};
   for (const auto& [k, v] : set) ::setenv(k, v, 1);
   const gpu::SolveOptions o = gpu_options_from_env();
   EXPECT_EQ(o.kernel, gpu::SolveOptions::Kernel::Pipeline);
@@ -431,6 +436,7 @@ TEST(GpuOptions, FromEnvironmentMapsEachVariable) {
   EXPECT_EQ(o.copy, 0);
   EXPECT_FALSE(o.tma || o.ytma || o.mma || o.ws || o.swz);
   EXPECT_TRUE(o.verbose && o.profile);
+  EXPECT_EQ(o.layout, gpu::SolveOptions::Layout::ChannelMajor);
   ::setenv("MIXGRAPH_GPU_KERNEL", "blockinv", 1);
   ::setenv("MIXGRAPH_GPU_SPLIT", "0", 1);
   ::setenv("MIXGRAPH_GPU_CHUNK", "64", 1);
@@ -438,6 +444,8 @@ TEST(GpuOptions, FromEnvironmentMapsEachVariable) {
   EXPECT_EQ(o2.kernel, gpu::SolveOptions::Kernel::BlockInv);
   EXPECT_EQ(o2.split, gpu::SolveOptions::Split::Off);
   EXPECT_EQ(o2.chunk, 0u);  // 64 first is the default
+  ::setenv("MIXGRAPH_GPU_LAYOUT", "head", 1);
+  EXPECT_EQ(gpu_options_from_env().layout, gpu::SolveOptions::Layout::HeadMajor);
   for (const char* v : vars) ::unsetenv(v);
 }
 
@@ -639,6 +647,265 @@ TEST(Gpu, PerChannelHeadsMatchEq1) {
   REQUIRE_GPU();
   gpu_vs_cpu("ssm", 5000, 96, 1, false);
   gpu_vs_cpu("pow2", 777, 40, 1, true);
+}
+
+// The public path of per-channel ssm (heads = d, as `solve -p ssm --heads d` runs it) takes gpu-scan1 with
+// channel-major coefficients by default; seeded, stored, per-offset and gate weights each match the CPU
+// solve, and so does each layout forced either way, heads of 1, 4 and 40 columns too.
+TEST(Gpu, PerChannelSsmPublicPathIsChannelMajor) {
+  REQUIRE_GPU();
+  gpu_vs_cpu("ssm", 5000, 96, 1, false, "channel-major");
+  gpu_vs_cpu("ssm", 3001, 64, 1, true, "channel-major");
+  gpu_vs_cpu("ssm", 4000, 8, 4, false, "channel-major");
+  gpu_vs_cpu("ssm", 4000, 2, 40, false, "!channel-major");
+  Opt head, chan;
+  head.layout = Opt::Layout::HeadMajor;
+  chan.layout = Opt::Layout::ChannelMajor;
+  gpu_vs_cpu("ssm", 5000, 96, 1, false, "!channel-major", head);
+  gpu_vs_cpu("ssm", 4000, 2, 40, true, "channel-major", chan);
+  // seeded weights made on the device (the command's path), against the same weights on the CPU
+  const Pattern p = make_pattern("ssm", 7000);
+  const std::size_t d = 256;
+  const auto x = inputs(p.n, d, 5);
+  std::vector<float> xf(x.begin(), x.end()), yg(x.size());
+  std::vector<double> yc(x.size());
+  BackendChoice gpu_be;
+  gpu_be.gpu = true;
+  const auto seeded = seeded_mixer_weights<float>(p, int(d), 3);
+  const auto info = solve_on(gpu_be, seeded, xf.data(), yg.data(), d);
+  solve_mixer(seeded_mixer_weights<double>(p, int(d), 3), x.data(), yc.data(), d);
+  EXPECT_NE(info.kernel.find("scan1"), std::string::npos) << info.kernel;
+  EXPECT_NE(info.kernel.find("channel-major"), std::string::npos) << info.kernel;
+  EXPECT_LE(relative_frobenius(yg.data(), yc.data(), yg.size()), 1e-5);
+  // the same weights stored (uploaded, then rewritten channel-major on the device)
+  const auto stored = stored_weights(seeded);
+  std::fill(yg.begin(), yg.end(), 0.f);
+  EXPECT_NE(solve_on(gpu_be, stored, xf.data(), yg.data(), d).kernel.find("channel-major"),
+            std::string::npos);
+  EXPECT_LE(relative_frobenius(yg.data(), yc.data(), yg.size()), 1e-5);
+}
+
+}  // namespace
+
+namespace {
+
+// The seeded X of `solve --random`, written out from its definition (docs/formats.md "Seeded inputs"),
+// apart from weight_gen.hpp: u = (splitmix chain >> 11) 2^-53, x = 2 u - 1.
+double seeded_x_from_definition(std::uint64_t seed, std::uint64_t i, std::uint64_t c) {
+  auto mix = [](std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  std::uint64_t h = mix(seed ^ mix(1001 * 0x632be59bd9b4e019ULL));
+  h = mix(h ^ i);
+  h = mix(h ^ (c * 0xd6e8feb86659fd93ULL));
+  const long double u = static_cast<long double>(h >> 11) / 9007199254740992.0L;  // 2^53
+  return static_cast<double>(2 * u - 1);  // 2 u - 1 is exact in long double; one rounding to double
+}
+
+TEST(SeededX, HostGeneratorMatchesTheDefinition) {
+  for (std::uint64_t seed : {1ULL, 7ULL, 0xffffffffffULL})
+    for (std::uint64_t i : {0ULL, 1ULL, 4095ULL, 16777215ULL})
+      for (std::uint64_t c : {0ULL, 3ULL, 63ULL, 4095ULL}) {
+        const double want = seeded_x_from_definition(seed, i, c);
+        EXPECT_EQ(wgen::input_value(seed, i, c), want) << seed << " " << i << " " << c;
+        EXPECT_EQ(static_cast<float>(wgen::input_value(seed, i, c)), static_cast<float>(want));
+        EXPECT_GE(want, -1.0);
+        EXPECT_LT(want, 1.0);
+      }
+}
+
+// solve --random on the CPU solves the seeded X: its checksum is the sum of Y for that X solved here.
+TEST(SeededX, CliRandomSolvesTheSeededX) {
+  const Pattern p = make_pattern("sq1", 300);
+  const std::size_t d = 6;
+  std::vector<double> x(p.n * d), y(x.size());
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = seeded_x_from_definition(9, k / d, k % d);
+  solve_mixer(seeded_mixer_weights<double>(p, 2, 9), x.data(), y.data(), d);
+  double sum = 0;
+  for (double v : y) sum += v;
+  std::string out;
+  ASSERT_EQ(run_cli("solve -p sq1 --n 300 --random 6 --heads 2 --seed 9 --precision fp64 --backend cpu "
+                    "--format json",
+                    &out),
+            0);
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_NEAR(j["checksum"].get<double>(), sum, 1e-9 * (1 + std::abs(sum)));
+}
+
+// X made on the device has the host's bits, fp32 and fp64.
+TEST(Gpu, DeviceSeededXMatchesHostBits) {
+  REQUIRE_GPU();
+  const std::uint32_t n = 3001, d = 37;
+  for (bool f64 : {false, true}) {
+    const std::size_t bytes = std::size_t(n) * d * (f64 ? 8 : 4);
+    void* dx = nullptr;
+    ASSERT_EQ(gpu::device_alloc(&dx, bytes), "");
+    ASSERT_EQ(gpu::fill_seeded_x(dx, n, d, f64, 11), "");
+    std::vector<unsigned char> got(bytes), want(bytes);
+    ASSERT_EQ(gpu::copy_to_host(got.data(), dx, bytes), "");
+    gpu::device_free(dx);
+    for (std::size_t k = 0; k < std::size_t(n) * d; ++k) {
+      const double v = wgen::input_value(11, k / d, k % d);
+      if (f64)
+        std::memcpy(want.data() + 8 * k, &v, 8);
+      else {
+        const float f = static_cast<float>(v);
+        std::memcpy(want.data() + 4 * k, &f, 4);
+      }
+    }
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), bytes)) << (f64 ? "fp64" : "fp32");
+  }
+}
+
+// The device-pointer entry point: X uploaded by the test, solve_device from device X to device Y, Y
+// downloaded and compared with the CPU solve (per-channel ssm, pow2 with heads, a CSR pattern); and
+// solve_seeded_x against the CPU solve of the host-made seeded X, with and without Y coming back.
+TEST(Gpu, DevicePointerSolveMatchesCpu) {
+  REQUIRE_GPU();
+  struct Case {
+    const char* spec;
+    pos_t n;
+    int heads;
+    std::size_t d;
+  };
+  for (const Case c :
+       {Case{"ssm", 5000, 64, 64}, Case{"pow2", 4000, 2, 32}, Case{"sq1+cache", 3000, 1, 16}}) {
+    const Pattern p = make_pattern(c.spec, c.n);
+    const auto x = inputs(p.n, c.d, 4);
+    std::vector<double> ref(x.size());
+    solve_mixer(seeded_mixer_weights<double>(p, c.heads, 5), x.data(), ref.data(), c.d);
+    const auto w = seeded_mixer_weights<float>(p, c.heads, 5);
+    const std::vector<float> xf(x.begin(), x.end());
+    const std::size_t bytes = xf.size() * sizeof(float);
+    void *dx = nullptr, *dy = nullptr;
+    ASSERT_EQ(gpu::device_alloc(&dx, bytes), "");
+    ASSERT_EQ(gpu::device_alloc(&dy, bytes), "");
+    ASSERT_EQ(gpu::copy_to_device(dx, xf.data(), bytes), "");
+    const auto r = gpu::solve_device(gpu_problem(w, c.d), dx, dy);
+    ASSERT_TRUE(r.ran) << r.note;
+    std::vector<float> y(xf.size());
+    ASSERT_EQ(gpu::copy_to_host(y.data(), dy, bytes), "");
+    gpu::device_free(dx);
+    gpu::device_free(dy);
+    EXPECT_LE(relative_frobenius(y.data(), ref.data(), y.size()), 1e-5) << c.spec << " " << r.kernel;
+    // seeded X on the device
+    std::vector<double> xs(x.size()), ys(x.size());
+    for (std::size_t k = 0; k < xs.size(); ++k)
+      xs[k] = static_cast<float>(wgen::input_value(8, k / c.d, k % c.d));
+    solve_mixer(seeded_mixer_weights<double>(p, c.heads, 5), xs.data(), ys.data(), c.d);
+    double sum = 0;
+    for (double v : ys) sum += v;
+    std::vector<float> yd(xs.size());
+    const auto rs = gpu::solve_seeded_x(gpu_problem(w, c.d), 8, yd.data());
+    ASSERT_TRUE(rs.ran) << rs.note;
+    EXPECT_LE(relative_frobenius(yd.data(), ys.data(), yd.size()), 1e-5) << c.spec;
+    EXPECT_NEAR(rs.y_sum, sum, 1e-4 * (1 + std::abs(sum)));
+    const auto rn = gpu::solve_seeded_x(gpu_problem(w, c.d), 8, nullptr);
+    ASSERT_TRUE(rn.ran) << rn.note;
+    EXPECT_NEAR(rn.y_sum, rs.y_sum, 1e-6 * (1 + std::abs(sum)));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// A fresh folder per test process (ctest runs -j2): removed at the end of the test.
+std::filesystem::path fresh_dir(const char* tag) {
+  std::string t =
+      (std::filesystem::temp_directory_path() / (std::string("mixgraph_") + tag + "_XXXXXX")).string();
+  if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
+  return t;
+}
+
+void npy(const std::filesystem::path& f, std::uint64_t rows, std::uint64_t cols, std::vector<double> v) {
+  NpyArray a;
+  a.rows = rows;
+  a.cols = cols;
+  a.fp64 = true;
+  a.f64 = std::move(v);
+  write_npy(f.string(), a);
+}
+
+// validate takes solve's weight options: its (+, x) checks solve the files' weights, and its references
+// (Eq. 1 and the dense Eigen solve) use them: files that fit pass every check, including the dense one;
+// weights that blow up the solve (|beta| = 1e200, not the seeded bound) make the checks fail, so the files'
+// weights are what the references solve; a file of the wrong shape is bad data (exit 3).
+TEST(CliValidate, UsesWeightFiles) {
+  const auto dir = fresh_dir("validate_weights");
+  const pos_t n = 200;
+  const auto offs = make_pattern("pow2", n).b_offsets;  // K offsets
+  const std::size_t K = offs.size();
+  std::vector<double> b(2 * K);
+  for (std::size_t k = 0; k < b.size(); ++k) b[k] = (k % 2 ? -0.3 : 0.4) / double(K);
+  npy(dir / "b.npy", 2, K, b);
+  std::string out;
+  const std::string base = "validate -p pow2 --n 200 --backend cpu --format json --heads 2 ";
+  ASSERT_EQ(run_cli(base + "--weights-b " + (dir / "b.npy").string(), &out), 0) << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_TRUE(j["all_passed"].get<bool>());
+  EXPECT_EQ(j["parameters"]["weights_b"], (dir / "b.npy").string());
+  bool dense = false, files = false;
+  for (const auto& c : j["checks"]) {
+    const std::string name = c["name"];
+    files |= name.find("weights from files") != std::string::npos;
+    dense |=
+        name.find("dense Eigen") != std::string::npos && name.find("weights from files") != std::string::npos;
+    EXPECT_EQ(name.find("per-channel heads"), std::string::npos) << name;  // the seeded cases are replaced
+  }
+  EXPECT_TRUE(files && dense);
+  // ssm with per-channel gates and input gates, 3 channels
+  std::vector<double> g(std::size_t(n) * 3), ig(g.size());
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    g[k] = 0.5 + 0.4 * std::sin(double(k));
+    ig[k] = 1.0 + 0.5 * std::cos(double(k));
+  }
+  npy(dir / "g.npy", n, 3, g);
+  npy(dir / "ig.npy", n, 3, ig);
+  ASSERT_EQ(run_cli("validate -p ssm --n 200 --backend cpu --format json --heads 3 --gates " +
+                        (dir / "g.npy").string() + " --input-gates " + (dir / "ig.npy").string(),
+                    &out),
+            0)
+      << out;
+  EXPECT_TRUE(nlohmann::json::parse(out)["all_passed"].get<bool>());
+  // weights far beyond any bound: the solves overflow and the checks must fail
+  std::vector<double> huge(2 * K, 1e200);
+  npy(dir / "huge.npy", 2, K, huge);
+  EXPECT_EQ(run_cli(base + "--weights-b " + (dir / "huge.npy").string(), &out), 1);
+  // wrong shape: bad data; gates without --heads: usage
+  npy(dir / "bad.npy", 3, K, std::vector<double>(3 * K, 0.1));
+  EXPECT_EQ(run_cli(base + "--weights-b " + (dir / "bad.npy").string()), 3);
+  EXPECT_EQ(run_cli("validate -p ssm --n 200 --backend cpu --gates " + (dir / "g.npy").string()), 2);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// solve()'s error contract (solve.hpp), CPU side: each kind of failure raises the documented exception, and
+// through the CLI the documented exit code.
+TEST(SolveContract, ErrorsFollowTheContract) {
+  const Pattern p = make_pattern("pow2", 64);
+  const auto w = seeded_mixer_weights<double>(p, 2, 1);
+  std::vector<double> x(64 * 3), y(x.size());
+  BackendChoice cpu, gpu_be;
+  gpu_be.gpu = true;
+  EXPECT_THROW(solve_on(cpu, w, x.data(), y.data(), 3), UsageError);  // d = 3, 2 heads
+  EXPECT_THROW(seeded_mixer_weights<double>(p, 0, 1), UsageError);
+  EXPECT_THROW(solve_distances(p, {64}), UsageError);
+  if (!gpu::device_info().usable()) {
+    EXPECT_THROW(solve_on(gpu_be, w, x.data(), y.data(), 2), GpuRequired);
+    EXPECT_THROW(choose_backend(Backend::Gpu), GpuRequired);
+  }
+  // refused before allocating under a memory limit: MemoryRefused, a RuntimeFailure (exit 1)
+  EXPECT_THROW(check_memory(mixer_weights_bytes(p, 2, 8) + (1ULL << 30), 1ULL << 20, "solve"), MemoryRefused);
+  EXPECT_EQ(run_cli("solve -p pow2 --n 2^20 --random 64 --backend cpu --mem-limit 16M"), 1);
+  EXPECT_EQ(run_cli("solve -p pow2 --n 2^20 --random 64 --heads 3 --backend cpu"), 2);
+  EXPECT_EQ(run_cli("solve -p pow2 --n 64 --random 4 --heads 0 --backend cpu"), 2);
 }
 
 }  // namespace

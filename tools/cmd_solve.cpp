@@ -12,10 +12,12 @@
 #include "mixgraph/solve_backend.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/weight_files.hpp"
+#include "mixgraph/weight_gen.hpp"
 #include "mixgraph/weights.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "weight_options.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -70,32 +72,38 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
     const auto paths = save_weights(o.save_weights, w, o.common.mem_limit_bytes());
     params["saved_weights"] = {paths.first, paths.second};
   }
+  // --random on the GPU: X is made on the device (the same bits as below) and Y comes back only for -o
+  const bool device_x = be.gpu && !in;
   std::vector<T> x;
   if (in) {
     x = take<T>(*in);
-  } else {
+  } else if (!device_x) {
     x.resize(std::size_t(p.n) * d);
     const std::int64_t count = static_cast<std::int64_t>(x.size());
 #pragma omp parallel for schedule(static) \
     num_threads(o.common.threads > 0 ? o.common.threads : omp_get_max_threads())
     for (std::int64_t k = 0; k < count; ++k)
-      x[std::size_t(k)] =
-          static_cast<T>(2 * hash_uniform(o.seed, 1001, std::size_t(k) / d, std::size_t(k) % d) - 1);
+      x[std::size_t(k)] = static_cast<T>(wgen::input_value(o.seed, std::size_t(k) / d, std::size_t(k) % d));
   }
-  std::vector<T> y(x.size());
+  std::vector<T> y(device_x && o.output.empty() ? 0 : std::size_t(p.n) * d);
   SolveInfo info;
   std::vector<double> times, call_times;
   const gpu::SolveOptions gpu_options = gpu_options_from_env();
+  double checksum = 0;
   for (int r = 0; r < std::max(1, o.reps); ++r) {
-    info = solve_on(be, w, x.data(), y.data(), d, o.common.threads, gpu_options);
+    info = device_x
+               ? solve_seeded_x_on_gpu(w, o.seed, y.empty() ? nullptr : y.data(), d, gpu_options, &checksum)
+               : solve_on(be, w, x.data(), y.data(), d, o.common.threads, gpu_options);
     times.push_back(info.seconds);
     call_times.push_back(info.total_seconds);
   }
   std::sort(times.begin(), times.end());
   std::sort(call_times.begin(), call_times.end());
   const double secs = times[times.size() / 2], call_secs = call_times[call_times.size() / 2];
-  double checksum = 0;
-  for (T v : y) checksum += static_cast<double>(v);
+  if (!device_x) {
+    checksum = 0;
+    for (T v : y) checksum += static_cast<double>(v);
+  }
   if (!o.output.empty()) {
     NpyArray out;
     out.rows = p.n;
@@ -162,8 +170,12 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
          {"kernel", info.kernel},
          {"kernel time", fmt_double(secs * 1e3, 4) + " ms" +
                              (o.reps > 1 ? " (median of " + std::to_string(o.reps) + ")" : "")},
-         {"solve call time", fmt_double(call_secs * 1e3, 4) + " ms (X in host memory to Y in host memory" +
-                                 std::string(be.gpu ? ": uploads, device weights, kernel, download)" : ")")},
+         {"solve call time",
+          fmt_double(call_secs * 1e3, 4) +
+              (device_x ? std::string(" ms (X made on the device, device weights, kernel, sum of Y") +
+                              (o.output.empty() ? ")" : ", download of Y)")
+                        : " ms (X in host memory to Y in host memory" +
+                              std::string(be.gpu ? ": uploads, device weights, kernel, download)" : ")"))},
          {"total time", fmt_double(total, 4) + " s (weights, input, all solves, output)"},
          {"output", o.output.empty() ? "(none; give --output to write Y)" : o.output},
          {"checksum (sum of Y)", fmt_double(checksum, 10)}});
@@ -203,17 +215,7 @@ int run_solve(const SolveCliOptions& o) {
     if (n == 0 && !is_mtx) throw UsageError("--n is required with --random");
   }
   if (d == 0) throw UsageError("X needs at least one column");
-  int heads = o.heads;
-  if (!o.weights.gates.empty() || !o.weights.input_gates.empty()) {  // per-channel gates: a head per column
-    if (heads != 1 && std::size_t(heads) != d)
-      throw UsageError("--gates make every column its own head: --heads must be " + std::to_string(d) +
-                       " (X's columns) or left out");
-    if (d > 0x7fffffffULL) throw UsageError("--gates: too many columns");
-    heads = static_cast<int>(d);
-  }
-  if (d % std::size_t(heads) != 0)
-    throw UsageError("X has " + std::to_string(d) + " columns, not a multiple of --heads " +
-                     std::to_string(heads));
+  const int heads = heads_for_weights(o.weights, o.heads, d);
   if (n > 0xffffffffULL) throw UsageError("--n must fit in 32 bits");
   const bool fp64 = o.precision.empty() ? (!o.input.empty() && in.fp64) : o.precision == "fp64";
   const std::size_t es = fp64 ? 8 : 4;
@@ -266,7 +268,9 @@ Registrar reg(
       app.add_flag("--allow-nonfinite", o->allow_nonfinite,
                    "Read NaN and inf in --input as they are (Y then holds NaN or inf); without it a "
                    "non-finite value of X is bad data (exit 3)");
-      app.add_option("--random", o->random_text, "Seeded random X with this many columns (for timing)")
+      app.add_option("--random", o->random_text,
+                     "Seeded random X with this many columns (for timing; with the GPU made on the device, "
+                     "docs/formats.md)")
           ->check(count_text())
           ->type_name(type::kCount);
       add_output_option(app, o->output, "Write Y here (.npy, .mtx or .csv; atomic)");
@@ -277,19 +281,7 @@ Registrar reg(
       app.add_option("--backend", o->backend, "auto (the GPU when present), cpu, or gpu (exit 4 without one)")
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
       app.add_option("--reps", o->reps, "Run the solve this many times and report the median time (1..1000)");
-      app.add_option(
-             "--weights-a", o->weights.a,
-             "A's weights from a .npy: (heads, offsets) one per offset (translation-invariant "
-             "patterns) or (heads, nnz_A) per position in CSR order (docs/formats.md); default seeded")
-          ->type_name(type::kFile);
-      app.add_option("--weights-b", o->weights.b, "B's weights from a .npy, laid out as --weights-a's")
-          ->type_name(type::kFile);
-      app.add_option("--gates", o->weights.gates,
-                     "ssm: per-channel gates beta_{i,i-1} from a .npy (n, d); every column its own head")
-          ->type_name(type::kFile);
-      app.add_option("--input-gates", o->weights.input_gates,
-                     "ssm with --gates: per-channel diagonal of A from a .npy (n, d) (default 1)")
-          ->type_name(type::kFile);
+      add_weight_options(app, o->weights);
       app.add_option("--save-weights", o->save_weights,
                      "Write the weights this run used to STEM.A.npy and STEM.B.npy (the --weights-a layout)")
           ->type_name(type::kFile);

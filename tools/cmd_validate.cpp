@@ -9,9 +9,11 @@
 #include "mixgraph/solve_backend.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/validate.hpp"
+#include "mixgraph/weight_files.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "weight_options.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -22,6 +24,8 @@ struct ValidateCliOptions {
   std::string n_text;
   std::string backend = "auto";
   std::uint64_t seed = 1;
+  int heads = 0;        // 0: the default (2 heads of 4 columns)
+  WeightFiles weights;  // --weights-a, --weights-b, --gates, --input-gates (solve's options)
 };
 
 int run_validate(const ValidateCliOptions& o) {
@@ -37,6 +41,23 @@ int run_validate(const ValidateCliOptions& o) {
   ValidateOptions vo;
   vo.threads = o.common.threads;
   vo.seed = o.seed;
+  if (o.heads < 0) throw UsageError("--heads must be >= 1");
+  if (o.heads > 0) vo.heads = o.heads;
+  if (o.weights.any()) {
+    // the user's weights replace the seeded ones in every (+, x) check and its references
+    const bool gated = !o.weights.gates.empty() || !o.weights.input_gates.empty();
+    if (gated && o.heads == 0)
+      throw UsageError("--gates / --input-gates: give --heads D, the gates' columns (one head per channel)");
+    const std::size_t dh = gated ? 1 : vo.d_h;
+    const int heads = heads_for_weights(o.weights, vo.heads, std::size_t(vo.heads) * dh);
+    check_memory(sat_mul(mixer_weights_bytes(p, heads, 8), 3), o.common.mem_limit_bytes(),
+                 "validate weights for " + o.pattern + " at n = " + std::to_string(p.n));
+    const MixerWeights<double> w =
+        weights_from_files<double>(p, heads, o.seed, o.weights, o.common.mem_limit_bytes());
+    for (int h = 0; h < heads; ++h) vo.user_heads.push_back(head_weights(w, h));
+    vo.user_dh = dh;
+    vo.user_label = "heads, weights from files";
+  }
   const gpu::SolveOptions gpu_options = gpu_options_from_env();  // (the lambdas below keep a reference)
   if (be.gpu) {
     vo.other_name = "gpu";
@@ -71,6 +92,11 @@ int run_validate(const ValidateCliOptions& o) {
                              {"backend", o.backend},
                              {"seed", o.seed},
                              {"format", o.common.format}};
+    if (o.heads > 0) params["heads"] = o.heads;
+    if (!o.weights.a.empty()) params["weights_a"] = o.weights.a;
+    if (!o.weights.b.empty()) params["weights_b"] = o.weights.b;
+    if (!o.weights.gates.empty()) params["gates"] = o.weights.gates;
+    if (!o.weights.input_gates.empty()) params["input_gates"] = o.weights.input_gates;
     auto j = json_header("validate", 1, params);
     j["pattern"] = p.spec;
     j["n"] = p.n;
@@ -123,6 +149,12 @@ Registrar reg(
                      "auto (the GPU when present), cpu, or gpu (exit 4 when no GPU is usable)")
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
       add_seed_option(app, o->seed, "Seed of the random weights and inputs (head h uses seed + h)");
+      app.add_option("--heads", o->heads,
+                     "Heads H of the multi-head check (default 2, of 4 columns each); with --gates the "
+                     "gates' columns (one head per channel)")
+          ->transform(checked_count())
+          ->type_name(type::kCount);
+      add_weight_options(app, o->weights);
       add_common_options(app, o->common);
       return [o] { return run_validate(*o); };
     });

@@ -31,6 +31,11 @@ inline gpu::SolveOptions gpu_options_from_env() {
                        : gpu::SolveOptions::Split::Auto;
   }
   if (const char* e = get("MIXGRAPH_GPU_COPY")) o.copy = std::atoi(e);
+  if (const char* e = get("MIXGRAPH_GPU_LAYOUT")) {
+    const std::string l = e;
+    if (l == "head") o.layout = gpu::SolveOptions::Layout::HeadMajor;
+    if (l == "channel") o.layout = gpu::SolveOptions::Layout::ChannelMajor;
+  }
   o.tma = on("MIXGRAPH_GPU_TMA");
   o.ytma = on("MIXGRAPH_GPU_YTMA");
   o.mma = on("MIXGRAPH_GPU_MMA");

@@ -43,5 +43,13 @@ bool first_order(const SolveMatrix& a, const SolveMatrix& b) {
   return a.implicit && b.implicit && b.k == 1 && b.offsets[0] == 1;
 }
 
+// SolveOptions::Layout: channel-major coefficients, for gpu-scan1 only (the planner's first choice on
+// first-order patterns under Kernel::Auto); Auto takes it where a warp's 32 columns span several heads.
+bool channel_major(const SolveProblem& p, const SolveOptions& o) {
+  if (o.kernel != SolveOptions::Kernel::Auto || !first_order(p.a, p.b)) return false;
+  if (o.layout != SolveOptions::Layout::Auto) return o.layout == SolveOptions::Layout::ChannelMajor;
+  return p.heads > 1 && p.d / p.heads < 32;
+}
+
 }  // namespace
 }  // namespace mixgraph::gpu

@@ -1,5 +1,6 @@
 // The semiring solves on the GPU (gpu_semiring.hpp): one thread per source column marching over the rows.
-// C++17, no lib/ headers. Every error becomes ran = false with a note; nothing throws across the API.
+// C++17; of lib/ only the C++17 semiring_ops.hpp (the rings, shared with the CPU engine). Every error becomes
+// ran = false with a note; nothing throws across the API.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,8 +18,6 @@ namespace mixgraph::gpu {
 
 namespace {
 
-constexpr std::uint32_t kUnr = kSemiringUnreachable;
-constexpr std::uint64_t kCountMax = 0xFFFFFFFFFFFFFFFFull;
 constexpr int kBlock = 128;  // a multiple of 32: every warp is full (inactive lanes join the shuffle)
 constexpr std::size_t kMaxChunkBytes = std::size_t(4) << 30;
 
@@ -82,56 +81,30 @@ struct DevStructure {
 // Buf: the device planes of one n x pitch chunk; load / store one entry. y is never read through the
 // read-only cache: a thread reads back rows it wrote itself in the same kernel.
 
-struct MinPlus {
+struct MinPlus : semiring::MinPlus {
   static constexpr const char* kName = "minplus";
-  using V = std::uint32_t;
   struct Buf {
     std::uint32_t* d;
   };
-  __host__ __device__ static V zero() { return kUnr; }
-  __host__ __device__ static V a_weight(bool diag) { return diag ? 0u : 1u; }
-  __host__ __device__ static void add(V& acc, V v) { acc = v < acc ? v : acc; }
-  __host__ __device__ static V mul_b(V y) { return y == kUnr ? kUnr : y + 1u; }
   __host__ __device__ static V load(const Buf& b, std::uint64_t k) { return b.d[k]; }
   __host__ __device__ static void store(const Buf& b, std::uint64_t k, V v) { b.d[k] = v; }
 };
 
-struct OrAnd {
+struct OrAnd : semiring::OrAnd {
   static constexpr const char* kName = "orand";
-  using V = std::uint8_t;
   struct Buf {
     std::uint8_t* r;
   };
-  __host__ __device__ static V zero() { return 0; }
-  __host__ __device__ static V a_weight(bool) { return 1; }
-  __host__ __device__ static void add(V& acc, V v) { acc = static_cast<V>(acc | v); }
-  __host__ __device__ static V mul_b(V y) { return y; }
   __host__ __device__ static V load(const Buf& b, std::uint64_t k) { return b.r[k]; }
   __host__ __device__ static void store(const Buf& b, std::uint64_t k, V v) { b.r[k] = v; }
 };
 
-struct Count {
+struct Count : semiring::Count {
   static constexpr const char* kName = "count";
-  struct V {
-    std::uint32_t d;
-    std::uint64_t c;
-  };
   struct Buf {
     std::uint32_t* d;
     std::uint64_t* c;
   };
-  __host__ __device__ static V zero() { return V{kUnr, 0}; }
-  // counts paths in the communication graph G: x_s enters through A's diagonal only
-  __host__ __device__ static V a_weight(bool diag) { return diag ? V{0u, 1} : V{kUnr, 0}; }
-  __host__ __device__ static void add(V& acc, V v) {
-    if (v.d < acc.d) {
-      acc = v;
-    } else if (v.d == acc.d && v.d != kUnr) {
-      const std::uint64_t sum = acc.c + v.c;
-      acc.c = sum < acc.c ? kCountMax : sum;  // saturate
-    }
-  }
-  __host__ __device__ static V mul_b(V y) { return y.d == kUnr ? V{kUnr, 0} : V{y.d + 1u, y.c}; }
   __host__ __device__ static V load(const Buf& b, std::uint64_t k) { return V{b.d[k], b.c[k]}; }
   __host__ __device__ static void store(const Buf& b, std::uint64_t k, V v) {
     b.d[k] = v.d;

@@ -30,9 +30,12 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
+#include <new>
 #include <string>
 
 #include "bench_harness.cuh"
+#include "device_io.cuh"
 #include "host.cuh"
 #include "mixgraph/blockinv_reference.hpp"
 #include "mixgraph/gpu_solve.hpp"
@@ -42,50 +45,106 @@
 namespace mixgraph::gpu {
 namespace {
 
+// CUDA events that free themselves
+struct Events {
+  cudaEvent_t e[2] = {nullptr, nullptr};
+  Events() {
+    for (auto& x : e) MG_CUDA(cudaEventCreate(&x), "cudaEventCreate");
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  ~Events() {
+    for (auto& x : e)
+      if (x) cudaEventDestroy(x);
+  }
+  float ms() const {
+    float t = 0;
+    cudaEventElapsedTime(&t, e[0], e[1]);
+    return t;
+  }
+};
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The device coefficients, the plan and one solve from dx to dy, ordered on st (the coefficients are made
+// first, on the default stream, and synchronized); returns once Y is written. Sets r.kernel, r.plan and
+// r.kernel_ms.
 template <class T>
-SolveRun solve_t(const SolveProblem& p, const void* x, void* y, const SolveOptions& o) {
-  SolveRun r;
-  const std::uint64_t nd = std::uint64_t(p.n) * p.d;
+void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, const T* dx, T* dy,
+                SolveRun& r) {
+  const bool cm = channel_major(p, o);
   DevStruct sa, sb;
-  DevBuf va, vb, dx(nd * sizeof(T)), dy(nd * sizeof(T));
-  cudaEvent_t e0, e1, e2, e3;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  cudaEventCreate(&e2);
-  cudaEventCreate(&e3);
-  cudaEventRecord(e0);
-  const SolveMatrix ma = device_coefs<T>(p.a, p.n, p.heads, va), mb = device_coefs<T>(p.b, p.n, p.heads, vb);
-  MG_CUDA(cudaMemcpy(dx.p, x, nd * sizeof(T), cudaMemcpyHostToDevice), "upload X");
+  DevBuf va, vb;
+  const SolveMatrix ma = device_coefs<T>(p.a, p.n, p.heads, va, cm),
+                    mb = device_coefs<T>(p.b, p.n, p.heads, vb, cm);
   DevProblem<T> P{};
   P.n = p.n;
   P.d = p.d;
   P.dh = p.d / p.heads;
   P.a = dev_matrix<T>(ma, p.n, sa, va.as<T>());
   P.b = dev_matrix<T>(mb, p.n, sb, vb.as<T>());
-  P.x = dx.as<T>();
-  P.y = dy.as<T>();
+  P.x = dx;
+  P.y = dy;
   Plan<T> plan;
   make_plan(plan, P, ma, mb, p.heads, o);
+  if (cm) {
+    plan.name.insert(plan.name.size() - 1, ",channel-major");
+    plan.explain += "; coefficients channel-major ([k][i][h]: a warp's columns span several heads)";
+  }
   r.plan = plan.explain;
   if (o.verbose) std::fprintf(stderr, "%s\n", plan.explain.c_str());
-  cudaEventRecord(e1);
-  run_plan(plan, P, nullptr);
-  r.kernel = plan.name;
-  cudaEventRecord(e2);
-  MG_CUDA(cudaMemcpy(y, dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download Y");
-  cudaEventRecord(e3);
-  MG_CUDA(cudaEventSynchronize(e3), "synchronize");
+  Events ev;
+  MG_CUDA(cudaEventRecord(ev.e[0], st), "event");
+  run_plan(plan, P, st);
+  MG_CUDA(cudaEventRecord(ev.e[1], st), "event");
+  MG_CUDA(cudaEventSynchronize(ev.e[1]), "solve");
   check_plan(plan);
-  float k_ms = 0, t_ms = 0;
-  cudaEventElapsedTime(&k_ms, e1, e2);
-  cudaEventElapsedTime(&t_ms, e0, e3);
-  r.kernel_ms = k_ms;
-  r.total_ms = t_ms;
+  r.kernel = plan.name;
+  r.kernel_ms = ev.ms();
+}
+
+template <class T>
+SolveRun solve_t(const SolveProblem& p, const void* x, void* y, const SolveOptions& o) {
+  SolveRun r;
+  const std::uint64_t nd = std::uint64_t(p.n) * p.d;
+  Events all;
+  MG_CUDA(cudaEventRecord(all.e[0]), "event");
+  DevBuf dx(nd * sizeof(T)), dy(nd * sizeof(T));
+  MG_CUDA(cudaMemcpy(dx.p, x, nd * sizeof(T), cudaMemcpyHostToDevice), "upload X");
+  solve_core<T>(p, o, nullptr, dx.as<T>(), dy.as<T>(), r);
+  MG_CUDA(cudaMemcpy(y, dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download Y");
+  MG_CUDA(cudaEventRecord(all.e[1]), "event");
+  MG_CUDA(cudaEventSynchronize(all.e[1]), "synchronize");
+  r.total_ms = all.ms();
   r.ran = true;
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  cudaEventDestroy(e2);
-  cudaEventDestroy(e3);
+  return r;
+}
+
+template <class T>
+SolveRun solve_device_t(const SolveProblem& p, const void* x, void* y, const SolveOptions& o,
+                        cudaStream_t st) {
+  SolveRun r;
+  const auto t0 = std::chrono::steady_clock::now();
+  solve_core<T>(p, o, st, static_cast<const T*>(x), static_cast<T*>(y), r);
+  r.total_ms = ms_since(t0);
+  r.ran = true;
+  return r;
+}
+
+template <class T>
+SolveRun solve_seeded_x_t(const SolveProblem& p, std::uint64_t seed, void* y, const SolveOptions& o) {
+  SolveRun r;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t nd = std::uint64_t(p.n) * p.d;
+  DevBuf dx(nd * sizeof(T)), dy(nd * sizeof(T));
+  seeded_x<T>(dx.as<T>(), p.n, p.d, seed, nullptr);
+  solve_core<T>(p, o, nullptr, dx.as<T>(), dy.as<T>(), r);
+  r.y_sum = device_sum<T>(dy.as<T>(), nd, nullptr);
+  if (y) MG_CUDA(cudaMemcpy(y, dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download Y");
+  r.total_ms = ms_since(t0);
+  r.ran = true;
   return r;
 }
 
@@ -142,22 +201,93 @@ std::string no_device_note() {
   return "";
 }
 
+// The checks every entry point makes before touching the device: "" or the note to return.
+std::string precheck(const SolveProblem& p) {
+  std::string note = no_device_note();
+  if (!note.empty()) return note;
+  if (p.n == 0 || p.d == 0 || p.heads == 0 || p.d % p.heads != 0)
+    return "bad problem: n, d must be positive and d a multiple of heads";
+  return "";
+}
+
+template <class F>
+SolveRun guarded(const SolveProblem& p, F&& f) {
+  SolveRun r;
+  r.note = precheck(p);
+  if (!r.note.empty()) return r;
+  try {
+    return f();
+  } catch (const std::string& e) {
+    r.note = e;
+  } catch (const std::bad_alloc&) {
+    r.note = "out of host memory";
+  }
+  return r;
+}
+
 }  // namespace
 
 SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions& options) {
-  SolveRun r;
-  r.note = no_device_note();
-  if (!r.note.empty()) return r;
-  if (p.n == 0 || p.d == 0 || p.heads == 0 || p.d % p.heads != 0) {
-    r.note = "bad problem: n, d must be positive and d a multiple of heads";
-    return r;
-  }
+  return guarded(
+      p, [&] { return p.fp64 ? solve_t<double>(p, x, y, options) : solve_t<float>(p, x, y, options); });
+}
+
+SolveRun solve_device(const SolveProblem& p, const void* x, void* y, const SolveOptions& options,
+                      void* stream) {
+  const auto st = static_cast<cudaStream_t>(stream);
+  return guarded(p, [&] {
+    return p.fp64 ? solve_device_t<double>(p, x, y, options, st)
+                  : solve_device_t<float>(p, x, y, options, st);
+  });
+}
+
+SolveRun solve_seeded_x(const SolveProblem& p, std::uint64_t x_seed, void* y, const SolveOptions& options) {
+  return guarded(p, [&] {
+    return p.fp64 ? solve_seeded_x_t<double>(p, x_seed, y, options)
+                  : solve_seeded_x_t<float>(p, x_seed, y, options);
+  });
+}
+
+std::string fill_seeded_x(void* x, std::uint32_t n, std::uint32_t d, bool fp64, std::uint64_t seed) {
+  std::string note = no_device_note();
+  if (!note.empty()) return note;
   try {
-    return p.fp64 ? solve_t<double>(p, x, y, options) : solve_t<float>(p, x, y, options);
+    if (fp64)
+      seeded_x<double>(static_cast<double*>(x), n, d, seed, nullptr);
+    else
+      seeded_x<float>(static_cast<float*>(x), n, d, seed, nullptr);
+    MG_CUDA(cudaDeviceSynchronize(), "fill X");
   } catch (const std::string& e) {
-    r.note = e;
-    return r;
+    return e;
   }
+  return "";
+}
+
+std::string device_alloc(void** p, std::size_t bytes) {
+  *p = nullptr;
+  const cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaSuccess) return "";
+  *p = nullptr;
+  return err_text(e, "cudaMalloc");
+}
+
+void device_free(void* p) {
+  if (p) cudaFree(p);
+}
+
+std::string copy_to_device(void* dev, const void* host, std::size_t bytes) {
+  const cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+  return e == cudaSuccess ? "" : err_text(e, "copy to the device");
+}
+
+std::string copy_to_host(void* host, const void* dev, std::size_t bytes) {
+  const cudaError_t e = cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
+  return e == cudaSuccess ? "" : err_text(e, "copy to the host");
+}
+
+std::string set_device(int device) {
+  const cudaError_t e = cudaSetDevice(device);
+  return e == cudaSuccess ? "" : err_text(e, "cudaSetDevice");
 }
 
 BlockInvPackages blockinv_packages(const SolveProblem& p, const SolveOptions& o) {

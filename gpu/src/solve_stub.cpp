@@ -15,6 +15,41 @@ SolveRun solve(const SolveProblem&, const void*, void*, const SolveOptions&) {
   return r;
 }
 
+SolveRun solve_device(const SolveProblem&, const void*, void*, const SolveOptions&, void*) {
+  SolveRun r;
+  r.note = kNote;
+  return r;
+}
+
+SolveRun solve_seeded_x(const SolveProblem&, std::uint64_t, void*, const SolveOptions&) {
+  SolveRun r;
+  r.note = kNote;
+  return r;
+}
+
+std::string fill_seeded_x(void*, std::uint32_t, std::uint32_t, bool, std::uint64_t) {
+  return kNote;
+}
+
+std::string device_alloc(void** p, std::size_t) {
+  *p = nullptr;
+  return kNote;
+}
+
+void device_free(void*) {}
+
+std::string copy_to_device(void*, const void*, std::size_t) {
+  return kNote;
+}
+
+std::string copy_to_host(void*, const void*, std::size_t) {
+  return kNote;
+}
+
+std::string set_device(int) {
+  return kNote;
+}
+
 BlockInvPackages blockinv_packages(const SolveProblem&, const SolveOptions&) {
   BlockInvPackages r;
   r.note = kNote;

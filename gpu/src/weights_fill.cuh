@@ -31,28 +31,60 @@ __device__ __forceinline__ std::uint32_t reads_upto(const std::uint32_t* off, st
   return lo;
 }
 
-// one thread per entry (h, i, k): out[(h * n + i) * K + k], 0 where offset k > i
+// Entry q of an implicit layout as (h, i, k): head-major [h][i][k] (k fastest) or channel-major [k][i][h]
+// (h fastest; SolveOptions::Layout). Threads take consecutive q, so either layout is written coalesced.
+struct ImpIndex {
+  std::uint32_t h, i, k;
+};
+__device__ __forceinline__ ImpIndex imp_index(std::uint64_t q, std::uint32_t K, std::uint32_t n,
+                                              std::uint32_t heads, int chmajor) {
+  ImpIndex r;
+  if (chmajor) {
+    r.h = std::uint32_t(q % heads);
+    const std::uint64_t ki = q / heads;
+    r.i = std::uint32_t(ki % n);
+    r.k = std::uint32_t(ki / n);
+  } else {
+    r.k = std::uint32_t(q % K);
+    const std::uint64_t hi = q / K;
+    r.i = std::uint32_t(hi % n);
+    r.h = std::uint32_t(hi / n);
+  }
+  return r;
+}
+
+// one thread per entry (h, i, k) of the layout (imp_index), 0 where offset k > i
 template <class T>
 __global__ void fill_implicit(T* out, const std::uint32_t* off, std::uint32_t K, std::uint32_t n,
-                              std::uint32_t heads, int per_offset, const T* table, std::uint64_t seed,
-                              std::uint64_t matrix, double total) {
+                              std::uint32_t heads, int chmajor, int per_offset, const T* table,
+                              std::uint64_t seed, std::uint64_t matrix, double total) {
   const std::uint64_t count = std::uint64_t(heads) * n * K;
   for (std::uint64_t q = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; q < count;
        q += std::uint64_t(gridDim.x) * blockDim.x) {
-    const std::uint32_t k = std::uint32_t(q % K);
-    const std::uint64_t hi = q / K;
-    const std::uint32_t i = std::uint32_t(hi % n), h = std::uint32_t(hi / n);
-    const std::uint32_t o = __ldg(off + k);
+    const ImpIndex e = imp_index(q, K, n, heads, chmajor);
+    const std::uint32_t o = __ldg(off + e.k);
     T v = T(0);
-    if (o <= i) {
+    if (o <= e.i) {
       if (per_offset) {
-        v = table[std::uint64_t(h) * K + k];
+        v = table[std::uint64_t(e.h) * K + e.k];
       } else {
-        const std::uint64_t key = wgen::stream_key(seed, h, matrix);
-        v = T(wgen::weight(key, total, reads_upto(off, K, i), i, i - o));
+        const std::uint64_t key = wgen::stream_key(seed, e.h, matrix);
+        v = T(wgen::weight(key, total, reads_upto(off, K, e.i), e.i, e.i - o));
       }
     }
     out[q] = v;
+  }
+}
+
+// uploaded coefficients (strides hs, is, ks) rewritten channel-major
+template <class T>
+__global__ void to_channel_major(T* out, const T* in, std::uint32_t K, std::uint32_t n, std::uint32_t heads,
+                                 std::uint64_t hs, std::uint64_t is, std::uint64_t ks) {
+  const std::uint64_t count = std::uint64_t(heads) * n * K;
+  for (std::uint64_t q = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; q < count;
+       q += std::uint64_t(gridDim.x) * blockDim.x) {
+    const ImpIndex e = imp_index(q, K, n, heads, 1);
+    out[q] = in[e.h * hs + std::uint64_t(e.i) * is + std::uint64_t(e.k) * ks];
   }
 }
 
@@ -82,35 +114,42 @@ __global__ void fill_csr(T* out, const std::uint64_t* ptr, const std::uint32_t* 
 
 // The device coefficients of one matrix: uploaded (Values) or written here (Seeded, PerOffset). Returns
 // the matrix with the strides of the device array (m's structure arrays are host arrays; a temporary device
-// copy serves the fill, dev_matrix uploads the solve's own).
+// copy serves the fill, dev_matrix uploads the solve's own). chmajor (implicit only): the channel-major
+// layout [k][i][h] (hs = 1, is = heads, ks = n heads) instead of [h][i][k].
 template <class T>
-SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t heads, DevBuf& v) {
-  if (m.gen == CoefGen::Values) {
+SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t heads, DevBuf& v,
+                         bool chmajor = false) {
+  chmajor = chmajor && m.implicit;
+  if (m.gen == CoefGen::Values && !chmajor) {
     upload(v, static_cast<const T*>(m.vals), value_count(m, n, heads));
     return m;
   }
   SolveMatrix r = m;
   if (m.implicit) {
-    r.hs = std::uint64_t(n) * m.k;
-    r.is = m.k;
-    r.ks = 1;
+    r.hs = chmajor ? 1 : std::uint64_t(n) * m.k;
+    r.is = chmajor ? heads : m.k;
+    r.ks = chmajor ? std::uint64_t(n) * heads : 1;
   } else {
     if (m.gen == CoefGen::PerOffset) throw std::string("weights per offset need implicit offsets");
     r.hs = m.ptr[n];
     r.is = 1;
     r.ks = 0;
   }
-  const std::uint64_t count = value_count(r, n, heads);
+  const std::uint64_t count = m.implicit ? std::uint64_t(heads) * n * m.k : value_count(r, n, heads);
   v = DevBuf(count * sizeof(T));
   if (count == 0) return r;
   constexpr unsigned kBlock = 256;
   const unsigned grid = unsigned(std::min<std::uint64_t>((count + kBlock - 1) / kBlock, 65535u * 16));
   DevStruct s;
   DevBuf table;
-  if (m.implicit) {
+  if (m.gen == CoefGen::Values) {  // channel-major from an uploaded array: rewritten on the device
+    upload(table, static_cast<const T*>(m.vals), value_count(m, n, heads));
+    to_channel_major<T><<<grid, kBlock>>>(v.as<T>(), table.as<T>(), m.k, n, heads, m.hs, m.is, m.ks);
+    MG_CUDA(cudaGetLastError(), "to_channel_major");
+  } else if (m.implicit) {
     upload(s.off, m.offsets, m.k);
     if (m.gen == CoefGen::PerOffset) upload(table, static_cast<const T*>(m.vals), std::size_t(heads) * m.k);
-    fill_implicit<T><<<grid, kBlock>>>(v.as<T>(), s.off.as<std::uint32_t>(), m.k, n, heads,
+    fill_implicit<T><<<grid, kBlock>>>(v.as<T>(), s.off.as<std::uint32_t>(), m.k, n, heads, chmajor ? 1 : 0,
                                        m.gen == CoefGen::PerOffset, table.as<T>(), m.gen_seed, m.gen_matrix,
                                        m.gen_total);
     MG_CUDA(cudaGetLastError(), "fill_implicit");

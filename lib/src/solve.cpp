@@ -513,42 +513,10 @@ std::vector<typename S::V> semiring_solve(const SolveStructure& s, const std::ve
   return y;
 }
 
-struct MinPlusRing {
-  using V = std::uint32_t;
-  static V zero() { return kUnreachable; }
-  static V a_weight(bool diag) { return diag ? 0u : 1u; }
-  static void add(V& acc, V v) { acc = std::min(acc, v); }
-  static V mul_b(V y) { return y == kUnreachable ? kUnreachable : y + 1; }
-};
-
-struct OrAndRing {
-  using V = std::uint8_t;
-  static V zero() { return 0; }
-  static V a_weight(bool) { return 1; }
-  static void add(V& acc, V v) { acc = static_cast<V>(acc | v); }
-  static V mul_b(V y) { return y; }
-};
-
-struct DistCount {
-  std::uint32_t d = kUnreachable;
-  std::uint64_t c = 0;
-};
-
-struct CountRing {
-  using V = DistCount;
-  static V zero() { return {}; }
-  // counts paths in the communication graph G: x_s enters through A's diagonal only
-  static V a_weight(bool diag) { return diag ? V{0u, 1} : V{}; }
-  static void add(V& acc, V v) {
-    if (v.d < acc.d) {
-      acc = v;
-    } else if (v.d == acc.d && v.d != kUnreachable) {
-      const std::uint64_t sum = acc.c + v.c;
-      acc.c = sum < acc.c ? std::numeric_limits<std::uint64_t>::max() : sum;  // saturate
-    }
-  }
-  static V mul_b(V y) { return y.d == kUnreachable ? V{} : V{y.d + 1, y.c}; }
-};
+// the rings: one definition with the GPU's (semiring_ops.hpp)
+using MinPlusRing = semiring::MinPlus;
+using OrAndRing = semiring::OrAnd;
+using CountRing = semiring::Count;
 
 }  // namespace
 

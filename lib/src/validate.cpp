@@ -149,13 +149,20 @@ ValidateResult validate_solve(const Pattern& p, const ValidateOptions& o) {
     std::size_t dh;
     std::string label;
   };
-  const std::vector<Case> cases = {
-      {o.heads, o.d_h, std::to_string(o.heads) + "x" + std::to_string(o.d_h) + " heads"},
-      {o.channel_heads, 1, std::to_string(o.channel_heads) + " per-channel heads"}};
+  const bool user = !o.user_heads.empty();
+  const int user_h = static_cast<int>(o.user_heads.size());
+  const std::vector<Case> cases =
+      user
+          ? std::vector<Case>{{user_h, o.user_dh,
+                               std::to_string(user_h) + "x" + std::to_string(o.user_dh) + " " + o.user_label}}
+          : std::vector<Case>{
+                {o.heads, o.d_h, std::to_string(o.heads) + "x" + std::to_string(o.d_h) + " heads"},
+                {o.channel_heads, 1, std::to_string(o.channel_heads) + " per-channel heads"}};
   for (const auto& cs : cases) {
     const std::size_t d = std::size_t(cs.heads) * cs.dh;
-    std::vector<WeightedPattern> wps;
-    for (int h = 0; h < cs.heads; ++h) wps.push_back(random_weights(p, o.seed + std::uint64_t(h)));
+    std::vector<WeightedPattern> wps = o.user_heads;
+    if (!user)
+      for (int h = 0; h < cs.heads; ++h) wps.push_back(random_weights(p, o.seed + std::uint64_t(h)));
     const std::vector<double> x = random_x(n, d, o.seed);
     std::vector<double> ref(x.size());
     solve_recurrence<double>(wps, n, x.data(), ref.data(), d);

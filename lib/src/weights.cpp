@@ -6,7 +6,6 @@
 namespace mixgraph {
 
 namespace {
-using wgen::splitmix64;
 
 void fill(Csr& m, std::uint64_t seed, std::uint64_t matrix, double total) {
   const std::uint64_t key = wgen::stream_key(seed, 0, matrix);
@@ -20,10 +19,7 @@ void fill(Csr& m, std::uint64_t seed, std::uint64_t matrix, double total) {
 }  // namespace
 
 double hash_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t row, std::uint64_t col) {
-  std::uint64_t h = splitmix64(seed ^ splitmix64(stream * 0x632be59bd9b4e019ULL));
-  h = splitmix64(h ^ row);
-  h = splitmix64(h ^ (col * 0xd6e8feb86659fd93ULL));
-  return static_cast<double>(h >> 11) * 0x1.0p-53;
+  return wgen::uniform(seed, stream, row, col);  // one definition, host and device (weight_gen.hpp)
 }
 
 WeightedPattern random_weights(const Pattern& p, std::uint64_t seed) {

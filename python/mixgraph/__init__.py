@@ -167,8 +167,9 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     ``__dlpack__`` (DLPack) or the buffer protocol. Y comes back as the same kind of array as X (a numpy
     array for numpy and buffer inputs; a torch tensor for a torch tensor: made with ``torch.empty_like(X)``
     and written in place), or ``out`` (same dtype and shape, C-contiguous, not overlapping X, any of those
-    kinds) written in place. A CUDA tensor raises GpuRequired: the GPU solver takes host arrays, and this
-    call never copies X to the host (pass ``X.cpu()``). Weights are the CLI's: head h (columns
+    kinds) written in place. A CUDA tensor is solved on its own device by the GPU solver (X and Y stay there,
+    Y a CUDA tensor of X's kind, ordered on torch's current stream; seconds is the kernel's time) and raises
+    GpuRequired where no GPU is usable; X is never copied to the host. Weights are the CLI's: head h (columns
     h*d/heads .. (h+1)*d/heads - 1) uses random_weights(seed + h), with ||(I - B)^{-1}||_inf <= 10
     (``Pattern.weights(seed)`` gives the same A and B as scipy matrices). O(d (nnz_A + nnz_B)) work,
     OpenMP over column tiles (threads=0: all cores), the same bits for any thread count. Releases the

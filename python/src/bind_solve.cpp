@@ -1,5 +1,6 @@
-// mixgraph.solve: Y = (I - B)^{-1} A X on the CPU. X and Y are read and written in place: numpy arrays,
-// buffer-protocol objects and DLPack tensors (PyTorch, ...), never copied (dlpack_array.hpp).
+// mixgraph.solve: Y = (I - B)^{-1} A X on the CPU, or on the GPU for CUDA tensors. X and Y are read and
+// written in place: numpy arrays, buffer-protocol objects and DLPack tensors (PyTorch, ...), never copied
+// (dlpack_array.hpp).
 #include <pybind11/stl.h>
 
 #include "common.hpp"
@@ -10,6 +11,7 @@
 #include "mixgraph/memory.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_cancel.hpp"
+#include "mixgraph/solve_backend.hpp"
 
 namespace mixgraph::py {
 namespace {
@@ -108,21 +110,65 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
   return pb::make_tuple(out.is_none() ? y_obj : out, i);
 }
 
+// X on a CUDA device: the device-pointer solve (gpu::solve_device) from X to `out` on the same device,
+// seeded weights made on the device; neither X nor Y crosses the bus. Ordered on torch's current stream
+// when X is a torch tensor (else the default stream); returns once Y is written.
+template <class T>
+pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& x, const pb::object& out,
+                   int heads, std::uint64_t seed, std::uint64_t mem_limit) {
+  const Pattern& p = hp->p;
+  const std::size_t d = static_cast<std::size_t>(xv.cols);
+  if (out.is_none())
+    throw UsageError("X is a CUDA array without empty_like: pass out= (a CUDA array of X's dtype and shape)");
+  const ArrayView yv = array_view(out, true, "out");
+  if (!yv.cuda || yv.device_id != xv.device_id)
+    throw UsageError("out must be on X's device (cuda:" + std::to_string(xv.device_id) + ")");
+  if (yv.itemsize != xv.itemsize || yv.ndim != xv.ndim || yv.rows != xv.rows || yv.cols != xv.cols)
+    throw UsageError("out must have X's dtype and shape and be C-contiguous");
+  const auto* x0 = static_cast<const char*>(xv.data);
+  const auto* y0 = static_cast<const char*>(yv.data);
+  const std::size_t bytes = std::size_t(p.n) * d * sizeof(T);
+  if (x0 < y0 + bytes && y0 < x0 + bytes)
+    throw UsageError("out must not overlap X (the solve is not in place)");
+  check_memory(mixer_weights_bytes(p, heads, sizeof(T), CoefSource::Seeded), mem_limit,
+               "solve weights for " + p.spec + " at n = " + std::to_string(p.n));
+  void* stream = nullptr;
+  const std::string mod = pb::str(x.get_type().attr("__module__")).cast<std::string>();
+  if (mod.rfind("torch", 0) == 0) {
+    const pb::object cur = pb::module_::import("torch").attr("cuda").attr("current_stream")(xv.device_id);
+    stream = reinterpret_cast<void*>(cur.attr("cuda_stream").cast<std::uintptr_t>());
+  }
+  const std::string dev_note = gpu::set_device(xv.device_id);
+  if (!dev_note.empty()) throw RuntimeFailure("GPU solve: " + dev_note);
+  const MixerWeights<T> w = seeded_mixer_weights<T>(p, heads, seed);
+  gpu::SolveRun r;
+  {
+    pb::gil_scoped_release nogil;
+    r = gpu::solve_device(gpu_problem(w, d), xv.data, yv.data, {}, stream);
+  }
+  if (!r.ran) throw RuntimeFailure("GPU solve failed: " + r.note);
+  pb::dict i;
+  i["kernel"] = r.kernel;
+  i["threads"] = 0;
+  i["seconds"] = r.kernel_ms / 1000.0;
+  i["total_seconds"] = r.total_ms / 1000.0;
+  i["precision"] = sizeof(T) == 8 ? "fp64" : "fp32";
+  i["d"] = d;
+  i["heads"] = heads;
+  i["weights_cached"] = false;
+  i["input"] = xv.kind;
+  i["device"] = "cuda:" + std::to_string(xv.device_id);
+  i["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);
+  i["y_address"] = reinterpret_cast<std::uintptr_t>(yv.data);
+  return pb::make_tuple(out, i);
+}
+
 pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint64_t seed, int threads,
                 const pb::object& out, const pb::object& mem, const pb::object& progress) {
   const PatternPtr h = pattern_from(pat, pb::none());
   if (heads < 1) throw UsageError("heads must be >= 1");
   if (threads < 0) throw UsageError("threads must be >= 0 (0 = all cores)");
   const ArrayView xv = array_view(x, false, "X");
-  if (xv.cuda) {
-    // The GPU solver (gpu_solve.hpp) takes host arrays and uploads them itself: a CUDA tensor would make a
-    // round trip through the host, which this call promises not to do.
-    const auto info = gpu::device_info();
-    throw GpuRequired(
-        "X is a CUDA tensor (device " + std::to_string(xv.device_id) +
-        "), but this mixgraph has no device-resident solve: the GPU solver takes host arrays (" +
-        (info.usable() ? "GPU " + info.name : info.note) + "); pass X.cpu() for the CPU solve");
-  }
   if (static_cast<std::uint64_t>(xv.rows) != h->p.n)
     throw UsageError("X has " + std::to_string(xv.rows) +
                      " rows but the pattern has n = " + std::to_string(h->p.n));
@@ -132,6 +178,15 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
     throw UsageError("X has " + std::to_string(d) +
                      " columns, not a multiple of heads = " + std::to_string(heads));
   const std::uint64_t lim = mem_limit_from(mem);
+  if (xv.cuda) {
+    // the device-pointer solve: X stays on its device and Y is written there
+    const auto info = gpu::device_info();
+    if (!info.usable())
+      throw GpuRequired("X is a CUDA tensor (device " + std::to_string(xv.device_id) +
+                        "), but no GPU is usable here (" + info.note + "); pass X.cpu() for the CPU solve");
+    if (xv.itemsize == 8) return run_cuda<double>(h, xv, x, out, heads, seed, lim);
+    return run_cuda<float>(h, xv, x, out, heads, seed, lim);
+  }
   if (xv.itemsize == 8) return run<double>(h, xv, out, heads, seed, threads, lim, progress);
   return run<float>(h, xv, out, heads, seed, threads, lim, progress);
 }

@@ -1,6 +1,6 @@
 """mixgraph.solve with DLPack tensors (numpy's own __dlpack__, PyTorch when installed) and buffer-protocol
 objects: the same Y as the numpy path, X read in its own memory (the address the solve read), Y of X's
-kind, and CUDA tensors refused with GpuRequired instead of a host round trip."""
+kind, and CUDA tensors solved on their device (GpuRequired without a GPU) instead of a host round trip."""
 
 import array
 import ctypes
@@ -123,8 +123,10 @@ class FakeCuda:
 
 
 def test_cuda_tensor_is_refused_without_a_host_copy():
+    # without a GPU: GpuRequired; with one: this fake has no empty_like and no out=, so a usage error
+    # (before its null data pointer is touched); never a copy to the host
     x = FakeCuda(64, 4)
-    with pytest.raises(mixgraph.GpuRequired, match="CUDA tensor"):
+    with pytest.raises((mixgraph.GpuRequired, mixgraph.UsageError), match="CUDA"):
         mixgraph.solve(mixgraph.Pattern("pow2", 64), x)
     assert x.deleted == 1  # the consumed tensor was handed back
 
@@ -149,6 +151,20 @@ def test_torch_cuda_tensor():
     torch = pytest.importorskip("torch", reason="PyTorch is not installed (python3-torch)")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device: the CUDA-tensor path is tested with a hand-made DLPack capsule above")
-    X = torch.randn(4096, 64, device="cuda")
-    with pytest.raises(mixgraph.GpuRequired, match="CUDA tensor"):
-        mixgraph.solve(mixgraph.Pattern("pow2", 4096), X)
+    # solved on X's device (the device-pointer entry point), Y a CUDA tensor there, against the CPU solve
+    for spec, n, d, heads, dtype in [("pow2", 4096, 64, 2, torch.float32), ("ssm", 5000, 256, 256, torch.float32),
+                                     ("sq1", 3000, 16, 1, torch.float64)]:
+        p = mixgraph.Pattern(spec, n)
+        X = torch.randn(n, d, device="cuda", dtype=dtype)
+        Y, info = mixgraph.solve(p, X, heads=heads, info=True)
+        assert isinstance(Y, torch.Tensor) and Y.is_cuda and Y.device == X.device
+        assert Y.dtype == X.dtype and Y.shape == X.shape
+        assert info["x_address"] == X.data_ptr() and info["y_address"] == Y.data_ptr()
+        assert "gpu" in info["kernel"]
+        ref = mixgraph.solve(p, X.cpu().double().numpy(), heads=heads)
+        got = Y.cpu().double().numpy()
+        rel = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+        assert rel <= (1e-5 if dtype == torch.float32 else 1e-12), (spec, rel, info["kernel"])
+        out = torch.empty_like(X)
+        assert mixgraph.solve(p, X, heads=heads, out=out) is out
+        assert torch.allclose(out, Y, rtol=1e-6, atol=1e-7)

@@ -18,10 +18,12 @@
 #include <cstdint>
 #include <string>
 
+#include "mixgraph/semiring_ops.hpp"  // the rings and kUnreachable, shared with the CPU engine (C++17)
+
 namespace mixgraph::gpu {
 
-/// unreachable in (min, +) results (== distances.hpp's kUnreachable)
-inline constexpr std::uint32_t kSemiringUnreachable = 0xFFFFFFFFu;
+/// unreachable in (min, +) results: mixgraph::kUnreachable (the older name, kept)
+inline constexpr std::uint32_t kSemiringUnreachable = kUnreachable;
 
 /// The pattern in solver form, host pointers (mirrors solve.hpp's SolveStructure, no values).
 struct SemiringStructure {

@@ -62,6 +62,12 @@ struct SolveProblem {
 struct SolveOptions {
   enum class Kernel { Auto, BlockInv, Pipeline };
   enum class Split { Auto, Off, On };
+  /// Where the device keeps implicit coefficients. HeadMajor: [h][i][k] (a head's rows contiguous).
+  /// ChannelMajor: [k][i][h] (the heads of one row contiguous, so the threads of a warp, one per column,
+  /// read one line: per-channel gates, heads = d). Only gpu-scan1 takes ChannelMajor; the other kernels
+  /// always use HeadMajor. Auto: ChannelMajor for gpu-scan1 when a warp's 32 columns span several heads
+  /// (d / heads < 32), else HeadMajor.
+  enum class Layout { Auto, HeadMajor, ChannelMajor };
   /// Auto: gpu-scan1 for first-order patterns, else gpu-blockinv where it fits, else gpu-pipeline.
   /// BlockInv: gpu-blockinv where it fits, also on first-order patterns. Pipeline: always gpu-pipeline.
   Kernel kernel = Kernel::Auto;
@@ -71,12 +77,13 @@ struct SolveOptions {
   Split split = Split::Auto;  ///< blockinv split mode (far-worker CTAs): Auto = where it fits, after ws
   int copy = 2;               ///< blockinv package copies: 0 cp.async, 1 TMA bulk (every thread waits),
                               ///< 2 TMA bulk (one thread waits; fastest, benchmarks.md GPU v7)
-  bool tma = true;       ///< blockinv: staged rows by TMA tensor copies where they apply (false: cp.async)
-  bool ytma = true;      ///< with tma: Y by one tensor store per chunk (false: per-thread stores)
-  bool mma = true;       ///< fp32 blockinv: L^{-1} in fragment order, 3xTF32 mma (false: padded rows, FMA)
-  bool ws = true;        ///< blockinv: the warp-specialized solve where it applies (false: bi_solve)
-  bool swz = true;       ///< blockinv far sums: row halves in swizzled order (false: column order)
-  bool verbose = false;  ///< print SolveRun::plan to stderr
+  bool tma = true;   ///< blockinv: staged rows by TMA tensor copies where they apply (false: cp.async)
+  bool ytma = true;  ///< with tma: Y by one tensor store per chunk (false: per-thread stores)
+  bool mma = true;   ///< fp32 blockinv: L^{-1} in fragment order, 3xTF32 mma (false: padded rows, FMA)
+  bool ws = true;    ///< blockinv: the warp-specialized solve where it applies (false: bi_solve)
+  bool swz = true;   ///< blockinv far sums: row halves in swizzled order (false: column order)
+  Layout layout = Layout::Auto;  ///< coefficient layout on the device (gpu-scan1), see Layout
+  bool verbose = false;          ///< print SolveRun::plan to stderr
   bool profile = false;  ///< print per-role cycle counters of the last launch to stderr (profile instances)
 };
 
@@ -86,11 +93,43 @@ struct SolveRun {
   std::string plan;      ///< what the planner chose and why (e.g. why blockinv did not fit)
   double kernel_ms = 0;  ///< the solve kernel alone
   double total_ms = 0;   ///< uploads + device weights + kernel + download (the whole call)
+  double y_sum = 0;      ///< solve_seeded_x: the sum of Y's entries, taken on the device (in double)
   std::string note;      ///< why it did not run
 };
 
 /// Host in, host out: X and Y row-major n x d (float or double as p.fp64). Never throws; errors in note.
 SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions& options = {});
+
+/// Device in, device out: x_dev and y_dev are device pointers on the current CUDA device (row-major
+/// n x d, float or double as p.fp64, not overlapping); neither crosses the bus. The structure and any
+/// Values coefficients of p stay host arrays, as for solve(). `stream` is a cudaStream_t (nullptr: the
+/// default stream): the solve is ordered after the work already queued on it (what wrote X), and the call
+/// returns once Y is written. total_ms: device weights + kernel. Never throws; errors in note.
+///
+///   float *x, *y;  cudaMalloc(&x, n * d * 4); cudaMalloc(&y, n * d * 4);  // X filled on the device
+///   auto r = mixgraph::gpu::solve_device(p, x, y, {}, stream);
+SolveRun solve_device(const SolveProblem& p, const void* x_dev, void* y_dev, const SolveOptions& options = {},
+                      void* stream = nullptr);
+
+/// Seeded X made on the device, the bits a host run makes (weight_gen.hpp, input_value(x_seed, i, c)), then
+/// solved; nothing crosses the bus but the structure. Y goes to y_host (n x d) only when y_host is not
+/// null; SolveRun::y_sum is Y's sum either way. total_ms: X generation + device weights + kernel + the
+/// sum [+ download]. Never throws; errors in note.
+SolveRun solve_seeded_x(const SolveProblem& p, std::uint64_t x_seed, void* y_host,
+                        const SolveOptions& options = {});
+
+/// Writes the seeded X of solve_seeded_x (n x d, float or double) to x_dev, a device pointer. Returns ""
+/// or what went wrong.
+std::string fill_seeded_x(void* x_dev, std::uint32_t n, std::uint32_t d, bool fp64, std::uint64_t x_seed);
+
+/// Device memory and copies for callers without CUDA headers (tests, the Python package's CUDA results).
+/// Each returns "" or what went wrong; device_alloc sets *p = nullptr on failure.
+std::string device_alloc(void** p, std::size_t bytes);
+void device_free(void* p);
+std::string copy_to_device(void* dev, const void* host, std::size_t bytes);
+std::string copy_to_host(void* host, const void* dev, std::size_t bytes);
+/// Makes `device` the calling thread's current CUDA device (the device of a tensor).
+std::string set_device(int device);
 
 /// Seeded device-resident benchmark: random X, coefficients generated on the device in the layout
 /// [k][i][h] (implicit) / [e][h] (CSR), timed from X to Y with CUDA events (median of reps).

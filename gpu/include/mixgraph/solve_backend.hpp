@@ -90,16 +90,43 @@ gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
   return p;
 }
 
-/// Solve on the chosen backend (gpu options: the GPU planner's choices, gpu_solve.hpp). Throws
-/// RuntimeFailure when the GPU run fails.
+/// The GPU side of the error contract (solve.hpp): UsageError for d, GpuRequired without a usable GPU.
+inline void check_gpu_call(std::size_t d, int heads) {
+  if (d == 0 || d % static_cast<std::size_t>(heads) != 0)
+    throw UsageError("solve: d must be a positive multiple of the heads");
+  const auto info = gpu::device_info();
+  if (!info.usable())
+    throw GpuRequired("GPU solve: " + info.note +
+                      "; use the CPU backend or run on a machine with a CUDA GPU");
+}
+
+/// Solve on the chosen backend (gpu options: the GPU planner's choices, gpu_solve.hpp). Errors as
+/// solve.hpp's contract says: UsageError, GpuRequired, RuntimeFailure when the GPU run fails.
 template <class T>
 SolveInfo solve_on(const BackendChoice& c, const MixerWeights<T>& w, const T* x, T* y, std::size_t d,
                    int threads = 0, const gpu::SolveOptions& gpu_options = {}) {
   if (!c.gpu) return solve_mixer(w, x, y, d, threads);
-  if (d == 0 || d % static_cast<std::size_t>(w.heads) != 0)
-    throw UsageError("solve: d must be a positive multiple of the heads");
+  check_gpu_call(d, w.heads);
   const auto r = gpu::solve(gpu_problem(w, d), x, y, gpu_options);
   if (!r.ran) throw RuntimeFailure("GPU solve failed: " + r.note);
+  SolveInfo info;
+  info.kernel = r.kernel;
+  info.seconds = r.kernel_ms / 1000.0;
+  info.total_seconds = r.total_ms / 1000.0;
+  info.threads = 0;
+  return info;
+}
+
+/// GPU only: the seeded X of a --random run made on the device (weight_gen.hpp input_value(x_seed, i, c),
+/// the bits a host run makes), solved there; Y goes to y (host, n x d) only when y is not null, and *y_sum
+/// gets Y's sum (taken on the device). Throws RuntimeFailure when the GPU run fails.
+template <class T>
+SolveInfo solve_seeded_x_on_gpu(const MixerWeights<T>& w, std::uint64_t x_seed, T* y, std::size_t d,
+                                const gpu::SolveOptions& gpu_options, double* y_sum) {
+  check_gpu_call(d, w.heads);
+  const auto r = gpu::solve_seeded_x(gpu_problem(w, d), x_seed, y, gpu_options);
+  if (!r.ran) throw RuntimeFailure("GPU solve failed: " + r.note);
+  if (y_sum) *y_sum = r.y_sum;
   SolveInfo info;
   info.kernel = r.kernel;
   info.seconds = r.kernel_ms / 1000.0;

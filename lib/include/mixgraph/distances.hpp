@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "mixgraph/pattern.hpp"
+#include "mixgraph/semiring_ops.hpp"
 
 namespace mixgraph {
 
-/// The distance of a pair with no path (also every i < j: paths only go forward).
-inline constexpr std::uint32_t UNREACHABLE = std::numeric_limits<std::uint32_t>::max();
-/// The same value under the name the solver and routing code use.
-inline constexpr std::uint32_t kUnreachable = UNREACHABLE;
+/// The distance of a pair with no path (also every i < j: paths only go forward): kUnreachable of
+/// semiring_ops.hpp, the one definition CPU and GPU share; UNREACHABLE is its older spelling.
+inline constexpr std::uint32_t UNREACHABLE = kUnreachable;
 
 // ---------------------------------------------------------------------------------------------------------
 // Distance profiles (translation-invariant patterns)

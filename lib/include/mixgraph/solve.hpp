@@ -90,6 +90,20 @@ struct SolveInfo {
                              ///< uploads, the device weights and the download; CPU: = seconds)
 };
 
+/// Errors: the contract of solve_mixer, solve_backend.hpp's solve_on and the weight builders above (the
+/// exceptions of error.hpp, each with the CLI's exit code); X and Y are not touched before the checks:
+///  - UsageError (exit 2): d not a positive multiple of the heads, heads < 1, head weights not on the
+///    pattern, source positions outside 1..n;
+///  - InputError (3): weight files of the wrong shape or with values that are not finite (weight_files.hpp);
+///  - MemoryRefused (1, a RuntimeFailure): work refused before allocating by check_memory (memory.hpp);
+///    callers check mixer_weights_bytes plus X and Y against their limit first, as the CLI does for
+///    --mem-limit;
+///  - GpuRequired (4): the GPU backend asked for (choose_backend, solve_on) where no GPU is usable;
+///  - RuntimeFailure (1): a CUDA error in a GPU solve, a failed device allocation included, with CUDA's
+///    text (the GPU entry points of gpu_solve.hpp never throw: they return ran = false and a note, which
+///    solve_on turns into this exception);
+///  - std::bad_alloc: host memory ran out in an allocation no limit refused first (the CLI: exit 1).
+/// Nothing else escapes.
 /// Y = (I - B)^{-1} A X, fast path: columns split into tiles inside a head, one tile per OpenMP task,
 /// each tile a forward substitution over rows with the row's reads applied to the whole tile.
 /// O(d (nnz_A + nnz_B)) work, O(1) extra memory. d must be a multiple of w.heads. threads = 0: all.

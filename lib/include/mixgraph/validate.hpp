@@ -49,6 +49,12 @@ struct ValidateOptions {
   pos_t rank_max_n = 512;        ///< cut ranks of the solved M on the first min(n, rank_max_n) positions
   std::uint64_t rank_cuts = 64;  ///< that many evenly spaced cuts (every cut when n - 1 <= rank_cuts)
   pos_t routing_max_n = 512;     ///< copy task of length N = min(n, routing_max_n) / 2 (pattern on 2N)
+  /// The user's weights (weight files, one WeightedPattern per head on the pattern): when set, the real
+  /// (+, x) checks solve these heads, user_dh columns each, named by user_label, instead of the seeded
+  /// multi-head and per-channel cases; every reference (Eq. 1, dense Eigen) uses the same weights.
+  std::vector<WeightedPattern> user_heads;
+  std::size_t user_dh = 1;
+  std::string user_label = "weights from files";
   std::string other_name;  ///< e.g. "gpu"; empty: no second backend
   SolveHook<float> other_f32;
   SolveHook<double> other_f64;

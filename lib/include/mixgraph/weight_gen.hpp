@@ -51,4 +51,23 @@ MIXGRAPH_HD double weight(std::uint64_t key, double total, std::uint32_t reads, 
   return (total / double(reads)) * unit_draw(key, i, j);
 }
 
+/// One uniform draw in [0, 1) from (seed, stream, row, col) (weights.hpp's hash_uniform):
+///   h = splitmix64(seed ^ splitmix64(stream * 0x632be59bd9b4e019)); h = splitmix64(h ^ row);
+///   h = splitmix64(h ^ (col * 0xd6e8feb86659fd93));  u = (h >> 11) * 2^-53
+MIXGRAPH_HD double uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t row, std::uint64_t col) {
+  std::uint64_t h = splitmix64(seed ^ splitmix64(stream * 0x632be59bd9b4e019ULL));
+  h = splitmix64(h ^ row);
+  h = splitmix64(h ^ (col * 0xd6e8feb86659fd93ULL));
+  return double(h >> 11) * 0x1.0p-53;
+}
+
+constexpr std::uint64_t kStreamX = 1001;  ///< the stream of seeded inputs (solve --random)
+
+/// Seeded input X[i][c] = 2 u - 1 in [-1, 1), u = uniform(seed, kStreamX, i, c) (0-indexed; 2 u is exact,
+/// so the subtraction is the one rounding, also where it is contracted into an FMA). fp32 runs round it
+/// to float32. Made on the host (CPU solves) or on the device (GPU solves), the same bits.
+MIXGRAPH_HD double input_value(std::uint64_t seed, std::uint64_t i, std::uint64_t c) {
+  return 2 * uniform(seed, kStreamX, i, c) - 1;
+}
+
 }  // namespace mixgraph::wgen
