@@ -133,7 +133,7 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   check_memory(mixer_weights_bytes(p, heads, sizeof(T), CoefSource::Seeded), mem_limit,
                "solve weights for " + p.spec + " at n = " + std::to_string(p.n));
   void* stream = nullptr;
-  const std::string mod = pb::str(x.get_type().attr("__module__")).cast<std::string>();
+  const std::string mod = pb::str(pb::type::handle_of(x).attr("__module__")).cast<std::string>();
   if (mod.rfind("torch", 0) == 0) {
     const pb::object cur = pb::module_::import("torch").attr("cuda").attr("current_stream")(xv.device_id);
     stream = reinterpret_cast<void*>(cur.attr("cuda_stream").cast<std::uintptr_t>());
