@@ -90,7 +90,9 @@ TEST(ClaimBounds, RankOneBlocksStayWithinTheRoundingBound) {
         numeric_rank_colpiv(a, loglinear_rank_tolerance(static_cast<std::uint64_t>(m)), kept, dropped);
     EXPECT_EQ(r, 1u) << "m = " << m << ", k = " << k;
     // the bound: |R_22| / |R_11| <= 2 m u / (1 - m u) (k = 1 runs out of columns: nothing dropped)
-    if (k > 1) EXPECT_LE(dropped, rank1_rounding_bound(static_cast<std::uint64_t>(m))) << m << " x " << k;
+    if (k > 1) {
+      EXPECT_LE(dropped, rank1_rounding_bound(static_cast<std::uint64_t>(m))) << m << " x " << k;
+    }
     worst = std::max(worst, dropped / rank1_rounding_bound(static_cast<std::uint64_t>(m)));
   }
   EXPECT_LT(worst, 1.0);

@@ -55,6 +55,12 @@ TEST(GrowthFit, NeverAboveAKnownBoundAndTooFewPoints) {
   const auto capped = fit_power(x, y, 1.0);
   EXPECT_TRUE(capped.decided.empty()) << capped.decided;
   EXPECT_LE(capped.hi, 1.0);
+  // data growing a little faster than the bound allows (as a lower-order term can make them look): the
+  // exponent is fitted within the bound, the interval ordered
+  const auto over = fit_power(x, eval(x, [](double n) { return std::pow(n, 1.05); }), 1.0);
+  EXPECT_LE(over.exponent, 1.0);
+  EXPECT_LE(over.lo, over.exponent);
+  EXPECT_LE(over.exponent, over.hi);
   const auto few = fit_power({16, 32, 64}, {1, 2, 3});
   EXPECT_FALSE(few.ok);
   EXPECT_TRUE(few.decided.empty());
@@ -71,6 +77,12 @@ TEST(GrowthFit, SweepOfExprCubeIsFourThirds) {
   EXPECT_GE(hi, 4.0 / 3);
   EXPECT_NE(f["label"].get<std::string>().find("4/3"), std::string::npos) << f["label"];
   EXPECT_NE(j["fits"]["total_decode_cost"]["class"], "O(n log n)");
+  // its max cache is <= n: neither the exponent nor its interval passes 1, and the interval is ordered
+  const auto& c = j["fits"]["max_cache"]["free"];
+  EXPECT_LE(c["exponent"].get<double>(), 1.0) << c.dump();
+  EXPECT_LE(c["exponent_interval"][0].get<double>(), c["exponent"].get<double>()) << c.dump();
+  EXPECT_LE(c["exponent"].get<double>(), c["exponent_interval"][1].get<double>()) << c.dump();
+  EXPECT_LE(c["exponent_interval"][1].get<double>(), 1.0) << c.dump();
 }
 
 TEST(GrowthFit, SweepLabelsAreBackedAndCacheStaysWithinN) {
@@ -221,7 +233,8 @@ TEST(GrowthFit, DistanceSweepFitsAgainstClosedFormsAndIndependentLeastSquares) {
         EXPECT_NEAR(std::sqrt(best / static_cast<double>(n.size())), f["relative_rms"].get<double>(),
                     1e-6 * std::max(1.0, f["relative_rms"].get<double>()))
             << spec << " " << q;
-        for (int s = 0; s <= 300; ++s) {  // a 0.01 grid over [0, 3]: none fits better with the same b
+        // a 0.01 grid over the model's range [0, bound]: no exponent fits better with the same b
+        for (int s = 0; s <= static_cast<int>(std::lround(f["bound_exponent"].get<double>() * 100)); ++s) {
           const double a2 = s * 0.01;
           EXPECT_GE(relative_rss(n, y, a2, b, lower_order(a2, b)), best * (1 - 1e-9) - 1e-24)
               << spec << " " << q << " a = " << a2 << " fits better than " << a;
@@ -230,11 +243,14 @@ TEST(GrowthFit, DistanceSweepFitsAgainstClosedFormsAndIndependentLeastSquares) {
       // the withholding rule: a class only when exactly one simple exponent is in the interval and the log
       // factor is decided
       const bool decidable = simple_exponents_in(lo, hi) == 1 && f["log_decided"].get<bool>();
-      if (!decidable) EXPECT_TRUE(f["decided_class"].is_null()) << spec << " " << q << " " << f.dump();
-      if (f["decided_class"].is_null())
+      if (!decidable) {
+        EXPECT_TRUE(f["decided_class"].is_null()) << spec << " " << q << " " << f.dump();
+      }
+      if (f["decided_class"].is_null()) {
         EXPECT_NE(f["label"].get<std::string>().rfind("O(", 0), 0u) << spec << " " << q;
-      else
+      } else {
         EXPECT_EQ(f["label"], f["decided_class"]);
+      }
     }
   }
   // the table prints the JSON's labels
