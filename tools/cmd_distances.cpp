@@ -153,8 +153,11 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
       tb.print_text(std::cout);
       std::cout << "\n";
       for (const auto& t : tables)
-        std::cout << t.pattern << ": growth of diameter " << t.diameter_growth << ", copy distance "
-                  << t.copy_growth << ", mean distance " << t.mean_growth << "\n";
+        std::cout << t.pattern << ": growth of diameter " << t.diameter_fit.free.label << "; copy distance "
+                  << t.copy_fit.free.label << "; mean distance " << t.mean_fit.free.label << "\n";
+      std::cout << "(free fit c n^a (log n)^b + lower-order term, 95% interval for a, never above n; a class "
+                   "is printed only when the data decide it; --format json has the statistics and the "
+                   "menu fit)\n";
       bool star = false;
       for (const auto& t : tables)
         for (const auto& r : t.rows) star |= r.unreachable_pairs > 0;

@@ -64,35 +64,6 @@ ojson summary_json(const Run& r, bool lists) {
   return json::pattern_summary(r.pattern, r.prof, lists);
 }
 
-ojson fit_json(const GrowthFit& f) {
-  ojson all = ojson::object();
-  for (auto& [c, r] : f.all) all[c] = r;
-  return {{"class", f.best},
-          {"scale", f.scale},
-          {"relative_residual", f.residual},
-          {"runner_up", f.runner_up},
-          {"runner_up_residual", f.runner_up_residual},
-          {"ambiguous", f.ambiguous},
-          {"residuals", all}};
-}
-
-/// The free-exponent fit (growth.hpp PowerFit) behind the printed label.
-ojson power_json(const PowerFit& f, double bound) {
-  auto num = [&](double v) { return f.ok ? ojson(v) : ojson(nullptr); };
-  return {{"label", f.label},
-          {"decided_class", f.decided.empty() ? ojson(nullptr) : ojson(f.decided)},
-          {"exponent", num(f.exponent)},
-          {"exponent_interval", f.ok ? ojson::array({f.lo, f.hi}) : ojson(nullptr)},
-          {"confidence", 0.95},
-          {"log_power", f.log_power},
-          {"log_decided", f.log_decided},
-          {"lower_order_exponent", f.lower_exponent >= 0 ? ojson(f.lower_exponent) : ojson(nullptr)},
-          {"relative_rms", num(f.relative_rms)},
-          {"other_log_relative_rms", num(f.other_log_rms)},
-          {"points", f.points},
-          {"bound_exponent", bound >= 0 ? ojson(bound) : ojson(nullptr)}};
-}
-
 std::string fit_text(const GrowthFit& f) {
   std::string s = f.best + " (relative residual " + fmt_double(f.residual, 3) + ")";
   if (f.ambiguous)
@@ -163,9 +134,9 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
       j["pattern"] = o.pattern;
       j["sweep"] = ojson::array();
       for (auto& r : recs) j["sweep"].push_back(r.at("json"));
-      j["fits"] = {{"total_decode_cost", fit_json(fw)}, {"max_cache", fit_json(fc)}};
-      j["fits"]["total_decode_cost"]["free"] = power_json(pw, 2.0);
-      j["fits"]["max_cache"]["free"] = power_json(pc, 1.0);
+      j["fits"] = {{"total_decode_cost", json::menu_fit(fw)}, {"max_cache", json::menu_fit(fc)}};
+      j["fits"]["total_decode_cost"]["free"] = json::power_fit(pw, 2.0);
+      j["fits"]["max_cache"]["free"] = json::power_fit(pc, 1.0);
       print_json(std::cout, j);
       break;
     }

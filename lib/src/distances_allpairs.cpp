@@ -655,13 +655,18 @@ PathLengthTable path_length_table(const std::string& spec, const std::vector<std
     if (opt.row_done) opt.row_done(n);
   }
   const auto& cls = path_length_growth_classes();
-  const auto fd = fit_growth(xs, dia, cls), fc = fit_growth(xs, cp, cls), fm = fit_growth(xs, mean, cls);
-  t.diameter_growth = fd.best;
-  t.diameter_residual = fd.residual;
-  t.copy_growth = fc.best;
-  t.copy_residual = fc.residual;
-  t.mean_growth = fm.best;
-  t.mean_residual = fm.residual;
+  auto fits = [&](const std::vector<double>& y) {
+    return PathLengthTable::Fits{fit_growth(xs, y, cls), fit_power(xs, y, kPathLengthBoundExponent)};
+  };
+  t.diameter_fit = fits(dia);
+  t.copy_fit = fits(cp);
+  t.mean_fit = fits(mean);
+  t.diameter_growth = t.diameter_fit.menu.best;
+  t.diameter_residual = t.diameter_fit.menu.residual;
+  t.copy_growth = t.copy_fit.menu.best;
+  t.copy_residual = t.copy_fit.menu.residual;
+  t.mean_growth = t.mean_fit.menu.best;
+  t.mean_residual = t.mean_fit.menu.residual;
   return t;
 }
 

@@ -155,7 +155,10 @@ PowerFit fit_power(const std::vector<double>& n, const std::vector<double>& y, d
     return f;
   }
   constexpr double kStep = 0.0005, kMaxA = 3.0, kMinHalfWidth = 0.01;
-  const auto steps = static_cast<int>(kMaxA / kStep);
+  // a known bound restricts the model itself: no exponent above it is fitted (so the exponent and its
+  // interval never pass the bound, e.g. a cache that can never exceed n)
+  const double max_a = max_exponent >= 0 ? std::min(kMaxA, max_exponent) : kMaxA;
+  const auto steps = static_cast<int>(std::floor(max_a / kStep + 1e-9));
   std::vector<Trial> best(2);
   std::vector<double> best_a(2, 0.0);
   std::vector<std::vector<double>> rss(2, std::vector<double>(static_cast<std::size_t>(steps) + 1));

@@ -426,6 +426,7 @@ DyadicRanks dyadic_block_ranks_transposed(const Eigen::MatrixXd& mt, double tol)
   const auto t = static_cast<std::uint64_t>(mt.rows());
   for (std::uint64_t bs = 1; bs < t; bs *= 2) {
     std::uint32_t blocks = 0, mx = 0;
+    double worst_dropped = -1.0;
     for (std::uint64_t c0 = 0; c0 + bs < t; c0 += 2 * bs) {
       const std::uint64_t r0 = c0 + bs;
       const std::uint64_t rows = std::min(bs, t - r0);
@@ -433,11 +434,14 @@ DyadicRanks dyadic_block_ranks_transposed(const Eigen::MatrixXd& mt, double tol)
       const Eigen::MatrixXd blk = mt.block(static_cast<Eigen::Index>(c0), static_cast<Eigen::Index>(r0),
                                            static_cast<Eigen::Index>(bs), static_cast<Eigen::Index>(rows));
       ++blocks;
-      mx = std::max(mx, numeric_rank_colpiv(blk, tol));
+      double kept = -1.0, dropped = -1.0;
+      mx = std::max(mx, numeric_rank_colpiv(blk, tol, kept, dropped));
+      worst_dropped = std::max(worst_dropped, dropped);
     }
     d.block_size.push_back(static_cast<std::uint32_t>(bs));
     d.blocks.push_back(blocks);
     d.max_rank.push_back(mx);
+    d.largest_dropped.push_back(worst_dropped);
   }
   return d;
 }

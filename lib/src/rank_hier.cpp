@@ -1,10 +1,22 @@
 // Log-linear attention (Fenwick buckets) and dyadic block ranks (docs/math.md §2, §5).
 #include <algorithm>
+#include <cmath>
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/hierarchical.hpp"
 
 namespace mixgraph {
+
+double rank1_rounding_bound(std::uint64_t m) {
+  constexpr double u = 1.1102230246251565e-16;  // 2^-53
+  const double mu = static_cast<double>(m) * u;
+  if (mu >= 0.5) return INFINITY;
+  return 2.0 * mu / (1.0 - mu);
+}
+
+double loglinear_rank_tolerance(std::uint64_t T) {
+  return 100.0 * rank1_rounding_bound(T);
+}
 
 Eigen::MatrixXd loglinear_mask_transposed(std::uint64_t T, std::uint64_t seed) {
   const auto t_ = static_cast<Eigen::Index>(T);
@@ -46,13 +58,16 @@ LogLinearSummary loglinear_summary(std::uint64_t T, std::uint64_t seed, std::uin
     if (bs > (UINT64_MAX >> 2)) break;
   }
   out.dyadic_blocks_rank_le_1 = ok;
-  out.tolerance = default_rank_tolerance(static_cast<pos_t>(std::min<std::uint64_t>(T, UINT32_MAX)));
+  // a tolerance from the rounding bound of the rank-1 decision, with a 100x margin (hierarchical.hpp)
+  out.rounding_bound = rank1_rounding_bound(T);
+  out.tolerance = loglinear_rank_tolerance(T);
   if (T <= numeric_limit) {
     const auto mt = loglinear_mask_transposed(T, seed);
     out.numeric = dyadic_block_ranks_transposed(mt, out.tolerance);
     out.numeric_done = true;
     for (auto r : out.numeric.max_rank)
       if (r > 1) out.dyadic_blocks_rank_le_1 = false;
+    for (double d : out.numeric.largest_dropped) out.largest_dropped = std::max(out.largest_dropped, d);
   }
   return out;
 }

@@ -90,8 +90,10 @@ ojson distances(const DistancesResult& d, bool lists) {
 }
 
 ojson path_lengths(const std::vector<PathLengthTable>& tables) {
-  auto growth = [](const std::string& cls, double residual) {
-    return ojson{{"class", cls}, {"relative_residual", residual}};
+  auto growth = [](const PathLengthTable::Fits& f) {
+    ojson g = menu_fit(f.menu);
+    g["free"] = power_fit(f.free, kPathLengthBoundExponent);
+    return g;
   };
   ojson sweep = ojson::array();
   for (const auto& t : tables) {
@@ -111,9 +113,9 @@ ojson path_lengths(const std::vector<PathLengthTable>& tables) {
     sweep.push_back(ojson{{"pattern", t.pattern},
                           {"rows", std::move(rows)},
                           {"growth",
-                           {{"diameter", growth(t.diameter_growth, t.diameter_residual)},
-                            {"copy_distance", growth(t.copy_growth, t.copy_residual)},
-                            {"mean_distance", growth(t.mean_growth, t.mean_residual)}}}});
+                           {{"diameter", growth(t.diameter_fit)},
+                            {"copy_distance", growth(t.copy_fit)},
+                            {"mean_distance", growth(t.mean_fit)}}}});
   }
   return ojson{{"sweep", std::move(sweep)}};
 }

@@ -10,6 +10,7 @@
 
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/distances.hpp"
+#include "mixgraph/growth.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/rank.hpp"
@@ -47,7 +48,15 @@ struct DistancesResult {
 /// `lists` = false leaves out the per-position lists (profile, eccentricity, dist, ...) whatever was
 /// computed (the Python package's cheap view of the scalars).
 ojson distances(const DistancesResult& d, bool lists = true);
-/// `mixgraph distances --sweep`: {"sweep": [{pattern, rows, growth}]}.
+/// A menu growth fit (fit_growth): class, scale, relative_residual, runner_up, runner_up_residual,
+/// ambiguous, residuals.
+ojson menu_fit(const GrowthFit& f);
+/// The free-exponent fit (fit_power) behind a `--sweep` label: label, decided_class, exponent,
+/// exponent_interval, confidence, log_power, log_decided, lower_order_exponent, relative_rms,
+/// other_log_relative_rms, points, bound_exponent (`bound` < 0: none known, null).
+ojson power_fit(const PowerFit& f, double bound);
+/// `mixgraph distances --sweep`: {"sweep": [{pattern, rows, growth}]}; growth.<quantity> is menu_fit with
+/// `free` = power_fit.
 ojson path_lengths(const std::vector<PathLengthTable>& tables);
 
 /// `mixgraph congestion` for one (pattern, N); `loads` adds each routing's per-position loads.

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "mixgraph/growth.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/semiring_ops.hpp"
 
@@ -205,7 +206,18 @@ struct PathLengthTable {
   std::string copy_growth;
   std::string mean_growth;
   double diameter_residual = 0, copy_residual = 0, mean_residual = 0;
+  /// The fits behind each label: `menu` (fit_growth over path_length_growth_classes(); its best class is
+  /// the *_growth field above) and `free` (fit_power with the known bound n^1, kPathLengthBoundExponent: a
+  /// path of d hops from x_j to y_i visits d + 1 positions of j..i, so d <= i - j < n, and the copy distance
+  /// on 2n tokens is <= n). `free.label` is what the table prints.
+  struct Fits {
+    GrowthFit menu;
+    PowerFit free;
+  };
+  Fits diameter_fit, copy_fit, mean_fit;
 };
+/// The known bound on every path-length quantity of the table: O(n^1) (see PathLengthTable::Fits).
+inline constexpr double kPathLengthBoundExponent = 1.0;
 /// The growth candidates of the table.
 const std::vector<std::string>& path_length_growth_classes();
 /// One table for `spec` over `ns` (translation-invariant: one profile of length n + 1 per n; otherwise

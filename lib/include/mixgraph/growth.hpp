@@ -50,7 +50,8 @@ struct PowerFit {
 };
 
 /// Free-exponent fit (see PowerFit). `max_exponent` >= 0: a known upper bound (e.g. 1 for a cache, which
-/// can never exceed n): no class above it is decided, and the interval is clipped to it.
+/// can never exceed n): the exponent is fitted in [0, max_exponent] only, no class above it is decided,
+/// and the interval is clipped to it.
 PowerFit fit_power(const std::vector<double>& n, const std::vector<double>& y, double max_exponent = -1);
 
 }  // namespace mixgraph

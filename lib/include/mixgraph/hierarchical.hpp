@@ -40,8 +40,27 @@ struct LogLinearSummary {
   std::uint64_t dyadic_blocks = 0;  ///< blocks checked
   bool numeric_done = false;        ///< T <= numeric_limit: ranks of M^H's blocks, numerically
   DyadicRanks numeric;              ///< per level (block size 2^l): blocks, max numeric rank
-  double tolerance = 0.0;
+  double tolerance = 0.0;           ///< loglinear_rank_tolerance(T)
+  double rounding_bound = 0.0;      ///< rank1_rounding_bound(T)
+  /// numeric_done: the largest |R_22| / |R_11| (first pivot not counted) over every block, -1 when none
+  double largest_dropped = -1.0;
 };
+
+/// A-priori bound on |R_22| / |R_11| when column-pivoted Householder QR (numeric_rank_colpiv) factors, in
+/// fp64, a matrix with m rows whose exact rank is <= 1: 2 g, g = m u / (1 - m u), u = 2^-53 (Higham,
+/// Accuracy and Stability of Numerical Algorithms, Lemmas 19.1-19.2, constant c = 1; docs/math.md §5,
+/// "Tolerance of the dyadic ranks"). +inf when m u >= 1/2.
+///
+/// Why: the first reflector P, exact for the pivot column a_p, applied in fp64 to a column a_j gives
+/// P (a_j + e_j) with ||e_j|| <= g ||a_j||. Exact rank <= 1 makes a_j a multiple of a_p, so P a_j has no
+/// entry below the first and the computed trailing column is P e_j's: norm <= g ||a_j||. The pivot is the
+/// largest computed column norm, so with the norms' own rounding (a factor <= 2 for m u <= 1/10)
+/// |R_22| / |R_11| <= 2 g.
+double rank1_rounding_bound(std::uint64_t m);
+/// The relative tolerance of M^H's numeric dyadic ranks at length T: 100 x rank1_rounding_bound(T) (every
+/// block has fewer than T rows). A block counted rank >= 2 has |R_22| / |R_11| above 100 times the bound,
+/// so it cannot be rank <= 1 in exact arithmetic (nor for any constant c up to 99 in the bound).
+double loglinear_rank_tolerance(std::uint64_t T);
 
 /// The mask M^H transposed (Mt(s, t) = lambda_t^(level(t, s)) for s <= t, 0 above), lambda drawn in
 /// [0.5, 1) from hash_uniform(seed, 0x1091, t, level): one weight per row and level. 8 T^2 bytes.

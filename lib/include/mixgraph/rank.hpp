@@ -174,6 +174,9 @@ struct DyadicRanks {
   std::vector<std::uint32_t> block_size;  ///< 2^l
   std::vector<std::uint32_t> blocks;      ///< number of (non-empty) blocks at level l
   std::vector<std::uint32_t> max_rank;
+  /// per level: the largest |R_ll| / |R_11| of a first pivot not counted (for a numeric rank-1 block its
+  /// |R_22| / |R_11|); -1 when no block left one
+  std::vector<double> largest_dropped;
 };
 DyadicRanks dyadic_block_ranks_transposed(const Eigen::MatrixXd& Mt, double tol);
 
