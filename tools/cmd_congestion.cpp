@@ -321,7 +321,7 @@ int run_congestion(const CongestionCliOptions& o) {
 Registrar reg(
     "congestion",
     "Copy task of length N (pattern on 2N tokens): routings, congestion, certified lower/upper bounds "
-    "(docs/math.md §4)",
+    "(docs/math.md §4); with stack:P1,P2,... the copy task across the layers",
     40, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<CongestionCliOptions>();
       app.add_option("--pattern,-p", o->patterns,

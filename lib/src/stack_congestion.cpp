@@ -25,7 +25,8 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
   const auto layer_specs = stack_layer_specs(spec);
   const bool has_mtx = std::any_of(layer_specs.begin(), layer_specs.end(),
                                    [](const auto& l) { return l.rfind("mtx:", 0) == 0; });
-  if (N64 == 0 && !has_mtx) throw UsageError("--copy-length (the copy length N) must be >= 1");
+  if (N64 == 0 && !has_mtx)
+    throw UsageError("--copy-length N (-N, >= 1) is required: the stack is taken on 2N tokens");
   if (N64 > 0)
     check_memory(estimate_stack_bytes(spec, 2 * N64), opt.mem_limit,
                  "stack " + spec + " at 2N = " + std::to_string(2 * N64));
