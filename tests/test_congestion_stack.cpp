@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -244,4 +246,35 @@ TEST(StackCongestionCli, FormatsAndRefusals) {
     EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << cmd << ": " << r.err;
   }
+}
+
+TEST(StackCongestionCli, PathsFileFollowsTheStackedGraph) {
+  using mixgraph::test::run_cli;
+  char tmpl[] = "/tmp/mixgraph_stack_paths_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string file = std::string(tmpl) + "/paths.jsonl";
+  const std::string spec = "stack:sink:1|local:2;ssm";
+  const pos_t N = 5;
+  auto r = run_cli("congestion -p '" + spec + "' -N 5 --routing random --output " + file);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto g = build_explicit(stack_layer_specs(spec), 2 * N);
+  std::ifstream in(file);
+  std::string line;
+  pos_t count = 0;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    const auto path = j["path"].get<std::vector<std::size_t>>();
+    const auto layers = j["layers"].get<std::vector<std::size_t>>();
+    ASSERT_EQ(path.size(), layers.size());
+    EXPECT_EQ(j["input"], count + 1);
+    EXPECT_EQ(path.front(), count + 1);
+    EXPECT_EQ(layers.front(), 0u);
+    EXPECT_EQ(path.back(), count + 1 + N);
+    EXPECT_EQ(layers.back(), g.L);
+    for (std::size_t k = 1; k < path.size(); ++k)
+      EXPECT_TRUE(g.edges.count({layers[k - 1] * g.n + path[k - 1] - 1, layers[k] * g.n + path[k] - 1}));
+    ++count;
+  }
+  EXPECT_EQ(count, N);
+  std::filesystem::remove_all(tmpl);
 }
