@@ -285,13 +285,27 @@ StackRouting stack_random_routing(const Stack& s, pos_t N, std::uint64_t seed,
   StackRouting r;
   r.name = "random";
   r.note = "uniform among each input's shortest stacked paths, seed " + std::to_string(seed);
-  WindowDp dp(s, N);
-  std::uint64_t work = 0;
+  // inputs in parallel (each seeded by its index: the same paths for any thread count)
+  std::vector<std::vector<pos_t>> pos(N);
+  std::vector<std::vector<std::uint16_t>> cop(N);
+  std::vector<std::uint8_t> ok(N, 0);
+#pragma omp parallel
+  {
+    WindowDp dp(s, N);
+    std::uint64_t work = 0;
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(N); ++k) {
+      const pos_t i = static_cast<pos_t>(k);
+      Rng rng(seed, i);
+      ok[i] = dp.route(i, {}, rng, pos[i], cop[i], work) ? 1 : 0;
+    }
+  }
   r.ptr.push_back(0);
   unreachable.clear();
   for (pos_t i = 0; i < N; ++i) {
-    Rng rng(seed, i);
-    if (!dp.route(i, {}, rng, r.nodes, r.copies, work)) unreachable.push_back(i);
+    if (!ok[i]) unreachable.push_back(i);
+    r.nodes.insert(r.nodes.end(), pos[i].begin(), pos[i].end());
+    r.copies.insert(r.copies.end(), cop[i].begin(), cop[i].end());
     r.ptr.push_back(r.nodes.size());
   }
   r.loads = loads_of(r, s.n);
