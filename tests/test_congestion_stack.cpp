@@ -4,6 +4,7 @@
 // lower <= optimum <= upper and every routing's hops checked against that graph; depth never raises the
 // optimum; the CLI's formats and refusals.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -277,4 +278,16 @@ TEST(StackCongestionCli, PathsFileFollowsTheStackedGraph) {
   }
   EXPECT_EQ(count, N);
   std::filesystem::remove_all(tmpl);
+}
+
+TEST(StackCongestion, RandomRoutingDoesNotDependOnThreads) {
+  const Stack s = make_stack("stack:sink:2|window:3;ssm;window:2", 120);
+  std::vector<pos_t> bad;
+  omp_set_num_threads(1);
+  const auto one = stack_random_routing(s, 60, 7, bad);
+  omp_set_num_threads(2);
+  const auto two = stack_random_routing(s, 60, 7, bad);
+  EXPECT_EQ(one.nodes, two.nodes);
+  EXPECT_EQ(one.copies, two.copies);
+  EXPECT_EQ(one.ptr, two.ptr);
 }
