@@ -1,13 +1,16 @@
 // mixgraph congestion: copy-task routings and congestion with certified bounds (docs/math.md §4).
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
 
+#include "cmd_congestion_stack.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
+#include "mixgraph/stack.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mpi_world.hpp"
 #include "option_types.hpp"
@@ -142,6 +145,15 @@ void write_paths(const std::string& file, const CongestionResult& r, const std::
 }
 
 int run_congestion(const CongestionCliOptions& o) {
+  if (std::any_of(o.patterns.begin(), o.patterns.end(), [](const auto& p) { return is_stack_spec(p); })) {
+    StackCongestionRequest sr{o.patterns[0], o.n_text, o.routing, o.seed, o.paths_file, o.common, {}};
+    for (const auto& [given, name] : {std::pair{o.patterns.size() > 1, "several --pattern values"},
+                                      {o.lp, "--lp"},
+                                      {!o.sweep_text.empty(), "--sweep"},
+                                      {!o.checkpoint_dir.empty(), "--checkpoint"}})
+      if (given) sr.unsupported.push_back(name);
+    return run_stack_congestion(sr);  // cmd_congestion_stack.cpp
+  }
   o.common.apply();
   const Format fmt = o.common.fmt();
   CongestionOptions co;
@@ -309,7 +321,7 @@ int run_congestion(const CongestionCliOptions& o) {
 Registrar reg(
     "congestion",
     "Copy task of length N (pattern on 2N tokens): routings, congestion, certified lower/upper bounds "
-    "(docs/math.md §4)",
+    "(docs/math.md §4); with stack:P1,P2,... the copy task across the layers",
     40, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<CongestionCliOptions>();
       app.add_option("--pattern,-p", o->patterns,

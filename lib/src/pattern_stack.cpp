@@ -123,7 +123,8 @@ bool is_stack_spec(const std::string& spec) {
 
 std::string stack_refusal(const std::string& spec) {
   return "pattern '" + spec +
-         "': a stack of layers is not a single-layer pattern; `mixgraph pattern`, `distances` and `rank` "
+         "': a stack of layers is not a single-layer pattern; `mixgraph pattern`, `distances`, `rank` and "
+         "`congestion` "
          "take it as the whole --pattern (it cannot be a union part, a head, or used by this command)";
 }
 

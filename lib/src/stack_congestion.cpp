@@ -1,0 +1,197 @@
+// Copy-task congestion across stacked layers: distances, certified lower bounds (prop47 and the cut bound
+// on the collapsed pattern), checked routings, upper bounds (docs/math.md §3, "Copy task across layers").
+#include "mixgraph/stack_congestion.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+
+namespace mixgraph {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uint64_t N64,
+                                               const StackCongestionOptions& opt) {
+  if (N64 > 0x7fffffffULL)
+    throw UsageError("--copy-length (the copy length N) must be below 2^31 (the stack has 2N tokens)");
+  const auto layer_specs = stack_layer_specs(spec);
+  const bool has_mtx = std::any_of(layer_specs.begin(), layer_specs.end(),
+                                   [](const auto& l) { return l.rfind("mtx:", 0) == 0; });
+  if (N64 == 0 && !has_mtx)
+    throw UsageError("--copy-length N (-N, >= 1) is required: the stack is taken on 2N tokens");
+  if (N64 > 0)
+    check_memory(estimate_stack_bytes(spec, 2 * N64), opt.mem_limit,
+                 "stack " + spec + " at 2N = " + std::to_string(2 * N64));
+  Stack s = make_stack(spec, 2 * N64);
+  if (N64 == 0) {
+    if (s.n % 2 != 0)
+      throw UsageError("stack '" + spec + "' has an odd number of tokens (" + std::to_string(s.n) +
+                       "); the copy task needs 2N tokens");
+    N64 = s.n / 2;
+  }
+  const pos_t N = static_cast<pos_t>(N64);
+  const std::size_t L = s.depth();
+  StackCongestionResult out;
+  out.layer_specs = s.layer_specs;
+  CongestionResult& res = out.base;
+  res.pattern = s.spec;
+  res.N = N;
+  res.translation_invariant = s.translation_invariant();
+
+  // Copy distances d_L(i + N, i); for a non-translation-invariant stack from the random routing's
+  // per-input searches (each path is a shortest one).
+  std::vector<std::uint32_t> d(N, UNREACHABLE);
+  std::optional<StackRouting> random;
+  double random_s = 0;
+  const std::uint64_t route_work = stack_route_work(s, N) * N;
+  if (res.translation_invariant) {
+    const auto dist = stack_distances_from(s, 0);
+    std::fill(d.begin(), d.end(), dist[L][N]);
+  } else {
+    if (route_work > 40 * opt.work_budget)
+      throw RuntimeFailure("the copy distances of " + spec + " at N = " + std::to_string(N) +
+                           " need one search per input, about " + std::to_string(route_work) +
+                           " edge visits; use a smaller --copy-length");
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<pos_t> bad;
+    random = stack_random_routing(s, N, opt.seed, bad);
+    random_s = seconds_since(t0);
+    for (pos_t i = 0; i < N; ++i)
+      if (random->ptr[i + 1] > random->ptr[i]) {
+        std::uint32_t hops = 0;
+        for (auto k = random->ptr[i] + 1; k < random->ptr[i + 1]; ++k)
+          hops += random->nodes[k] != random->nodes[k - 1];
+        d[i] = hops;
+      }
+  }
+  for (pos_t i = 0; i < N; ++i)
+    if (d[i] == UNREACHABLE) res.impossible_inputs.push_back(i);
+  if (!res.impossible_inputs.empty()) {
+    res.copy_possible = false;
+    res.impossible_reason = "no path in the stacked graph (" + std::to_string(L) +
+                            " layers) from x_i to layer " + std::to_string(L) + "'s y_{i+" +
+                            std::to_string(N) + "}";
+    if (res.impossible_inputs.size() == N) res.impossible_reason += " for any input";
+    return out;
+  }
+  res.copy_possible = true;
+  res.copy_distance = *std::max_element(d.begin(), d.end());
+  res.min_distance = *std::min_element(d.begin(), d.end());
+  for (auto x : d) res.distance_sum += x;
+  if (res.translation_invariant) res.prop48_bound = res.copy_distance;
+
+  // Lower bounds: prop47 over stacked distances; the cut bound on the collapsed pattern.
+  NamedBound b47{"prop47", prop47_bound(d), "ceil(sum_i (d_L(i+N,i) + 1) / 2N), stacked distances"};
+  NamedBound bcut{"cut", std::nullopt, ""};
+  {
+    const CopyGraph g = make_copy_graph(stack_collapsed_pattern(s), N);
+    const auto fe = copy_cut_flow_edges(g);
+    if (fe > opt.cut_max_edges) {
+      bcut.note = "not computed: the flow network would have " + std::to_string(fe) + " edges (limit " +
+                  std::to_string(opt.cut_max_edges) + ")";
+    } else {
+      check_memory(copy_cut_bytes(g), opt.mem_limit, "the max-flow network of the cut bound");
+      const pos_t kappa = copy_cut_kappa(g);
+      if (kappa == 0)
+        throw RuntimeFailure(
+            "internal error: max-flow found no input-output path although the copy is possible");
+      res.kappa = kappa;
+      bcut.value = static_cast<std::uint32_t>((static_cast<std::uint64_t>(N) + kappa - 1) / kappa);
+      bcut.note = "kappa = " + std::to_string(kappa) +
+                  " position-disjoint input-output paths with the copies of each position merged";
+    }
+  }
+  NamedBound blp{"lp", std::nullopt, "not computed for stacks"};
+  NamedBound bip{"ip", std::nullopt, "not computed for stacks"};
+  res.lower_bounds = {b47, bcut, blp, bip};
+  for (auto& b : res.lower_bounds)
+    if (b.value && *b.value > res.lower_bound) {
+      res.lower_bound = *b.value;
+      res.lower_bound_name = b.name;
+    }
+
+  // Routings.
+  std::optional<StackRouting> start;
+  std::uint32_t start_c = 0;
+  auto record = [&](StackRouting&& r, double secs) {
+    RoutingStats st = check_stack_routing(s, N, r);
+    st.seconds = secs;
+    if (!start || st.congestion < start_c) {
+      start = r;
+      start_c = st.congestion;
+    }
+    res.routings.push_back(std::move(st));
+    if (opt.keep_paths) out.paths.push_back(std::move(r));
+  };
+  const std::uint64_t path_mem = static_cast<std::uint64_t>(N) * (res.copy_distance + L + 1) *
+                                 (sizeof(pos_t) + sizeof(std::uint16_t)) * 2;
+  if (opt.shift) {
+    if (!res.translation_invariant) {
+      res.skipped.push_back({"shift", "needs every layer translation-invariant"});
+    } else if (!opt.routings_forced && path_mem > (1ULL << 31)) {
+      res.skipped.push_back({"shift", "the paths need about " + format_bytes(path_mem)});
+    } else {
+      check_memory(path_mem, opt.mem_limit, "the shift routing's paths");
+      const auto t0 = std::chrono::steady_clock::now();
+      StackRouting r = stack_shift_routing(s, N);
+      record(std::move(r), seconds_since(t0));
+    }
+  }
+  if (opt.random) {
+    if (random) {
+      record(std::move(*random), random_s);
+    } else if (!opt.routings_forced && route_work > opt.work_budget) {
+      res.skipped.push_back(
+          {"random", "one search per input: about " + std::to_string(route_work) + " edge visits"});
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::vector<pos_t> bad;
+      StackRouting r = stack_random_routing(s, N, opt.seed, bad);
+      record(std::move(r), seconds_since(t0));
+    }
+  }
+  if (opt.minmax) {
+    if (!opt.routings_forced && route_work > opt.work_budget / 10) {
+      res.skipped.push_back(
+          {"minmax", "one rip-up-and-reroute round is about " + std::to_string(route_work) + " edge visits"});
+    } else {
+      if (!start) {
+        std::vector<pos_t> bad;
+        start =
+            res.translation_invariant ? stack_shift_routing(s, N) : stack_random_routing(s, N, opt.seed, bad);
+        check_stack_routing(s, N, *start);
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      StackRouting r =
+          stack_minmax_routing(s, N, *start, opt.seed, opt.minmax_rounds,
+                               std::max<std::uint32_t>(1, res.lower_bound), 40 * opt.work_budget);
+      record(std::move(r), seconds_since(t0));
+    }
+  }
+
+  for (auto& st : res.routings)
+    if (!res.congestion || st.congestion < *res.congestion) {
+      res.congestion = st.congestion;
+      res.best_routing = st.name;
+    }
+  res.upper_bound = res.congestion;
+  if (res.prop48_bound && (!res.upper_bound || *res.prop48_bound < *res.upper_bound))
+    res.upper_bound = res.prop48_bound;  // the shift bound holds even when its paths were not built
+  for (auto& st : res.routings)
+    if (st.congestion < res.lower_bound)
+      throw RuntimeFailure("internal error: routing '" + st.name + "' has congestion " +
+                           std::to_string(st.congestion) + " below the certified lower bound " +
+                           std::to_string(res.lower_bound) + " (" + res.lower_bound_name + ")");
+  res.optimal = res.upper_bound && *res.upper_bound == res.lower_bound;
+  return out;
+}
+
+}  // namespace mixgraph

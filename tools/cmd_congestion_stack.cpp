@@ -1,0 +1,161 @@
+// `mixgraph congestion -p stack:...`: copy-task routings and congestion bounds on the stacked graph
+// (docs/math.md §3, "Copy task across layers").
+#include "cmd_congestion_stack.hpp"
+
+#include <iostream>
+
+#include "mixgraph/atomic_file.hpp"
+#include "mixgraph/error.hpp"
+#include "mixgraph/stack_congestion.hpp"
+#include "mixgraph/sweep.hpp"
+#include "result_json.hpp"
+
+namespace mixgraph::cli {
+
+namespace {
+
+std::string opt_text(const std::optional<std::uint32_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
+
+void write_stack_paths(const std::string& file, const StackCongestionResult& sr, const std::string& which) {
+  const auto& r = sr.base;
+  std::size_t k = r.routings.size();
+  for (std::size_t i = 0; i < r.routings.size(); ++i)
+    if (r.routings[i].name == which) k = i;
+  if (k == r.routings.size() && r.copy_possible)
+    throw UsageError("--output: no routing '" + which + "' was computed");
+  write_file_atomic(file, [&](std::ostream& os) {
+    if (k == r.routings.size()) return;  // copy impossible: no paths
+    const StackRouting& ro = sr.paths[k];
+    for (pos_t i = 0; i < r.N; ++i) {
+      std::uint64_t hops = 0;
+      for (auto e = ro.ptr[i] + 1; e < ro.ptr[i + 1]; ++e) hops += ro.nodes[e] != ro.nodes[e - 1];
+      os << "{\"routing\":\"" << ro.name << "\",\"input\":" << i + 1 << ",\"output\":" << i + r.N + 1
+         << ",\"hops\":" << hops << ",\"path\":[";
+      for (auto e = ro.ptr[i]; e < ro.ptr[i + 1]; ++e) os << (e > ro.ptr[i] ? "," : "") << ro.nodes[e] + 1;
+      os << "],\"layers\":[";
+      for (auto e = ro.ptr[i]; e < ro.ptr[i + 1]; ++e) os << (e > ro.ptr[i] ? "," : "") << ro.copies[e];
+      os << "]}\n";
+    }
+  });
+}
+
+}  // namespace
+
+int run_stack_congestion(const StackCongestionRequest& q) {
+  if (!q.unsupported.empty()) {
+    std::string opts;
+    for (const auto& u : q.unsupported) opts += (opts.empty() ? "" : ", ") + u;
+    throw UsageError("congestion with a stack: pattern does not take " + opts +
+                     " (one stack and one --copy-length; docs/cli.md, \"Stacked layers\")");
+  }
+  q.common.apply();
+  const Format fmt = q.common.fmt();
+  StackCongestionOptions co;
+  co.seed = q.seed;
+  co.mem_limit = q.common.mem_limit_bytes();
+  co.keep_paths = !q.paths_file.empty();
+  if (!q.routing.empty()) {
+    co.routings_forced = true;
+    co.shift = q.routing == "shift" || q.routing == "all";
+    co.random = q.routing == "random" || q.routing == "all";
+    co.minmax = q.routing == "minmax" || q.routing == "all";
+  }
+  std::uint64_t N = 0;
+  if (!q.n_text.empty()) {
+    N = parse_count(q.n_text, "--copy-length");
+    if (N < 1) throw UsageError("--copy-length (the copy length N) must be >= 1");
+  }
+  const auto sr = analyse_stack_congestion(q.spec, N, co);
+  const auto& r = sr.base;
+  nlohmann::json params = {{"pattern", q.spec},
+                           {"routing", q.routing.empty() ? "default" : q.routing},
+                           {"lp", false},
+                           {"seed", q.seed},
+                           {"format", q.common.format},
+                           {"n", r.N}};
+  if (!q.paths_file.empty()) {
+    params["paths"] = q.paths_file;
+    const std::string which = (q.routing.empty() || q.routing == "all") ? r.best_routing : q.routing;
+    write_stack_paths(q.paths_file, sr, which);
+  }
+  if (fmt == Format::Json) {
+    auto j = json_header("congestion", 1, params);
+    j.update(json::congestion(r, true));
+    j["depth"] = sr.layer_specs.size();
+    j["layers"] = sr.layer_specs;
+    print_json(std::cout, j);
+    return 0;
+  }
+  const std::vector<std::string> header = {"pattern", "N",     "depth",  "copy_distance", "prop47",
+                                           "cut",     "lower", "prop48", "shift",         "random",
+                                           "minmax",  "upper", "gap",    "status"};
+  auto find = [&](const char* name) -> std::string {
+    for (auto& s : r.routings)
+      if (s.name == name) return std::to_string(s.congestion);
+    return "-";
+  };
+  std::vector<std::string> row = {r.pattern, std::to_string(r.N), std::to_string(sr.layer_specs.size())};
+  if (!r.copy_possible) {
+    for (int k = 0; k < 10; ++k) row.push_back(k == 0 ? "inf" : "-");
+    row.push_back("impossible");
+  } else {
+    row.push_back(std::to_string(r.copy_distance));
+    row.push_back(opt_text(r.lower_bounds[0].value));
+    row.push_back(opt_text(r.lower_bounds[1].value));
+    row.push_back(std::to_string(r.lower_bound));
+    row.push_back(opt_text(r.prop48_bound));
+    for (const char* name : {"shift", "random", "minmax"}) row.push_back(find(name));
+    row.push_back(opt_text(r.upper_bound));
+    row.push_back(r.upper_bound ? std::to_string(*r.upper_bound - r.lower_bound) : "-");
+    row.push_back(!r.upper_bound ? "no routing" : r.optimal ? "optimal" : "open");
+  }
+  if (fmt == Format::Csv) {
+    Table t(header);
+    t.add(row);
+    t.print_csv(std::cout);
+    return 0;
+  }
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"pattern", r.pattern},
+      {"depth (layers)", std::to_string(sr.layer_specs.size())},
+      {"copy length N",
+       std::to_string(r.N) + " (the stack on 2N = " + std::to_string(2ULL * r.N) + " tokens)"},
+      {"translation-invariant", r.translation_invariant ? "yes (every layer)" : "no"}};
+  if (!r.copy_possible) {
+    kv.push_back({"copy possible", "NO (" + std::to_string(r.impossible_inputs.size()) + " of " +
+                                       std::to_string(r.N) + " inputs)"});
+    kv.push_back({"why", r.impossible_reason});
+    print_kv(std::cout, kv);
+    return 0;
+  }
+  kv.push_back({"copy possible", "yes"});
+  kv.push_back({"copy distance d", std::to_string(r.copy_distance) + " (max_i d_L(i+N, i); min " +
+                                       std::to_string(r.min_distance) + ")"});
+  for (auto& b : r.lower_bounds)
+    kv.push_back({"lower bound " + b.name, opt_text(b.value) + "  (" + b.note + ")"});
+  kv.push_back({"best lower bound", std::to_string(r.lower_bound) + " (" + r.lower_bound_name + ")"});
+  kv.push_back({"shift bound (prop48)", r.prop48_bound ? std::to_string(*r.prop48_bound)
+                                                       : "- (not every layer translation-invariant)"});
+  kv.push_back(
+      {"upper bound", opt_text(r.upper_bound) + (r.best_routing.empty() ? "" : " (" + r.best_routing + ")")});
+  if (r.upper_bound)
+    kv.push_back({"gap", std::to_string(*r.upper_bound - r.lower_bound) + (r.optimal ? "  optimal" : "")});
+  print_kv(std::cout, kv);
+  if (!r.routings.empty()) {
+    std::cout << "\n";
+    Table t({"routing", "congestion", "positions at max", "first at", "path length min/mean/max", "seconds",
+             "how"});
+    for (auto& s : r.routings)
+      t.add(
+          {s.name, std::to_string(s.congestion), std::to_string(s.num_at_max), std::to_string(s.argmax + 1),
+           std::to_string(s.min_len) + " / " + fmt_double(s.mean_len, 4) + " / " + std::to_string(s.max_len),
+           fmt_double(s.seconds, 3), s.note});
+    t.print_text(std::cout);
+  }
+  for (auto& [name, why] : r.skipped) std::cout << "skipped " << name << ": " << why << "\n";
+  return 0;
+}
+
+}  // namespace mixgraph::cli
