@@ -190,4 +190,7 @@ TEST(PatternUnionMarks, CliRefusesBadMarksInOneLine) {
   }
   const auto ok = mixgraph::test::run_cli("distances -p 'window:4@B|ssm@A' --n 32 --format json");
   EXPECT_EQ(ok.code, 0) << ok.err;
+  // a union whose first part is bigbird: (the memory estimate reads the parts one by one)
+  const auto bb = mixgraph::test::run_cli("pattern -p 'bigbird:4,2,1@B|window:3@A' --n 100 --format json");
+  EXPECT_EQ(bb.code, 0) << bb.err;
 }

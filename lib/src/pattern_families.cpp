@@ -584,12 +584,18 @@ std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n)
   auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
   const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
   if (spec == "loglinear") return sat_mul(n, 12);  // implicit, like attention: n offsets
-  if (starts("bigbird:") || starts("topk-blocks:"))
+  const bool is_union = !starts("heads:") && spec.find('|') != std::string::npos;
+  if (!is_union && (starts("bigbird:") || starts("topk-blocks:")))
     return sat_add(ptrs, sat_mul(*reads_bound(spec, n), sizeof(pos_t)));
-  if (!starts("heads:")) return 0;
+  if (is_union) {  // a union with a bigbird: or topk-blocks: part is bounded as one head
+    if (spec.find("bigbird:") == std::string::npos && spec.find("topk-blocks:") == std::string::npos)
+      return 0;
+  } else if (!starts("heads:")) {
+    return 0;
+  }
   // every head is built, then the rows are merged: at most the sum of the heads' reads, twice
   std::uint64_t reads = 0;
-  const std::string body = spec.substr(6);
+  const std::string body = is_union ? spec : spec.substr(6);
   for (std::size_t start = 0;;) {
     const auto semi = body.find(';', start);
     const std::string head =
