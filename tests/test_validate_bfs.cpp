@@ -104,6 +104,9 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& family_exam
        {"pow2|window:3", "sink:2|local:3", "ssm|block:3", "window:2|dilated:2,5+cache", "local:2|attention",
         "pow2+cache|sink:1", "sq1|fib|ssm", "heads:pow2;window:3", "heads:pow2+cache;sink:2|local:3",
         "heads:sq1"}},
+      {"union read marks",
+       {"window:4@B|ssm@A", "pow2@A|window:3@B", "sink:2@B|local:3@A", "ssm@B|block:3@A",
+        "pow2+cache@B|window:2@AB", "attention@A|ssm@B", "heads:window:2@A|ssm@B;pow2"}},
   };
   return e;
 }
@@ -169,8 +172,9 @@ TEST(ValidateBfs, BruteForcePatternMatchesTheLibraryOnEveryFamily) {
 }
 
 TEST(ValidateBfs, ValidateRunsTheBruteForceOnEveryFamily) {
-  for (const char* spec : {"fib", "sq", "local:4", "attention", "sink:3", "block:5", "dilated:3,4",
-                           "strided:2,5", "sink:2|local:3", "local:3+cache", "expr:k^3+1"}) {
+  for (const char* spec :
+       {"fib", "sq", "local:4", "attention", "sink:3", "block:5", "dilated:3,4", "strided:2,5",
+        "sink:2|local:3", "local:3+cache", "expr:k^3+1", "window:4@B|ssm@A", "attention@A|ssm@B"}) {
     if (std::string(spec).rfind("expr:", 0) == 0 && !expressions_built_in()) continue;
     const auto r = mixgraph::test::run_cli(std::string("validate -p '") + spec + "' --n 64 --format json");
     ASSERT_EQ(r.code, 0) << spec << ": " << r.err;

@@ -118,10 +118,19 @@ std::string pattern_name_help() {
          "loglinear, sink:s, global:g, block:b, bigbird:w,g,r[,seed], topk-blocks:b,k,SCORES.npy, "
          "expr:<f(k)>, "
          "offsets:o1,o2,..., mtx:B.mtx, mtx:A.mtx,B.mtx, <translation-invariant pattern>+cache, unions "
-         "P1|P2|... and heads:P1;P2;...";
+         "P1|P2|... (a part may end in @A / @B / @AB: read through A / B / both) and heads:P1;P2;...";
 }
 
 std::vector<std::uint64_t> f_values_for(const std::string& spec_in, std::uint64_t n) {
+  if (spec_in.find('|') == std::string::npos) {  // a union part: @AB is the plain part
+    const auto m = detail::split_read_mark(spec_in, spec_in);
+    if (!(m.a && m.b))
+      throw UsageError("pattern part '" + trim(spec_in) +
+                       "' reads through one matrix only: it has no offsets f(k) of its own, and a trailing "
+                       "'+cache' is not defined with read marks @A / @B; mark a cached part instead, e.g. "
+                       "ssm@B|pow2+cache@AB");
+    if (m.marked) return f_values_for(m.text, n);
+  }
   const std::string spec = trim(spec_in);
   std::vector<std::uint64_t> f;
   if (const auto bar = spec.find('|'); bar != std::string::npos) {  // a union: the union of the offsets
@@ -253,6 +262,12 @@ std::optional<Csr> cache_efficient_closed_form(const std::vector<std::uint64_t>&
 
 namespace {
 
+std::string single_mark_refusal(const std::string& spec) {
+  return "pattern '" + spec +
+         "': a read mark (@A, @B, @AB) marks a part of a union, e.g. window:128@A|sink:4@B; a pattern "
+         "alone reads through its own A and B";
+}
+
 Pattern make_translation_invariant(const std::string& spec, std::uint64_t n) {
   Pattern p;
   p.spec = spec;
@@ -280,6 +295,18 @@ Pattern make_cache_efficient(const std::string& spec, const std::string& base, s
     throw UsageError("pattern '" + spec +
                      "': loglinear has no cache-efficient variant (rounding its reads would break its "
                      "Fenwick buckets); use attention+cache for the rounded dense mask");
+  bool marked = false;  // read marks: +cache rounds one offset set, a marked union has two
+  for (std::size_t at = 0; at <= base.size();) {
+    const auto bar = std::min(base.find('|', at), base.size());
+    const auto m = detail::split_read_mark(spec, base.substr(at, bar - at));
+    if (m.marked && base.find('|') == std::string::npos) throw UsageError(single_mark_refusal(spec));
+    marked = marked || !(m.a && m.b);  // @AB is the plain union
+    at = bar + 1;
+  }
+  if (marked)
+    throw UsageError("pattern '" + spec +
+                     "': a trailing '+cache' covers the whole union and is not defined with read marks "
+                     "@A / @B; mark a cached part instead, e.g. ssm@B|pow2+cache@AB");
   if (starts_with(base, "mtx:") || ends_with(base, "+cache"))
     throw UsageError("pattern '" + spec +
                      "': '+cache' applies to translation-invariant patterns only, not '" + base + "'");
@@ -364,6 +391,7 @@ Pattern make_pattern(const std::string& spec_in, std::uint64_t n) {
     return make_cache_efficient(spec, trim(spec.substr(0, spec.size() - 6)), n);
   }
   if (spec.find('|') != std::string::npos) return detail::make_union(spec, n);
+  if (detail::split_read_mark(spec, spec).marked) throw UsageError(single_mark_refusal(spec));
   if (starts_with(spec, "mtx:")) return make_matrix(spec, n);
   if (starts_with(spec, "sink:") || starts_with(spec, "global:")) return detail::make_sink(spec, n);
   if (starts_with(spec, "block:")) return detail::make_block(spec, n);

@@ -126,15 +126,25 @@ bool build(const std::string& spec, u64 n, Rows& a, Rows& b) {
     return build(u, n, a, b);
   }
   if (spec.find('|') != std::string::npos) {  // a union: A and B each the union of the parts'
-    for (const auto& part : parts_of(spec)) {
+    for (auto part : parts_of(spec)) {
+      // a read mark: the part's A reads go into the union's A only under @A / @AB (or no mark), its B reads
+      // into B only under @B / @AB (or no mark)
+      bool to_a = true, to_b = true;
+      const std::string::size_type at = part.rfind('@');
+      if (at != std::string::npos &&
+          (part.substr(at) == "@A" || part.substr(at) == "@B" || part.substr(at) == "@AB")) {
+        to_a = part.substr(at).find('A') != std::string::npos;
+        to_b = part.substr(at).find('B') != std::string::npos;
+        part = trim(part.substr(0, at));
+      }
       Rows pa, pb;
       const bool cache = part.size() > 6 && part.compare(part.size() - 6, 6, "+cache") == 0;
       if (part.empty() ||
           !(cache ? build_cache(trim(part.substr(0, part.size() - 6)), n, pa, pb) : build(part, n, pa, pb)))
         return false;
       for (u64 i = 1; i <= n; ++i) {
-        a[i].insert(pa[i].begin(), pa[i].end());
-        b[i].insert(pb[i].begin(), pb[i].end());
+        if (to_a) a[i].insert(pa[i].begin(), pa[i].end());
+        if (to_b) b[i].insert(pb[i].begin(), pb[i].end());
       }
     }
     return true;
@@ -172,8 +182,10 @@ bool build(const std::string& spec, u64 n, Rows& a, Rows& b) {
 bool build_cache(const std::string& base, u64 n, Rows& a, Rows& b) {
   std::set<u64> f;
   std::optional<A> mode;
-  for (const auto& part : parts_of(base)) {
-    const auto t = offsets(part, n);
+  for (auto part : parts_of(base)) {
+    if (part.size() > 3 && part.compare(part.size() - 3, 3, "@AB") == 0)  // both: the plain part
+      part = trim(part.substr(0, part.size() - 3));
+    const auto t = offsets(part, n);  // @A / @B parts are no offsets: not covered
     if (!t || (mode && *mode != t->second)) return false;
     mode = t->second;
     f.insert(t->first.begin(), t->first.end());

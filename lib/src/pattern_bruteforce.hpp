@@ -4,7 +4,8 @@
 // translation-invariant patterns (Def. 4.1: token i reads i - f(k) for every f(k) < i) with their offsets
 // read here from the spec (pow2, pow:b, sq1, sq, fib, window:w, local:w, dilated:w,r, strided:w,s, ssm,
 // dense, attention, offsets:..., and expr:<f(k)> by a small evaluator of its own), sink:s / global:s,
-// block:b, unions P1|P2|... (the union of the parts' A reads and of their B reads), and `+cache` by the
+// block:b, unions P1|P2|... (the union of the parts' A reads and of their B reads; a part ending in @A adds
+// only its A reads, @B only its B reads, @AB both), and `+cache` by the
 // recursion of Def. 4.10 (S_i = { pi_{S_{i-1} ∪ {i}}(i - f(k)) : f(k) < i } ∪ {i}, pi rounding up to the
 // next kept position) on explicit sets. mtx: patterns (read from files) are not covered.
 #include <cstdint>

@@ -29,9 +29,10 @@ std::vector<T> sorted_union(const std::vector<T>& x, const std::vector<T>& y) {
   return out;
 }
 
-/// Rows of a CSR built from a per-row read function (each call appends ascending reads of row i).
+/// Rows of a CSR built from a per-row read function (each call appends ascending reads of row i), over the
+/// parts k with use[k] (every part when `use` is empty).
 template <class F>
-Csr merged_rows(const std::vector<Pattern>& parts, pos_t n, F&& reads) {
+Csr merged_rows(const std::vector<Pattern>& parts, const std::vector<char>& use, pos_t n, F&& reads) {
   Csr m;
   m.n = n;
   m.ptr.reserve(static_cast<std::size_t>(n) + 1);
@@ -39,7 +40,9 @@ Csr merged_rows(const std::vector<Pattern>& parts, pos_t n, F&& reads) {
   std::vector<pos_t> acc, one, tmp;
   for (pos_t i = 0; i < n; ++i) {
     acc.clear();
-    for (const auto& p : parts) {
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (!use.empty() && !use[k]) continue;
+      const Pattern& p = parts[k];
       one.clear();
       reads(p, i, one);
       tmp.clear();
@@ -214,24 +217,143 @@ Pattern union_of(const std::string& spec, const std::vector<Pattern>& parts) {
   b_reads = std::min(b_reads, n64 ? sat_mul(n64, n64 - 1) / 2 : 0);
   a_reads = shared ? 0 : std::min(a_reads, sat_mul(n64, n64 + 1) / 2);
   check_reads_memory(spec, n64, sat_add(b_reads, a_reads), shared ? 1 : 2);
-  p.b = merged_rows(parts, p.n, [](const Pattern& q, pos_t i, std::vector<pos_t>& out) {
+  p.b = merged_rows(parts, {}, p.n, [](const Pattern& q, pos_t i, std::vector<pos_t>& out) {
     for_each_b_read(q, i, [&](pos_t j) { out.push_back(j); });
   });
   if (!shared)
-    p.a = merged_rows(parts, p.n, [](const Pattern& q, pos_t i, std::vector<pos_t>& out) {
+    p.a = merged_rows(parts, {}, p.n, [](const Pattern& q, pos_t i, std::vector<pos_t>& out) {
       for_each_a_read(q, i, [&](pos_t j) { out.push_back(j); });
     });
   return p;
 }
 
+/// A translation-invariant part's A offsets (0 = the diagonal), whatever its A mode.
+std::vector<pos_t> a_offsets_of(const Pattern& q) {
+  if (q.a_mode == AMode::Explicit) return q.a_offsets;
+  std::vector<pos_t> out{0};
+  if (q.a_mode == AMode::Shared) out.insert(out.end(), q.b_offsets.begin(), q.b_offsets.end());
+  return out;
+}
+
+/// The A mode that A's and B's reads give: shared when A reads B's positions and i (B not empty), diagonal
+/// when A reads i alone, else explicit. Rows of a CSR A and B.
+AMode a_mode_of_rows(const Csr& a, const Csr& b) {
+  bool shared = b.nnz() > 0, diagonal = true;
+  for (pos_t i = 0; i < a.n && (shared || diagonal); ++i) {
+    const auto ra = a.row(i), rb = b.row(i);
+    diagonal = diagonal && ra.size() == 1 && ra[0] == i;
+    shared = shared && ra.size() == rb.size() + 1 && ra[rb.size()] == i &&
+             std::equal(rb.begin(), rb.end(), ra.begin());
+  }
+  return shared ? AMode::Shared : diagonal ? AMode::Diagonal : AMode::Explicit;
+}
+
+/// The union with read marks (make_union): A from the parts with m.a, B from those with m.b.
+Pattern marked_union_of(const std::string& spec, const std::vector<Pattern>& parts,
+                        const std::vector<MarkedPart>& marks) {
+  std::vector<char> use_a(parts.size()), use_b(parts.size());
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    use_a[k] = marks[k].a;
+    use_b[k] = marks[k].b;
+    // an A-only family (explicit A, no B reads at any n): @B would leave it nothing
+    if (marks[k].b && !marks[k].a && parts[k].a_mode == AMode::Explicit && parts[k].b_empty())
+      throw UsageError("pattern '" + spec + "': part '" + marks[k].text +
+                       "' is marked @B but reads nothing through B (all its reads are through A); mark it "
+                       "@A or @AB");
+  }
+  if (std::none_of(use_a.begin(), use_a.end(), [](char c) { return c != 0; }))
+    throw UsageError("pattern '" + spec +
+                     "': no part reads through A, so the mixer would never read its input; mark at least "
+                     "one part @A or @AB");
+  Pattern p;
+  p.spec = spec;
+  p.base = spec;
+  p.n = parts[0].n;
+  if (std::all_of(parts.begin(), parts.end(), [](const Pattern& q) { return q.translation_invariant(); })) {
+    std::vector<pos_t> a, b;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (use_a[k]) a = sorted_union(a, a_offsets_of(parts[k]));
+      if (use_b[k]) b = sorted_union(b, parts[k].b_offsets);
+    }
+    std::vector<pos_t> shared{0};
+    shared.insert(shared.end(), b.begin(), b.end());
+    const bool diagonal = a == std::vector<pos_t>{0};
+    if ((!b.empty() && a == shared) || diagonal || b.empty()) {  // one offset set: translation-invariant
+      p.family = PatternFamily::TranslationInvariant;
+      p.a_mode = diagonal ? AMode::Diagonal : b.empty() ? AMode::Explicit : AMode::Shared;
+      if (p.a_mode == AMode::Explicit) {
+        p.a_offsets = a;
+        for (pos_t o : a)
+          if (o > 0) p.f_values.push_back(o);
+      } else {
+        p.b_offsets = b;
+        p.f_values.assign(b.begin(), b.end());
+      }
+      return p;
+    }
+  }
+  p.family = PatternFamily::Matrix;
+  const std::uint64_t n64 = p.n;
+  std::uint64_t b_reads = 0, a_reads = 0;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const auto [b, a] = part_reads(parts[k]);
+    if (use_b[k]) b_reads = sat_add(b_reads, b);
+    if (use_a[k]) a_reads = sat_add(a_reads, a);
+  }
+  b_reads = std::min(b_reads, n64 ? sat_mul(n64, n64 - 1) / 2 : 0);
+  a_reads = std::min(a_reads, sat_mul(n64, n64 + 1) / 2);
+  check_reads_memory(spec, n64, sat_add(b_reads, a_reads), 2);
+  p.b = merged_rows(parts, use_b, p.n, [](const Pattern& q, pos_t i, std::vector<pos_t>& out) {
+    for_each_b_read(q, i, [&](pos_t j) { out.push_back(j); });
+  });
+  p.a = merged_rows(parts, use_a, p.n, [](const Pattern& q, pos_t i, std::vector<pos_t>& out) {
+    for_each_a_read(q, i, [&](pos_t j) { out.push_back(j); });
+  });
+  p.a_mode = a_mode_of_rows(p.a, p.b);
+  if (p.a_mode != AMode::Explicit) p.a = Csr{};  // A follows from B (shared) or is the diagonal
+  return p;
+}
+
 }  // namespace
 
+MarkedPart split_read_mark(const std::string& spec, const std::string& part_in) {
+  MarkedPart m;
+  m.text = trim(part_in);
+  auto ends = [&](const char* mark) {
+    const std::string s(mark);
+    return m.text.size() >= s.size() && m.text.compare(m.text.size() - s.size(), s.size(), s) == 0;
+  };
+  for (const char* mark : {"@AB", "@A", "@B"})
+    if (ends(mark)) {
+      m.marked = true;
+      m.a = mark[1] == 'A';
+      m.b = mark[1] == 'B' || mark[2] == 'B';
+      m.text = trim(m.text.substr(0, m.text.size() - std::string(mark).size()));
+      break;
+    }
+  const bool file_part = m.text.rfind("mtx:", 0) == 0 || m.text.rfind("topk-blocks:", 0) == 0;
+  if (const auto at = m.text.find('@'); at != std::string::npos && !file_part)
+    throw UsageError("pattern '" + spec + "': part '" + trim(part_in) + "' has an unknown read mark '" +
+                     m.text.substr(at) + "'; end a union part with @A, @B or @AB");
+  return m;
+}
+
 Pattern make_union(const std::string& spec, std::uint64_t n) {
-  const auto texts = split_parts(spec, spec, '|', "a union; write P1|P2|...");
+  auto texts = split_parts(spec, spec, '|', "a union; write P1|P2|...");
+  std::vector<MarkedPart> marks;
+  bool restricted = false;  // some part reads through one matrix only
+  for (auto& t : texts) {
+    marks.push_back(split_read_mark(spec, t));
+    if (marks.back().text.empty())
+      throw UsageError("pattern '" + spec + "': part '" + t + "' is a read mark without a pattern");
+    restricted = restricted || !(marks.back().a && marks.back().b);
+    t = marks.back().text;
+  }
   for (const auto& t : texts)
     if (t.rfind("heads:", 0) == 0)
       throw UsageError("pattern '" + spec + "': heads: must be outermost (heads:P1|Q1;P2), not a union part");
-  return union_of(spec, build_parts(spec, texts, n, "union parts"));
+  auto parts = build_parts(spec, texts, n, "union parts");
+  return restricted ? marked_union_of(spec, parts, marks) : union_of(spec, parts);
 }
 
 Pattern make_heads(const std::string& spec, std::uint64_t n) {
@@ -462,19 +584,26 @@ std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n)
   auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
   const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
   if (spec == "loglinear") return sat_mul(n, 12);  // implicit, like attention: n offsets
-  if (starts("bigbird:") || starts("topk-blocks:"))
+  const bool is_union = !starts("heads:") && spec.find('|') != std::string::npos;
+  if (!is_union && (starts("bigbird:") || starts("topk-blocks:")))
     return sat_add(ptrs, sat_mul(*reads_bound(spec, n), sizeof(pos_t)));
-  if (!starts("heads:")) return 0;
+  if (is_union) {  // a union with a bigbird: or topk-blocks: part is bounded as one head
+    if (spec.find("bigbird:") == std::string::npos && spec.find("topk-blocks:") == std::string::npos)
+      return 0;
+  } else if (!starts("heads:")) {
+    return 0;
+  }
   // every head is built, then the rows are merged: at most the sum of the heads' reads, twice
   std::uint64_t reads = 0;
-  const std::string body = spec.substr(6);
+  const std::string body = is_union ? spec : spec.substr(6);
   for (std::size_t start = 0;;) {
     const auto semi = body.find(';', start);
     const std::string head =
         trim(body.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
     for (std::size_t s = 0;;) {  // a head may be a union
       const auto bar = head.find('|', s);
-      const std::string part = trim(head.substr(s, bar == std::string::npos ? std::string::npos : bar - s));
+      const std::string part =
+          split_read_mark(spec, head.substr(s, bar == std::string::npos ? std::string::npos : bar - s)).text;
       if (auto r = reads_bound(part, n)) reads = sat_add(reads, *r);
       if (bar == std::string::npos) break;
       s = bar + 1;

@@ -19,7 +19,23 @@ Pattern make_block(const std::string& spec, std::uint64_t n);
 /// P1|P2|...: reads = the union of the parts' reads, B and A separately. Translation-invariant when every
 /// part is, with one A mode; else explicit CSR rows merged part by part (O(n + sum of the parts' reads)).
 /// n = 0 takes n from the mtx: parts (all must agree).
+/// A part may end in a read mark @A, @B or @AB: the union's A reads are the A reads of the parts marked @A or
+/// @AB (or unmarked), its B reads the B reads of the parts marked @B or @AB (or unmarked). With every part
+/// unmarked or @AB this is the plain union above. A marked union is translation-invariant when every part is
+/// and its offset sets give a shared, diagonal or B-empty pattern; else explicit rows.
 Pattern make_union(const std::string& spec, std::uint64_t n);
+
+/// A union part split from its read mark: `text` without a trailing @A / @B / @AB (trimmed), and which
+/// matrices it reads through (both when unmarked).
+struct MarkedPart {
+  std::string text;
+  bool a = true, b = true;
+  bool marked = false;  ///< a mark was written (@AB included)
+};
+
+/// Splits a trailing read mark off `part` of `spec`. Throws UsageError for an '@' that is not one of the
+/// marks (outside mtx: and topk-blocks: parts, whose file names may hold '@').
+MarkedPart split_read_mark(const std::string& spec, const std::string& part);
 
 /// bigbird:w,g,r[,seed]: 1-indexed token i reads through B (shared A) i-1..i-w, the globals 1..min(g, i-1),
 /// and min(r, m_i) positions drawn without replacement from the m_i = max(0, i-w-1-g) others

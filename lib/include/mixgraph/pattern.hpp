@@ -9,6 +9,7 @@
 //   sink:s | global:s | block:b | bigbird:w,g,r[,seed] | loglinear | topk-blocks:b,k,FILE.npy
 //   expr:<f(k)> | offsets:o1,o2,... | mtx:B.mtx | mtx:A.mtx,B.mtx
 //   <translation-invariant spec>+cache | P1|P2|... (union of reads; a trailing +cache covers the whole union)
+//   P1@A|P2@B|P3@AB (a union part read through A only, B only, or both: the default)
 //   heads:P1;P2;... (outermost only: head h uses Ph; the pattern is the union of the heads' reads)
 #include <cstdint>
 #include <optional>
