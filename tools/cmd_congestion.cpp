@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cmd_congestion_stack.hpp"
+#include "congestion_text.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/congestion.hpp"
@@ -112,18 +113,7 @@ void print_single_table(const CongestionResult& r) {
     kv.push_back({"gap", std::to_string(gap) + (r.optimal ? "  optimal" : "")});
   }
   print_kv(std::cout, kv);
-  if (!r.routings.empty()) {
-    std::cout << "\n";
-    Table t({"routing", "congestion", "positions at max", "first at", "path length min/mean/max", "seconds",
-             "how"});
-    for (auto& s : r.routings)
-      t.add(
-          {s.name, std::to_string(s.congestion), std::to_string(s.num_at_max), std::to_string(s.argmax + 1),
-           std::to_string(s.min_len) + " / " + fmt_double(s.mean_len, 4) + " / " + std::to_string(s.max_len),
-           fmt_double(s.seconds, 3), s.note});
-    t.print_text(std::cout);
-  }
-  for (auto& [name, why] : r.skipped) std::cout << "skipped " << name << ": " << why << "\n";
+  print_routings(std::cout, r);
 }
 
 void write_paths(const std::string& file, const CongestionResult& r, const std::string& which) {

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "congestion_text.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/stack_congestion.hpp"
@@ -143,18 +144,7 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   if (r.upper_bound)
     kv.push_back({"gap", std::to_string(*r.upper_bound - r.lower_bound) + (r.optimal ? "  optimal" : "")});
   print_kv(std::cout, kv);
-  if (!r.routings.empty()) {
-    std::cout << "\n";
-    Table t({"routing", "congestion", "positions at max", "first at", "path length min/mean/max", "seconds",
-             "how"});
-    for (auto& s : r.routings)
-      t.add(
-          {s.name, std::to_string(s.congestion), std::to_string(s.num_at_max), std::to_string(s.argmax + 1),
-           std::to_string(s.min_len) + " / " + fmt_double(s.mean_len, 4) + " / " + std::to_string(s.max_len),
-           fmt_double(s.seconds, 3), s.note});
-    t.print_text(std::cout);
-  }
-  for (auto& [name, why] : r.skipped) std::cout << "skipped " << name << ": " << why << "\n";
+  print_routings(std::cout, r);
   return 0;
 }
 
