@@ -90,8 +90,11 @@ json ReportWriter::export_section(const std::string& id) const {
     }
   json notes = json::array();
   for (const auto& n : notes_) notes.push_back(json::array({n.kind, n.text}));
-  return {{"id", id},        {"title", title}, {"order", order},       {"blocks", std::move(blocks)},
-          {"files", files_}, {"notes", notes}, {"carry_on", carry_on_}};
+  json figures = json::array();
+  for (const auto& f : figures_)
+    figures.push_back(json::array({f.path, f.width_px, f.height_px, bits(f.font_px), bits(f.min_font_px)}));
+  return {{"id", id},        {"title", title},     {"order", order}, {"blocks", std::move(blocks)},
+          {"files", files_}, {"figures", figures}, {"notes", notes}, {"carry_on", carry_on_}};
 }
 
 void ReportWriter::import_section(const json& state) {
@@ -101,6 +104,9 @@ void ReportWriter::import_section(const json& state) {
     auto& blocks = current().blocks;
     for (const auto& b : state.at("blocks")) blocks.push_back(block_from(b));
     for (const auto& f : state.at("files")) record(f.get<std::string>());
+    for (const auto& f : state.at("figures"))
+      figures_.push_back({f.at(0).get<std::string>(), f.at(1).get<int>(), f.at(2).get<int>(),
+                          from_bits(f.at(3).get<std::uint64_t>()), from_bits(f.at(4).get<std::uint64_t>())});
     for (const auto& n : state.at("notes")) note(n.at(0).get<std::string>(), n.at(1).get<std::string>());
     for (const auto& c : state.at("carry_on")) carry_on_.push_back(c.get<std::string>());
   } catch (const json::exception& e) {
