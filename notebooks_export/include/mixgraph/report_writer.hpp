@@ -89,9 +89,9 @@ class ReportWriter {
   void finish(const std::string& title, const std::string& intro);
 
   /// A report whose sections run in other processes (MPI ranks): the section `id` ran alone in a writer of
-  /// its own; export_section gives what it left there (its blocks, the files it recorded, the figures as drawn, the notes and
-  /// notebook code it added) as JSON, and import_section appends that to this writer as if the section had
-  /// run here (the files must already be in this writer's dir, at the same relative paths). Doubles keep
+  /// its own; export_section gives what it left there (its blocks, the files it recorded, the figures as
+  /// drawn, the notes and notebook code it added) as JSON, and import_section appends that to this writer
+  /// as if the section had run here (the files must already be in this writer's dir, at the same relative paths). Doubles keep
   /// their bits (NaN included). O(size of the blocks).
   nlohmann::json export_section(const std::string& id) const;
   void import_section(const nlohmann::json& state);
