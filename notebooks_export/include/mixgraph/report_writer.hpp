@@ -91,8 +91,8 @@ class ReportWriter {
   /// A report whose sections run in other processes (MPI ranks): the section `id` ran alone in a writer of
   /// its own; export_section gives what it left there (its blocks, the files it recorded, the figures as
   /// drawn, the notes and notebook code it added) as JSON, and import_section appends that to this writer
-  /// as if the section had run here (the files must already be in this writer's dir, at the same relative paths). Doubles keep
-  /// their bits (NaN included). O(size of the blocks).
+  /// as if the section had run here (the files must already be in this writer's dir, at the same relative
+  /// paths). Doubles keep their bits (NaN included). O(size of the blocks).
   nlohmann::json export_section(const std::string& id) const;
   void import_section(const nlohmann::json& state);
 
