@@ -17,7 +17,7 @@ B=build-fuzz
 mkdir -p "$B/obj"
 flags=(-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Ilib/include -Ilib/src
   -isystem /usr/include/eigen3 -DMIXGRAPH_HAVE_MUPARSER)
-srcs=(mtx npy memory sweep input_file atomic_file pattern pattern_families expression csr)
+srcs=(mtx npy memory sweep input_file atomic_file pattern pattern_families pattern_stack profile expression csr)
 objs=()
 for s in "${srcs[@]}"; do
   o=$B/obj/$s.o
@@ -30,7 +30,7 @@ done
 for h in "${harnesses[@]}"; do
   if [[ ! -x $B/fuzz_$h || tests/fuzz/fuzz_$h.cpp -nt $B/fuzz_$h || -n $(find "$B/obj" -newer "$B/fuzz_$h" | head -1) ]]; then
     echo "linking fuzz_$h"
-    "$CXX" "${flags[@]}" -fsanitize=fuzzer "tests/fuzz/fuzz_$h.cpp" "${objs[@]}" -lmuparser -o "$B/fuzz_$h"
+    "$CXX" "${flags[@]}" -fsanitize=fuzzer "tests/fuzz/fuzz_$h.cpp" "${objs[@]}" -lmuparser -lgomp -o "$B/fuzz_$h"
   fi
 done
 status=0
