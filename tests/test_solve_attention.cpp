@@ -225,3 +225,20 @@ TEST(SolveAttention, SeededBIsThePlainSolvesB) {
   EXPECT_GT(plain.cols(), 0);
   EXPECT_EQ((plain - attn).norm(), 0.0);
 }
+
+// validate takes the same options: every (+, x) check solves the attention heads and passes.
+TEST(SolveAttention, ValidateSolvesTheAttentionHeads) {
+  TempDir dir;
+  const int n = 96;
+  const auto qf = save(dir.path + "/q.npy", normal_matrix(n, 6, 1.0, 16));
+  const auto kf = save(dir.path + "/k.npy", normal_matrix(n, 6, 1.0, 17));
+  const auto r = run_cli("validate -p 'window:4|sink:2' -n 96 --backend cpu --format json --attn-q " + qf +
+                         " --attn-k " + kf);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["parameters"]["attn_q"], qf);
+  int attn_checks = 0;
+  for (const auto& c : j["checks"])
+    if (c.dump().find("attention weights") != std::string::npos) ++attn_checks;
+  EXPECT_GT(attn_checks, 0);
+}
