@@ -221,6 +221,25 @@ expect 3 "$E--gates gates.npy: row 3, column 2 \(1-indexed\) is inf" -- solve -p
 expect 3 "$E--input-gates gates.npy: row 3, column 2 \(1-indexed\) is inf" -- solve -p ssm --random 2 -n 4 --input-gates gates.npy
 expect 3 "$E--weights-b wnan.npy: row 1, column 2 \(1-indexed\) is nan" -- rank -p pow2 -n 4 --weights-b wnan.npy
 expect 1 "$E.*cannot write 'nodir/y.npy'" -- solve -p pow2 --random 4 -n 16 -o nodir/y.npy
+
+# --- solve --attn-q / --attn-k: attention weights from queries and keys -----------------------------------
+$py - <<'EOF4'
+import numpy as np
+np.save('q16.npy', np.ones((16, 4))); np.save('k16.npy', np.ones((16, 4)))
+np.save('k16x3.npy', np.ones((16, 3))); np.save('q8.npy', np.ones((8, 4)))
+q = np.ones((16, 4)); q[5, 2] = np.nan; np.save('qnan.npy', q)
+k = np.ones((16, 4), dtype=np.float32); k[15, 0] = np.inf; np.save('kinf.npy', k)
+EOF4
+expect 0 '^$' -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy --attn-k k16.npy
+expect 3 "$E.*Q has 4 columns but K has 3" -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy --attn-k k16x3.npy
+expect 3 "$E.*Q has 8 rows but the pattern has n = 16" -- solve -p window:4 --random 2 -n 16 --attn-q q8.npy --attn-k k16.npy
+expect 3 "$E.*Q has 4 columns, not a positive multiple of 3 heads" -- solve -p window:4 --random 3 -n 16 --heads 3 --attn-q q16.npy --attn-k k16.npy
+expect 3 "$E.*Q entry \(6, 3\) is not finite" -- solve -p window:4 --random 2 -n 16 --attn-q qnan.npy --attn-k k16.npy
+expect 3 "$E.*K entry \(16, 1\) is not finite" -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy --attn-k kinf.npy
+expect 3 "$E.*missing.npy.*No such file" -- solve -p window:4 --random 2 -n 16 --attn-q missing.npy --attn-k k16.npy
+expect 2 "$E--attn-q and --attn-k go together" -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy
+expect 2 "$E--attn-q / --attn-k set A's weights" -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy --attn-k k16.npy --weights-a q16.npy
+expect 2 "$E.*--attn-kernel" -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy --attn-k k16.npy --attn-kernel cubic
 expect 1 "$E.*error while writing '/dev/full'" -- congestion -p pow2 -N 64 --paths /dev/full
 expect 2 "$E--out 'bad.mtx' exists and is not a directory" -- report -p pow2 -n 64 -o bad.mtx
 expect 2 "$E--n must fit in 32 bits" -- report -p pow2 -n '2^40' -o rep

@@ -17,6 +17,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "solve_attention.hpp"
 #include "weight_options.hpp"
 
 namespace mixgraph::cli {
@@ -36,7 +37,8 @@ struct SolveCliOptions {
   std::string precision;  // "" = from the input (fp32 for --random)
   std::string backend = "auto";
   int reps = 1;
-  WeightFiles weights;  // --weights-a, --weights-b, --gates, --input-gates
+  WeightFiles weights;    // --weights-a, --weights-b, --gates, --input-gates
+  AttentionOptions attn;  // --attn-q, --attn-k, --attn-kernel: A from real attention heads
   std::string save_weights;
   bool allow_nonfinite = false;  // read NaN / inf in X as they are (else refused, exit 3)
 };
@@ -53,10 +55,14 @@ std::vector<T> take(NpyArray& a) {
 }
 
 template <class T>
-std::string weights_kind(const MixerWeights<T>& w) {
+std::string weights_kind(const MixerWeights<T>& w, const SolveCliOptions& o) {
   auto one = [](CoefSource c) {
     return c == CoefSource::Seeded ? "seeded" : c == CoefSource::PerOffset ? "per offset" : "per position";
   };
+  // attention: stored per position; B the seeded one (drawn, then stored) unless --weights-b gave it
+  if (o.attn.given())
+    return "A attention " + o.attn.kernel + " per position, B " +
+           (o.weights.b.empty() ? std::string("seeded") : one(w.b_source));
   return std::string("A ") + one(w.a_source) + ", B " + one(w.b_source);
 }
 
@@ -66,8 +72,10 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
   const auto t0 = std::chrono::steady_clock::now();
   // seeded weights are made where the solver uses them (no per-nonzero array); files replace them
   const MixerWeights<T> w =
-      o.weights.any() ? weights_from_files<T>(p, heads, o.seed, o.weights, o.common.mem_limit_bytes())
-                      : seeded_mixer_weights<T>(p, heads, o.seed);
+      o.attn.given()
+          ? solve_attention_weights<T>(p, heads, o.seed, o.attn, o.weights, o.common.mem_limit_bytes())
+      : o.weights.any() ? weights_from_files<T>(p, heads, o.seed, o.weights, o.common.mem_limit_bytes())
+                        : seeded_mixer_weights<T>(p, heads, o.seed);
   if (!o.save_weights.empty()) {
     const auto paths = save_weights(o.save_weights, w, o.common.mem_limit_bytes());
     params["saved_weights"] = {paths.first, paths.second};
@@ -138,7 +146,7 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
     j["kernel_seconds"] = secs;
     j["solve_seconds"] = call_secs;
     j["total_seconds"] = total;
-    j["weights"] = weights_kind(w);
+    j["weights"] = weights_kind(w, o);
     j["input"] = o.input.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.input);
     j["output"] = o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output);
     j["checksum"] = checksum;
@@ -163,7 +171,7 @@ int run_typed(const SolveCliOptions& o, const Pattern& p, const BackendChoice& b
           p.spec + " (" + to_string(p.family) + ", " + (s.implicit ? "implicit offsets" : "CSR") + ")"},
          {"n x d", std::to_string(p.n) + " x " + std::to_string(d) + " (" + std::to_string(heads) +
                        " heads of " + std::to_string(d / std::size_t(heads)) + ")"},
-         {"weights", weights_kind(w)},
+         {"weights", weights_kind(w, o)},
          {"precision", sizeof(T) == 8 ? "fp64" : "fp32"},
          {"nnz(A), nnz(B)", std::to_string(s.nnz_a) + ", " + std::to_string(s.nnz_b)},
          {"backend", be.name + " (" + be.reason + ")"},
@@ -190,6 +198,7 @@ int run_solve(const SolveCliOptions& o) {
         "give exactly one of --input FILE (X as .npy, .mtx or .csv) and --random D (seeded X with D "
         "columns)");
   if (o.heads < 1) throw UsageError("--heads must be >= 1");
+  check_solve_attention(o.attn, o.weights);
   if (!o.precision.empty() && o.precision != "fp32" && o.precision != "fp64")
     throw UsageError("--precision must be fp32 or fp64");
   if (o.reps < 1 || o.reps > kMaxReps)
@@ -244,14 +253,20 @@ int run_solve(const SolveCliOptions& o) {
   if (!o.weights.gates.empty()) params["gates"] = o.weights.gates;
   if (!o.weights.input_gates.empty()) params["input_gates"] = o.weights.input_gates;
   if (!o.save_weights.empty()) params["save_weights"] = o.save_weights;
+  if (o.attn.given()) {
+    params["attn_q"] = o.attn.q;
+    params["attn_k"] = o.attn.k;
+    params["attn_kernel"] = o.attn.kernel;
+  }
   return fp64 ? run_typed<double>(o, p, be, o.input.empty() ? nullptr : &in, d, heads, params)
               : run_typed<float>(o, p, be, o.input.empty() ? nullptr : &in, d, heads, params);
 }
 
 Registrar reg(
     "solve",
-    "Y = (I - B)^{-1} A X on a pattern (seeded weights, head h seed + h, or weights from .npy files): X "
-    "from .npy/.mtx/.csv or --random, Y to a file; says which kernel ran, its time and the total time",
+    "Y = (I - B)^{-1} A X on a pattern (seeded weights, head h seed + h, weights from .npy files, or A from "
+    "attention heads' Q and K): X from .npy/.mtx/.csv or --random, Y to a file; says which kernel ran, its "
+    "time and the total time",
     61, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<SolveCliOptions>();
       app.add_option("--pattern,-p", o->pattern, "Pattern spec: " + pattern_name_help())
@@ -282,6 +297,7 @@ Registrar reg(
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
       app.add_option("--reps", o->reps, "Run the solve this many times and report the median time (1..1000)");
       add_weight_options(app, o->weights);
+      add_solve_attention_options(app, o->attn);
       app.add_option("--save-weights", o->save_weights,
                      "Write the weights this run used to STEM.A.npy and STEM.B.npy (the --weights-a layout)")
           ->type_name(type::kFile);

@@ -13,6 +13,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "solve_attention.hpp"
 #include "weight_options.hpp"
 
 namespace mixgraph::cli {
@@ -24,8 +25,9 @@ struct ValidateCliOptions {
   std::string n_text;
   std::string backend = "auto";
   std::uint64_t seed = 1;
-  int heads = 0;        // 0: the default (2 heads of 4 columns)
-  WeightFiles weights;  // --weights-a, --weights-b, --gates, --input-gates (solve's options)
+  int heads = 0;          // 0: the default (2 heads of 4 columns)
+  WeightFiles weights;    // --weights-a, --weights-b, --gates, --input-gates (solve's options)
+  AttentionOptions attn;  // --attn-q, --attn-k, --attn-kernel (solve's options)
 };
 
 int run_validate(const ValidateCliOptions& o) {
@@ -43,7 +45,8 @@ int run_validate(const ValidateCliOptions& o) {
   vo.seed = o.seed;
   if (o.heads < 0) throw UsageError("--heads must be >= 1");
   if (o.heads > 0) vo.heads = o.heads;
-  if (o.weights.any()) {
+  check_solve_attention(o.attn, o.weights);
+  if (o.weights.any() || o.attn.given()) {
     // the user's weights replace the seeded ones in every (+, x) check and its references
     const bool gated = !o.weights.gates.empty() || !o.weights.input_gates.empty();
     if (gated && o.heads == 0)
@@ -53,10 +56,12 @@ int run_validate(const ValidateCliOptions& o) {
     check_memory(sat_mul(mixer_weights_bytes(p, heads, 8), 3), o.common.mem_limit_bytes(),
                  "validate weights for " + o.pattern + " at n = " + std::to_string(p.n));
     const MixerWeights<double> w =
-        weights_from_files<double>(p, heads, o.seed, o.weights, o.common.mem_limit_bytes());
+        o.attn.given()
+            ? solve_attention_weights<double>(p, heads, o.seed, o.attn, o.weights, o.common.mem_limit_bytes())
+            : weights_from_files<double>(p, heads, o.seed, o.weights, o.common.mem_limit_bytes());
     for (int h = 0; h < heads; ++h) vo.user_heads.push_back(head_weights(w, h));
     vo.user_dh = dh;
-    vo.user_label = "heads, weights from files";
+    vo.user_label = o.attn.given() ? "heads, attention weights" : "heads, weights from files";
   }
   const gpu::SolveOptions gpu_options = gpu_options_from_env();  // (the lambdas below keep a reference)
   if (be.gpu) {
@@ -97,6 +102,11 @@ int run_validate(const ValidateCliOptions& o) {
     if (!o.weights.b.empty()) params["weights_b"] = o.weights.b;
     if (!o.weights.gates.empty()) params["gates"] = o.weights.gates;
     if (!o.weights.input_gates.empty()) params["input_gates"] = o.weights.input_gates;
+    if (o.attn.given()) {
+      params["attn_q"] = o.attn.q;
+      params["attn_k"] = o.attn.k;
+      params["attn_kernel"] = o.attn.kernel;
+    }
     auto j = json_header("validate", 1, params);
     j["pattern"] = p.spec;
     j["n"] = p.n;
@@ -155,6 +165,7 @@ Registrar reg(
           ->transform(checked_count())
           ->type_name(type::kCount);
       add_weight_options(app, o->weights);
+      add_solve_attention_options(app, o->attn);
       add_common_options(app, o->common);
       return [o] { return run_validate(*o); };
     });

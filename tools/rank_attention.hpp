@@ -17,6 +17,9 @@ struct AttentionOptions {
   bool given() const { return !q.empty() || !k.empty(); }
 };
 
+/// The kernel named by o.kernel (softmax or linear); UsageError for any other name.
+AttentionKernel attention_kernel(const AttentionOptions& o);
+
 /// Reads Q and K and builds A's weights on p's A mask (B: the seeded generic weights). Usage errors for a
 /// missing half; InputError (exit 3) for a shape mismatch.
 WeightedPattern load_attention(const Pattern& p, const AttentionOptions& o, std::uint64_t seed,
