@@ -48,6 +48,7 @@ def csv_cases(tmp):
           "unreachable_pairs": I}),
         (["congestion", "-p", "pow2", "-n", "16"], CONGESTION),
         (["congestion", "-p", "pow2", "-p", "local:3", "--sweep", "4..16"], CONGESTION),
+        (["congestion", "-p", "heads:window:4;pow2", "-N", "16"], {**CONGESTION, "head": S}),
         (["rank", "-p", "pow2", "-n", "32"],
          {"cut": I, "rank_numeric": I, "rank_flow": I, "cache_at_cut": I, "bound": I, "agree": B}),
         (["pattern", "-p", "stack:ssm,window:4", "-n", "32"],
