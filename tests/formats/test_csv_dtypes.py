@@ -144,6 +144,13 @@ REPORT = {
     "validation_summary": {"n": I, "checks": I, "passed": I, "failed": I, "sources": I, "all_sources": B,
                            "seconds": F},
     "verify": {"seconds": F},
+    "stacks": {"n": I, "depth": I, "total_decode_cost": I, "max_decode_cost": I, "max_cache": I, "diameter": Iq,
+               "mean_distance": F, "unreachable_pairs": Iq, "N": Iq, "copy_distance": D, "lower": Iq, "upper": Iq,
+               "max_cut_rank": Iq, "argmax_cut": Iq},
+    "stack_layers": {"layer": I, "nnz_A": I, "nnz_B": I, "total_decode_cost": I, "max_decode_cost": I,
+                     "max_cache": I},
+    "stack_depth": {"depth": I, "diameter": I, "mean_distance": F, "reachable_pairs": I, "unreachable_pairs": I},
+    "stack_ranks": {"cut": I, "rank_flow": I, "rank_numeric": Iq},
 }
 
 
