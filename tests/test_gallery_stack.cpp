@@ -153,6 +153,7 @@ TEST(ReportStack, StackAndPlainPatternReportEqualsTheCli) {
     if (t["pattern"] == spec) {
       row = true;
       EXPECT_EQ(t["shortest_path"], ref.distances["diameter"]);
+      EXPECT_EQ(t["cache"], ref.pattern["max_cache"].dump());
     }
   EXPECT_TRUE(row);
   const std::string md = slurp(fs::path(out) / "report.md");

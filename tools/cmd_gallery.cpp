@@ -20,7 +20,8 @@
 namespace mixgraph::cli {
 namespace {
 
-/// The default designs: the papers' patterns and the sparse-attention families used in practice.
+/// The default designs: the papers' patterns, the sparse-attention families used in practice, per-head
+/// patterns and a hybrid stack of SSM and window-attention layers.
 const std::vector<std::string> kDesigns = {"ssm",
                                            "window:64",
                                            "dilated:16,4",
@@ -33,7 +34,8 @@ const std::vector<std::string> kDesigns = {"ssm",
                                            "bigbird:32,4,28",
                                            "loglinear",
                                            "attention",
-                                           "heads:window:64;pow2+cache"};
+                                           "heads:window:64;pow2+cache",
+                                           "stack:ssm,window:64,ssm,window:64"};
 
 /// Stack distances that need every source refuse more relaxations than this (as `distances` does).
 constexpr std::uint64_t kStackAllPairsWork = std::uint64_t{1} << 36;
@@ -241,7 +243,7 @@ Registrar reg(
           ->type_name(type::kCount);
       app.add_option(
              "--pattern,-p", o->patterns,
-             "A design to compare (repeat; default: the built-in list of 13 designs, docs/gallery.md)")
+             "A design to compare (repeat; default: the built-in list of 14 designs, docs/gallery.md)")
           ->check(pattern_spec())
           ->type_name(type::kSpec);
       app.add_option("--cuts", o->cuts, "Evenly spaced cuts for the max cut rank (Menger flow; default 16)");

@@ -371,6 +371,12 @@ int run_report(const ReportOptions& o) {
     legend +=
         " \"pending\" marks analyses not available in this build; \"not computed\" marks sections "
         "left out with --sections or --skip.";
+  if (!stack_list.empty())
+    legend +=
+        " A stack's row (" + stack_list +
+        ", section \"Stacked layers\") sums decode cost and cache over its layers, takes the diameter from "
+        "the inputs to the last layer's outputs and the copy task across the layers at N = n/2; it has no "
+        "growth class and no paper entry.";
   out.markdown(legend);
   // Key numbers: each cache-efficient pattern against its base, when both are in the report.
   std::string key;

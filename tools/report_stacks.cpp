@@ -70,8 +70,9 @@ void run_stacks(ReportContext& ctx) {
     res["max_decode_cost"] = prof.max_decode_cost;
     res["max_cache"] = prof.max_cache;
     row.insert(row.end(), {u64(prof.total_decode_cost), u64(prof.max_decode_cost), u64(prof.max_cache)});
-    ctx.table1[spec]["time_per_token"] = u64(prof.max_decode_cost);
-    ctx.table1[spec]["cache"] = u64(prof.max_cache);
+    // text, as the single-layer rows (whose cells carry a growth class)
+    ctx.table1[spec]["time_per_token"] = Cell::text(nstr(prof.max_decode_cost));
+    ctx.table1[spec]["cache"] = Cell::text(nstr(prof.max_cache));
 
     StackDistanceOptions dop;
     dop.threads = P.threads;
