@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -51,4 +52,54 @@ TEST(CongestionHeads, PerHeadRowsEqualEachHeadAlone) {
   }
   // a plain pattern has no per-head rows
   EXPECT_FALSE(congestion_json("pow2", 8).contains("heads"));
+}
+
+namespace {
+
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST(CongestionHeads, CsvHasPerHeadRowsMatchingJson) {
+  // the CSV's head rows carry the same numbers as JSON's heads (each head's own congestion run)
+  const std::string spec = "heads:window:4;pow2";
+  const auto r = run_cli("congestion -p '" + spec + "' -N 16 --format csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = csv_rows(r.out);
+  ASSERT_EQ(rows.size(), 4u) << r.out;  // header, combined, two heads
+  const auto& h = rows[0];
+  auto col = [&](const std::string& name) {
+    for (std::size_t c = 0; c < h.size(); ++c)
+      if (h[c] == name) return c;
+    ADD_FAILURE() << "no column " << name << " in " << r.out;
+    return std::size_t{0};
+  };
+  ASSERT_EQ(h.back(), "head");
+  EXPECT_EQ(rows[1][col("pattern")], spec);
+  EXPECT_EQ(rows[1][col("head")], "all");
+  const auto combined = congestion_json(spec, 16);
+  EXPECT_EQ(rows[1][col("lower")], combined["lower_bound"].dump());
+  const std::vector<std::string> heads = {"window:4", "pow2"};
+  for (std::size_t k = 0; k < heads.size(); ++k) {
+    const auto& row = rows[k + 2];
+    const auto alone = congestion_json(heads[k], 16);
+    EXPECT_EQ(row[col("head")], std::to_string(k + 1));
+    EXPECT_EQ(row[col("pattern")], heads[k]);
+    EXPECT_EQ(row[col("copy_distance")], alone["copy_distance"].dump());
+    EXPECT_EQ(row[col("lower")], alone["lower_bound"].dump());
+    EXPECT_EQ(row[col("upper")], alone["upper_bound"].dump());
+  }
+  // a plain pattern's CSV has no head column
+  const auto plain = run_cli("congestion -p pow2 -N 8 --format csv");
+  EXPECT_EQ(plain.out.find("head"), std::string::npos) << plain.out;
 }

@@ -257,7 +257,7 @@ int run_congestion(const CongestionCliOptions& o) {
     const auto& r = results[0];
     // heads:P1;P2;...: the combined mixer (the union, above) and each head's pattern alone
     std::vector<CongestionResult> heads;
-    if (o.patterns[0].rfind("heads:", 0) == 0 && ns[0] > 0 && fmt != Format::Csv)
+    if (o.patterns[0].rfind("heads:", 0) == 0 && ns[0] > 0)
       for (const auto& spec : make_pattern(o.patterns[0], 2 * ns[0]).heads)
         heads.push_back(analyse_congestion(spec, ns[0], co));
     if (!o.paths_file.empty()) {
@@ -273,8 +273,18 @@ int run_congestion(const CongestionCliOptions& o) {
       }
       print_json(std::cout, j);
     } else if (fmt == Format::Csv) {
-      Table t(kRowHeader);
-      t.add(result_row(r));
+      // heads: a `head` column, "all" on the combined row and 1..H on the heads' rows (JSON's `heads`)
+      auto header = kRowHeader;
+      if (!heads.empty()) header.push_back("head");
+      Table t(header);
+      auto row = result_row(r);
+      if (!heads.empty()) row.push_back("all");
+      t.add(row);
+      for (std::size_t h = 0; h < heads.size(); ++h) {
+        row = result_row(heads[h]);
+        row.push_back(std::to_string(h + 1));
+        t.add(row);
+      }
       t.print_csv(std::cout);
     } else {
       print_single_table(r);

@@ -10,6 +10,8 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/rank.hpp"
+#include "mixgraph/stack.hpp"
+#include "mixgraph/stack_congestion.hpp"
 #include "mixgraph/sweep.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
@@ -18,7 +20,8 @@
 namespace mixgraph::cli {
 namespace {
 
-/// The default designs: the papers' patterns and the sparse-attention families used in practice.
+/// The default designs: the papers' patterns, the sparse-attention families used in practice, per-head
+/// patterns and a hybrid stack of SSM and window-attention layers.
 const std::vector<std::string> kDesigns = {"ssm",
                                            "window:64",
                                            "dilated:16,4",
@@ -31,7 +34,11 @@ const std::vector<std::string> kDesigns = {"ssm",
                                            "bigbird:32,4,28",
                                            "loglinear",
                                            "attention",
-                                           "heads:window:64;pow2+cache"};
+                                           "heads:window:64;pow2+cache",
+                                           "stack:ssm,window:64,ssm,window:64"};
+
+/// Stack distances that need every source refuse more relaxations than this (as `distances` does).
+constexpr std::uint64_t kStackAllPairsWork = std::uint64_t{1} << 36;
 
 struct GalleryOptions {
   CommonOptions common;
@@ -49,6 +56,23 @@ struct Row {
 
 std::string opt_text(const std::optional<std::uint32_t>& v) {
   return v ? std::to_string(*v) : "-";
+}
+
+/// The congestion, rank and summary cells shared by single layers and stacks.
+void fill_row(Row& r, const CongestionResult& cong, std::uint32_t max_cut_rank, pos_t argmax_cut) {
+  auto opt = [](const std::optional<std::uint32_t>& v) { return v ? ojson(*v) : ojson(nullptr); };
+  r.j["copy_possible"] = cong.copy_possible;
+  r.j["copy_distance"] = cong.copy_possible ? ojson(cong.copy_distance) : ojson(nullptr);
+  r.j["copy_congestion_lower"] = cong.copy_possible ? ojson(cong.lower_bound) : ojson(nullptr);
+  r.j["copy_congestion_lower_from"] = cong.lower_bound_name;
+  r.j["copy_congestion_upper"] = opt(cong.upper_bound);
+  r.j["copy_congestion_upper_from"] = cong.best_routing;
+  r.j["max_cut_rank"] = max_cut_rank;
+  r.j["max_cut_rank_at"] = argmax_cut;
+  r.cells.push_back(cong.copy_possible ? std::to_string(cong.copy_distance) : "-");
+  r.cells.push_back(cong.copy_possible ? std::to_string(cong.lower_bound) : "impossible");
+  r.cells.push_back(cong.copy_possible ? opt_text(cong.upper_bound) : "-");
+  r.cells.push_back(std::to_string(max_cut_rank));
 }
 
 Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
@@ -87,7 +111,6 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
 
   Row r;
   r.spec = spec;
-  auto opt = [](const std::optional<std::uint32_t>& v) { return v ? ojson(*v) : ojson(nullptr); };
   r.j = {{"pattern", spec},
          {"family", to_string(p.family)},
          {"a_mode", to_string(p.a_mode)},
@@ -95,25 +118,56 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
          {"max_decode_cost", prof.max_decode_cost},
          {"max_cache", prof.max_cache},
          {"diameter", dist.diameter},
-         {"unreachable_pairs", dist.unreachable_pairs},
-         {"copy_possible", cong.copy_possible},
-         {"copy_distance", cong.copy_possible ? ojson(cong.copy_distance) : ojson(nullptr)},
-         {"copy_congestion_lower", cong.copy_possible ? ojson(cong.lower_bound) : ojson(nullptr)},
-         {"copy_congestion_lower_from", cong.lower_bound_name},
-         {"copy_congestion_upper", opt(cong.upper_bound)},
-         {"copy_congestion_upper_from", cong.best_routing},
-         {"max_cut_rank", rank.max_cut_rank},
-         {"max_cut_rank_at", rank.argmax_cut}};
-  const std::string lower = cong.copy_possible ? std::to_string(cong.lower_bound) : "impossible";
-  r.cells = {spec,
-             std::to_string(prof.total_decode_cost),
-             std::to_string(prof.max_decode_cost),
+         {"unreachable_pairs", dist.unreachable_pairs}};
+  r.cells = {spec, std::to_string(prof.total_decode_cost), std::to_string(prof.max_decode_cost),
              std::to_string(prof.max_cache),
-             std::to_string(dist.diameter) + (dist.unreachable_pairs ? "*" : ""),
-             cong.copy_possible ? std::to_string(cong.copy_distance) : "-",
-             lower,
-             cong.copy_possible ? opt_text(cong.upper_bound) : "-",
-             std::to_string(rank.max_cut_rank)};
+             std::to_string(dist.diameter) + (dist.unreachable_pairs ? "*" : "")};
+  fill_row(r, cong, rank.max_cut_rank, rank.argmax_cut);
+  return r;
+}
+
+/// A stack:P1,P2,... design, as `pattern`, `distances`, `congestion` and `rank --method flow` give it:
+/// decode cost and cache summed over layers, the diameter from layer-0 inputs to the last layer's outputs,
+/// the copy task across the layers on n/2 + n/2 tokens, the flow rank of the product operator.
+Row analyse_stack(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
+  const std::uint64_t limit = o.common.mem_limit_bytes();
+  check_memory(estimate_stack_bytes(spec, n), limit, "pattern " + spec + " at n = " + std::to_string(n));
+  const Stack s = make_stack(spec, n);
+  ProfileOptions po;
+  po.threads = o.common.threads;
+  po.per_position = false;
+  const auto prof = stack_profile(s, po);
+  StackDistanceOptions dop;
+  dop.threads = o.common.threads;
+  dop.mem_limit = limit;
+  dop.max_work = kStackAllPairsWork;
+  const DistanceSummary dist = stack_distance_summary(s, dop).by_depth.back();
+  StackCongestionOptions co;
+  co.mem_limit = limit;
+  const auto cong = analyse_stack_congestion(spec, n / 2, co);
+  StackRankOptions ro;
+  ro.numeric = false;
+  ro.cuts = spaced_cuts(s.n, o.cuts);
+  ro.mem_limit = limit;
+  const auto rank = stack_cut_ranks(s, ro);
+  std::string a_mode = to_string(s.layers[0]->a_mode);
+  for (const auto& l : s.layers)
+    if (to_string(l->a_mode) != a_mode) a_mode = "mixed";
+  Row r;
+  r.spec = spec;
+  r.j = {{"pattern", spec},
+         {"family", "stack"},
+         {"a_mode", a_mode},
+         {"depth", s.depth()},
+         {"total_decode_cost", prof.total_decode_cost},
+         {"max_decode_cost", prof.max_decode_cost},
+         {"max_cache", prof.max_cache},
+         {"diameter", dist.diameter},
+         {"unreachable_pairs", dist.unreachable_pairs}};
+  r.cells = {spec, std::to_string(prof.total_decode_cost), std::to_string(prof.max_decode_cost),
+             std::to_string(prof.max_cache),
+             std::to_string(dist.diameter) + (dist.unreachable_pairs ? "*" : "")};
+  fill_row(r, cong.base, rank.max_cut_rank, rank.argmax_cut);
   return r;
 }
 
@@ -131,7 +185,7 @@ int run_gallery(const GalleryOptions& o) {
   std::vector<Row> rows;
   for (const auto& s : specs) {
     if (stderr_is_tty()) std::cerr << "\r[gallery] " << s << " ..." << std::string(20, ' ') << std::flush;
-    rows.push_back(analyse(s, n, o));
+    rows.push_back(is_stack_spec(s) ? analyse_stack(s, n, o) : analyse(s, n, o));
   }
   if (stderr_is_tty()) std::cerr << "\r" << std::string(60, ' ') << "\r";
   const std::vector<std::string> header = {"pattern",       "total decode",  "max decode",
@@ -189,7 +243,7 @@ Registrar reg(
           ->type_name(type::kCount);
       app.add_option(
              "--pattern,-p", o->patterns,
-             "A design to compare (repeat; default: the built-in list of 13 designs, docs/gallery.md)")
+             "A design to compare (repeat; default: the built-in list of 14 designs, docs/gallery.md)")
           ->check(pattern_spec())
           ->type_name(type::kSpec);
       app.add_option("--cuts", o->cuts, "Evenly spaced cuts for the max cut rank (Menger flow; default 16)");

@@ -16,6 +16,7 @@
 
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/stack.hpp"
 #include "shard_run.hpp"
 
 namespace mixgraph::cli {
@@ -96,6 +97,12 @@ double report_section_cost(const std::string& id, const ReportParams& P,
   // some cost. Only the ratios matter to the plan.
   double total = 1e-3;
   if (id == "verify") return total + 63.0 * scaled(P.n, 1.2);  // the claims at --n-max n, once
+  if (id == "stacks") {  // not measured yet: about one congestion and one rank section per layer
+    for (const auto& spec : P.patterns)
+      if (is_stack_spec(spec))
+        total += 3.0 * static_cast<double>(stack_layer_specs(spec).size()) * scaled(P.n, 1.2);
+    return total;
+  }
   for (const auto& r : runs) {
     const std::uint64_t n = r.pattern.n;
     if (id == "summary")

@@ -124,8 +124,8 @@ bool is_stack_spec(const std::string& spec) {
 std::string stack_refusal(const std::string& spec) {
   return "pattern '" + spec +
          "': a stack of layers is not a single-layer pattern; `mixgraph pattern`, `distances`, `rank` and "
-         "`congestion` "
-         "take it as the whole --pattern (it cannot be a union part, a head, or used by this command)";
+         "`congestion` take it as the whole --pattern, `gallery` and `report` beside other patterns (it "
+         "cannot be a union part, a head, or used by this command)";
 }
 
 std::vector<std::string> stack_layer_specs(const std::string& spec) {

@@ -87,4 +87,5 @@ def json_cases(tmp):
 
 
 def report_args(out):
-    return ["report", "-p", "pow2", "-p", "sq1+cache", "-p", "fib", "-n", "64", "--out", out, "--force"]
+    return ["report", "-p", "pow2", "-p", "sq1+cache", "-p", "fib", "-p", "stack:ssm,window:4", "-n", "64", "--out",
+            out, "--force"]

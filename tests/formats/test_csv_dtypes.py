@@ -48,6 +48,7 @@ def csv_cases(tmp):
           "unreachable_pairs": I}),
         (["congestion", "-p", "pow2", "-n", "16"], CONGESTION),
         (["congestion", "-p", "pow2", "-p", "local:3", "--sweep", "4..16"], CONGESTION),
+        (["congestion", "-p", "heads:window:4;pow2", "-N", "16"], {**CONGESTION, "head": S}),
         (["rank", "-p", "pow2", "-n", "32"],
          {"cut": I, "rank_numeric": I, "rank_flow": I, "cache_at_cut": I, "bound": I, "agree": B}),
         (["pattern", "-p", "stack:ssm,window:4", "-n", "32"],
@@ -143,6 +144,13 @@ REPORT = {
     "validation_summary": {"n": I, "checks": I, "passed": I, "failed": I, "sources": I, "all_sources": B,
                            "seconds": F},
     "verify": {"seconds": F},
+    "stacks": {"n": I, "depth": I, "total_decode_cost": I, "max_decode_cost": I, "max_cache": I, "diameter": Iq,
+               "mean_distance": F, "unreachable_pairs": Iq, "N": Iq, "copy_distance": D, "lower": Iq, "upper": Iq,
+               "max_cut_rank": Iq, "argmax_cut": Iq},
+    "stack_layers": {"layer": I, "nnz_A": I, "nnz_B": I, "total_decode_cost": I, "max_decode_cost": I,
+                     "max_cache": I},
+    "stack_depth": {"depth": I, "diameter": I, "mean_distance": F, "reachable_pairs": I, "unreachable_pairs": I},
+    "stack_ranks": {"cut": I, "rank_flow": I, "rank_numeric": Iq},
 }
 
 
