@@ -61,8 +61,6 @@ def cuda_time(fn, reps, warm):
 
 
 # ---- the seeded generator (weight_gen.hpp), vectorized over rows in numpy uint64 (wrapping arithmetic)
-M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-
 
 def splitmix64(x):
     x = np.asarray(x, dtype=np.uint64)
@@ -75,7 +73,8 @@ def splitmix64(x):
 
 def stream_key(seed, head, matrix):
     with np.errstate(over="ignore"):
-        return splitmix64(splitmix64(np.uint64(seed) + np.uint64(head)) ^ (np.uint64(matrix) * np.uint64(0x632BE59BD9B4E019)))
+        m = np.uint64(matrix) * np.uint64(0x632BE59BD9B4E019)
+        return splitmix64(splitmix64(np.uint64(seed) + np.uint64(head)) ^ m)
 
 
 def unit_draw(key, i, j):
@@ -191,7 +190,7 @@ def main():
         if bad:
             print(f"FAIL: {bad} above 1e-4 at n={n} d={d}", flush=True)
             sys.exit(1)
-        del x, g, X, G, Y
+        x = g = X = G = Y = None  # free before the next size
         torch.cuda.empty_cache()
     print("ratio = mixgraph call time (CUDA events around the Python call, X on the device) / chunk_hgrn")
 
