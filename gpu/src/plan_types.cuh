@@ -54,11 +54,14 @@ bool channel_major(const SolveProblem& p, const SolveOptions& o) {
 }
 
 // SolveOptions::Fused: seeded coefficients made inside gpu-scan1 (which the planner takes for every
-// first-order pattern under Kernel::Auto) unless asked off.
+// first-order pattern under Kernel::Auto). Auto takes it where a warp's 32 columns span several heads
+// (d / heads < 32, per-channel gates): there the array is as large as X; with wider heads it is at most
+// 1/32 of X, read by whole warps at once, while every column's thread would make the same coefficient.
 bool fused_seeded(const SolveProblem& p, const SolveOptions& o) {
   if (o.kernel != SolveOptions::Kernel::Auto || !first_order(p.a, p.b)) return false;
-  if (o.fused_seeded == SolveOptions::Fused::Off) return false;
-  return p.a.gen == CoefGen::Seeded || p.b.gen == CoefGen::Seeded;
+  if (p.a.gen != CoefGen::Seeded && p.b.gen != CoefGen::Seeded) return false;
+  if (o.fused_seeded != SolveOptions::Fused::Auto) return o.fused_seeded == SolveOptions::Fused::On;
+  return p.heads > 1 && p.d / p.heads < 32;
 }
 
 }  // namespace
