@@ -49,8 +49,8 @@ Workspace& workspace_of(int device) {
 }
 
 // While a WsScope lives on a thread, that thread's DevBufs take the workspace's slots in order (and do not
-// free them); it holds the device's mutex. Every DevBuf made in the scope must die before the work that
-// uses it is complete and the scope ends (solve_device synchronizes before returning).
+// free them); it holds the device's mutex. The device work that uses them must be complete before the
+// scope ends, as the next call reuses them (solve_device synchronizes before returning).
 struct WsScope;
 thread_local WsScope* tl_ws = nullptr;
 struct WsScope {
