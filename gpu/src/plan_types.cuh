@@ -6,6 +6,7 @@
 #include "blockinv_common.cuh"
 #include "common.cuh"
 #include "host.cuh"
+#include "scan.cuh"
 
 namespace mixgraph::gpu {
 namespace {
@@ -24,6 +25,7 @@ struct Plan {
   DevBuf prof;          // SolveOptions::profile
   // scan
   DevBuf pm, qm, carry;
+  ScanGen sg;  // seeded coefficients made in the scan kernels (the FUSED instances) where sg.a/b.on
   // blockinv
   bool bi = false;
   bi::Params bq;
@@ -48,6 +50,17 @@ bool first_order(const SolveMatrix& a, const SolveMatrix& b) {
 bool channel_major(const SolveProblem& p, const SolveOptions& o) {
   if (o.kernel != SolveOptions::Kernel::Auto || !first_order(p.a, p.b)) return false;
   if (o.layout != SolveOptions::Layout::Auto) return o.layout == SolveOptions::Layout::ChannelMajor;
+  return p.heads > 1 && p.d / p.heads < 32;
+}
+
+// SolveOptions::Fused: seeded coefficients made inside gpu-scan1 (which the planner takes for every
+// first-order pattern under Kernel::Auto). Auto takes it where a warp's 32 columns span several heads
+// (d / heads < 32, per-channel gates): there the array is as large as X; with wider heads it is at most
+// 1/32 of X, read by whole warps at once, while every column's thread would make the same coefficient.
+bool fused_seeded(const SolveProblem& p, const SolveOptions& o) {
+  if (o.kernel != SolveOptions::Kernel::Auto || !first_order(p.a, p.b)) return false;
+  if (p.a.gen != CoefGen::Seeded && p.b.gen != CoefGen::Seeded) return false;
+  if (o.fused_seeded != SolveOptions::Fused::Auto) return o.fused_seeded == SolveOptions::Fused::On;
   return p.heads > 1 && p.d / p.heads < 32;
 }
 
