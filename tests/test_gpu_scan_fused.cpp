@@ -181,7 +181,7 @@ TEST(GpuScanFused, SameBytesAsCoefficientArrays) {
       EXPECT_NE(r_on.kernel.find("gpu-scan1"), std::string::npos) << r_on.kernel;
       EXPECT_NE(r_on.kernel.find("fused-seeded"), std::string::npos) << r_on.kernel;
       // Auto fuses where a warp's columns span several heads
-      const bool auto_fused = c.heads > 1 && c.d / c.heads < 32;
+      const bool auto_fused = false;  // Auto is Off until the fused instances are timed on a GPU
       EXPECT_EQ(r_auto.kernel.find("fused-seeded") != std::string::npos, auto_fused) << r_auto.kernel;
       EXPECT_EQ(r_off.kernel.find("fused-seeded"), std::string::npos) << r_off.kernel;
       EXPECT_TRUE(y_on == y_off) << tag << ": fused and array coefficients differ";

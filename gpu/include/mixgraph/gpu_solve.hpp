@@ -75,10 +75,10 @@ struct SolveOptions {
   enum class Layout { Auto, HeadMajor, ChannelMajor };
   /// Seeded coefficients in gpu-scan1: On makes each one inside the scan kernels from (seed, head, row,
   /// read) with weight_gen.hpp's generator, so no coefficient array exists (the same bits of Y as Off,
-  /// which writes the coefficients to a device array first). Auto: On where a warp's 32 columns span
-  /// several heads (d / heads < 32, e.g. per-channel heads: the array would be as large as X), else Off
-  /// (wider heads: a small array, and each column's thread would make the same coefficient). Other kernels
-  /// always use Off.
+  /// which writes the coefficients to a device array first). It is meant for a warp's 32 columns spanning
+  /// several heads (d / heads < 32, e.g. per-channel heads: the array would be as large as X); with wider
+  /// heads the array is small and each column's thread would make the same coefficient. Auto: Off, until
+  /// the fused instances are timed on a GPU against the array path. Other kernels always use Off.
   enum class Fused { Auto, Off, On };
   /// Auto: gpu-scan1 for first-order patterns, else gpu-blockinv where it fits, else gpu-pipeline.
   /// BlockInv: gpu-blockinv where it fits, also on first-order patterns. Pipeline: always gpu-pipeline.
