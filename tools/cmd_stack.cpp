@@ -297,9 +297,6 @@ int run_stack_rank(const StackRequest& r) {
     return 0;
   }
   const bool dense_skipped = opt.numeric && !res.numeric_done;
-  if (res.numeric_done && res.numeric_method == "exact")
-    print_kv(std::cout, {{"failure bound", fmt_double(res.failure_bound, 3) +
-                                               " (P(some cut below the generic rank), Schwartz-Zippel)"}});
   print_kv(
       std::cout,
       {{"pattern", s.spec},
@@ -316,6 +313,9 @@ int run_stack_rank(const StackRequest& r) {
        {"numeric above flow", res.numeric_above_flow.empty()
                                   ? "none"
                                   : std::to_string(res.numeric_above_flow.size()) + " cuts (a defect)"}});
+  if (res.numeric_done && res.numeric_method == "exact")
+    print_kv(std::cout, {{"failure bound", fmt_double(res.failure_bound, 3) +
+                                               " (P(some cut below the generic rank), Schwartz-Zippel)"}});
   std::cout << "\n";
   t.print_text(std::cout);
   return 0;
