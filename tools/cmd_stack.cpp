@@ -242,10 +242,11 @@ int run_stack_distances(const StackRequest& r) {
 int run_stack_rank(const StackRequest& r) {
   refuse_unsupported(r, "rank");
   ojson params = {{"pattern", r.spec}, {"format", r.common.format}, {"seed", r.seed}};
-  if (r.method != "both" && r.method != "dense" && r.method != "flow")
+  if (r.method != "both" && r.method != "dense" && r.method != "flow" && r.method != "exact")
     throw UsageError(
-        "rank with a stack: pattern takes --method both, dense or flow (the dense product of the "
-        "layers, n <= 1024, and Menger ranks on the stacked graph); got '" +
+        "rank with a stack: pattern takes --method both, dense, exact or flow (the dense product of the "
+        "layers, n <= 1024, the exact ranks of the product over GF(2^61-1), and Menger ranks on the "
+        "stacked graph); got '" +
         r.method + "'");
   if (r.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default rule)");
   const Stack s = build(r, params);
@@ -256,7 +257,8 @@ int run_stack_rank(const StackRequest& r) {
   if (r.cuts_of) opt.cuts = r.cuts_of(s.n);
   opt.mem_limit = r.common.mem_limit_bytes();
   opt.numeric = r.method != "flow";
-  opt.flow = r.method != "dense";
+  opt.flow = r.method != "dense" && r.method != "exact";
+  opt.exact = r.method == "exact";
   if (r.method == "dense" && s.n > opt.numeric_limit)
     throw UsageError("rank --method dense on a stack multiplies dense n x n operators: n must be <= " +
                      std::to_string(opt.numeric_limit) + " (use --method flow)");
@@ -271,8 +273,13 @@ int run_stack_rank(const StackRequest& r) {
     j["depth"] = s.depth();
     j["layers"] = layer_names(s);
     j["cuts"] = res.cuts;
-    j["numeric_method"] = res.numeric_done ? ojson("dense") : ojson(nullptr);
-    j["tolerance"] = res.numeric_done ? ojson(res.tolerance) : ojson(nullptr);
+    const bool exact = res.numeric_done && res.numeric_method == "exact";
+    j["numeric_method"] = res.numeric_done ? ojson(res.numeric_method) : ojson(nullptr);
+    j["tolerance"] = res.numeric_done && !exact ? ojson(res.tolerance) : ojson(nullptr);
+    if (exact) {
+      j["failure_bound"] = res.failure_bound;
+      j["rule"] = res.exact_rule;
+    }
     j["numeric"] = res.numeric_done ? ojson(res.numeric) : ojson(nullptr);
     j["flow"] = res.flow_done ? ojson(res.flow) : ojson(nullptr);
     j["max_cut_rank"] = res.max_cut_rank;
@@ -297,13 +304,18 @@ int run_stack_rank(const StackRequest& r) {
        {"depth (layers)", std::to_string(s.depth())},
        {"operator", "M = M_L ... M_1, M_l = (I - B_l)^{-1} A_l, layer l seeded with seed + l - 1"},
        {"numeric", res.numeric_done
-                       ? "dense product, column-pivoted QR, tolerance " + fmt_double(res.tolerance, 3)
+                       ? (res.numeric_method == "exact"
+                              ? res.exact_rule
+                              : "dense product, column-pivoted QR, tolerance " + fmt_double(res.tolerance, 3))
                        : (dense_skipped ? "skipped: n > 1024" : "not asked")},
        {"max cut rank", std::to_string(res.max_cut_rank) +
                             (res.argmax_cut ? " at K = " + std::to_string(res.argmax_cut) : "")},
        {"numeric above flow", res.numeric_above_flow.empty()
                                   ? "none"
                                   : std::to_string(res.numeric_above_flow.size()) + " cuts (a defect)"}});
+  if (res.numeric_done && res.numeric_method == "exact")
+    print_kv(std::cout, {{"failure bound", fmt_double(res.failure_bound, 3) +
+                                               " (P(some cut below the generic rank), Schwartz-Zippel)"}});
   std::cout << "\n";
   t.print_text(std::cout);
   return 0;

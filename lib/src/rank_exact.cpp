@@ -15,6 +15,11 @@
 // most n nodes y_i, plus one G entry per column). If it does not vanish at the random point, the first R
 // columns are independent and the cut reports R. So P(r(K) < R) <= (n + min(K, n-K)) / p, and the
 // probability that any reported cut is low is at most the sum of that over the cuts (reported).
+//
+// Layers in sequence (a stack, M = M_L ... M_1): Y is pushed through one forward substitution per layer,
+// each layer with its own independent weights. M's entries are the path sums of the stacked graph (L + 1
+// copies of the positions), which is again a DAG, so the same two arguments hold with the stacked graph's
+// Menger rank, and a path system enters at most L n nodes: P(r(K) < R) <= (L n + min(K, n-K)) / p.
 #include <algorithm>
 #include <cstdio>
 
@@ -83,29 +88,46 @@ FieldCsr field_weights(const Csr& c, std::uint64_t seed, std::uint64_t stream) {
   return f;
 }
 
-/// Y (n x s, row-major) = M[:, 1..K] G[:, c0..c0+s) over GF(p).
-void field_solve(const FieldCsr& a, const FieldCsr& b, pos_t k, std::uint64_t seed, std::uint32_t c0,
-                 std::uint32_t s, std::vector<std::uint64_t>& g, std::vector<std::uint64_t>& y) {
-  const pos_t n = a.s->n;
+/// One layer's weights over GF(p).
+struct FieldLayer {
+  FieldCsr a, b;
+};
+
+/// out (n x s, row-major) = (I - B)^{-1} A in, where `in` has `rows` rows (row j read for j < rows only;
+/// the rows at and past `rows` count as zero).
+void field_apply(const FieldLayer& l, const std::vector<std::uint64_t>& in, pos_t rows, std::uint32_t s,
+                 std::vector<std::uint64_t>& out) {
+  const pos_t n = l.a.s->n;
+  out.assign(static_cast<std::size_t>(n) * s, 0);
+  for (pos_t i = 0; i < n; ++i) {
+    std::uint64_t* row = out.data() + static_cast<std::size_t>(i) * s;
+    for (nnz_t q = l.a.s->ptr[i]; q < l.a.s->ptr[i + 1]; ++q) {
+      const pos_t j = l.a.s->idx[q];
+      if (j >= rows) continue;
+      const std::uint64_t w = l.a.val[q];
+      const std::uint64_t* src = in.data() + static_cast<std::size_t>(j) * s;
+      for (std::uint32_t c = 0; c < s; ++c) row[c] = addmod(row[c], mulmod(w, src[c]));
+    }
+    for (nnz_t q = l.b.s->ptr[i]; q < l.b.s->ptr[i + 1]; ++q) {
+      const std::uint64_t w = l.b.val[q];
+      const std::uint64_t* src = out.data() + static_cast<std::size_t>(l.b.s->idx[q]) * s;
+      for (std::uint32_t c = 0; c < s; ++c) row[c] = addmod(row[c], mulmod(w, src[c]));
+    }
+  }
+}
+
+/// Y (n x s, row-major) = M_L ... M_1 [:, 1..K] G[:, c0..c0+s) over GF(p); `tmp` is scratch.
+void field_solve(const std::vector<FieldLayer>& layers, pos_t k, std::uint64_t seed, std::uint32_t c0,
+                 std::uint32_t s, std::vector<std::uint64_t>& g, std::vector<std::uint64_t>& y,
+                 std::vector<std::uint64_t>& tmp) {
   g.assign(static_cast<std::size_t>(k) * s, 0);
   for (pos_t j = 0; j < k; ++j)
     for (std::uint32_t c = 0; c < s; ++c)
       g[static_cast<std::size_t>(j) * s + c] = field_draw(seed, 3, j, c0 + c);
-  y.assign(static_cast<std::size_t>(n) * s, 0);
-  for (pos_t i = 0; i < n; ++i) {
-    std::uint64_t* row = y.data() + static_cast<std::size_t>(i) * s;
-    for (nnz_t q = a.s->ptr[i]; q < a.s->ptr[i + 1]; ++q) {
-      const pos_t j = a.s->idx[q];
-      if (j >= k) continue;
-      const std::uint64_t w = a.val[q];
-      const std::uint64_t* src = g.data() + static_cast<std::size_t>(j) * s;
-      for (std::uint32_t c = 0; c < s; ++c) row[c] = addmod(row[c], mulmod(w, src[c]));
-    }
-    for (nnz_t q = b.s->ptr[i]; q < b.s->ptr[i + 1]; ++q) {
-      const std::uint64_t w = b.val[q];
-      const std::uint64_t* src = y.data() + static_cast<std::size_t>(b.s->idx[q]) * s;
-      for (std::uint32_t c = 0; c < s; ++c) row[c] = addmod(row[c], mulmod(w, src[c]));
-    }
+  field_apply(layers[0], g, k, s, y);
+  for (std::size_t l = 1; l < layers.size(); ++l) {
+    field_apply(layers[l], y, layers[l].a.s->n, s, tmp);
+    y.swap(tmp);
   }
 }
 
@@ -117,15 +139,16 @@ int max_threads() {
 #endif
 }
 
-std::uint32_t exact_one_cut(const FieldCsr& a, const FieldCsr& b, pos_t k, const NumericRankOptions& opt,
+std::uint32_t exact_one_cut(const std::vector<FieldLayer>& layers, pos_t k, const NumericRankOptions& opt,
                             std::uint32_t& used) {
-  const pos_t n = a.s->n;
+  const pos_t n = layers[0].a.s->n;
+  const std::uint64_t vectors = layers.size() > 1 ? 3 : 2;  // G and Y, and the previous layer's Y
   const pos_t m = n - k;
   const std::uint32_t maxr = std::min<pos_t>(k, m);
   // basis[t]: a vector of length m with 1 at piv[t] and 0 at piv[u] for every u < t
   std::vector<std::vector<std::uint64_t>> basis;
   std::vector<pos_t> piv;
-  std::vector<std::uint64_t> g, y, v(m);
+  std::vector<std::uint64_t> g, y, tmp, v(m);
   used = 0;
   std::uint32_t s = std::max<std::uint32_t>(1, opt.first_block);
   for (;;) {
@@ -134,10 +157,10 @@ std::uint32_t exact_one_cut(const FieldCsr& a, const FieldCsr& b, pos_t k, const
     if (opt.mem_limit != ~std::uint64_t{0})
       check_memory(
           static_cast<std::uint64_t>(max_threads()) * 8ull *
-              (static_cast<std::uint64_t>(m) * (r + s + 1) + 2ull * n * s),
+              (static_cast<std::uint64_t>(m) * (r + s + 1) + vectors * n * s),
           opt.mem_limit,
           "exact rank at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
-    field_solve(a, b, k, opt.seed, used, s, g, y);
+    field_solve(layers, k, opt.seed, used, s, g, y, tmp);
     used += s;
     for (std::uint32_t c = 0; c < s; ++c) {
       for (pos_t i = 0; i < m; ++i) v[i] = y[static_cast<std::size_t>(k + i) * s + c];
@@ -168,25 +191,44 @@ std::uint64_t exact_rank_prime() {
 
 NumericCutRanks cut_ranks_exact(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                 const NumericRankOptions& opt) {
-  const pos_t n = w.a.n;
+  return cut_ranks_exact_product({&w}, cuts, opt);
+}
+
+NumericCutRanks cut_ranks_exact_product(const std::vector<const WeightedPattern*>& layers,
+                                        const std::vector<pos_t>& cuts, const NumericRankOptions& opt) {
+  if (layers.empty()) throw UsageError("the exact product rank needs at least one layer");
+  const pos_t n = layers[0]->a.n;
+  for (const auto* w : layers)
+    if (w->a.n != n || w->b.n != n) throw UsageError("the exact product rank needs layers of equal n");
+  const auto depth = static_cast<double>(layers.size());
   NumericCutRanks r;
   r.cuts = cuts;
   r.tolerance = 0.0;
   r.rule =
-      "exact: r(K) = rank over GF(2^61-1) of M[K+1..n, 1..K] G (Gaussian elimination), with independent "
-      "uniform weights in GF(2^61-1) on every nonzero of A and B and a random G, columns added until one is "
-      "dependent; r(K) <= the Menger rank always, and equals it except with probability <= "
-      "(n + min(K, n-K)) / (2^61-1) per cut (Schwartz-Zippel)";
+      layers.size() == 1
+          ? "exact: r(K) = rank over GF(2^61-1) of M[K+1..n, 1..K] G (Gaussian elimination), with "
+            "independent "
+            "uniform weights in GF(2^61-1) on every nonzero of A and B and a random G, columns added until "
+            "one is dependent; r(K) <= the Menger rank always, and equals it except with probability <= "
+            "(n + min(K, n-K)) / (2^61-1) per cut (Schwartz-Zippel)"
+          : "exact: r(K) = rank over GF(2^61-1) of M[K+1..n, 1..K] G, M = M_L ... M_1 (Gaussian "
+            "elimination), with independent uniform weights in GF(2^61-1) on every nonzero of every layer's "
+            "A and B and a random G, columns added until one is dependent; r(K) <= the Menger rank of the "
+            "stacked graph always, and equals it except with probability <= (L n + min(K, n-K)) / "
+            "(2^61-1) per cut (Schwartz-Zippel)";
   r.rank.assign(cuts.size(), 0);
   r.columns.assign(cuts.size(), 0);
   for (pos_t k : cuts)
     if (k < 1 || k >= n)
       throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
-  const FieldCsr fa = field_weights(w.a, opt.seed, 1), fb = field_weights(w.b, opt.seed, 2);
+  std::vector<FieldLayer> fl;  // layer l's weights from seed + l (one layer: seed, as before)
+  for (std::size_t l = 0; l < layers.size(); ++l)
+    fl.push_back(
+        {field_weights(layers[l]->a, opt.seed + l, 1), field_weights(layers[l]->b, opt.seed + l, 2)});
   double bound = 0.0;
   for (pos_t k : cuts)
-    bound +=
-        (static_cast<double>(n) + static_cast<double>(std::min<pos_t>(k, n - k))) / static_cast<double>(kP);
+    bound += (depth * static_cast<double>(n) + static_cast<double>(std::min<pos_t>(k, n - k))) /
+             static_cast<double>(kP);
   r.failure_bound = bound;
   const auto nc = static_cast<std::int64_t>(cuts.size());
   std::string failure;
@@ -195,7 +237,7 @@ NumericCutRanks cut_ranks_exact(const WeightedPattern& w, const std::vector<pos_
     std::uint32_t used = 0;
     const auto ci = static_cast<std::size_t>(c);
     try {
-      r.rank[ci] = exact_one_cut(fa, fb, cuts[ci], opt, used);
+      r.rank[ci] = exact_one_cut(fl, cuts[ci], opt, used);
     } catch (const std::exception& e) {  // never let an exception leave the parallel region
 #pragma omp critical(mixgraph_exact_failure)
       if (failure.empty()) failure = e.what();

@@ -12,10 +12,14 @@ namespace mixgraph {
 
 namespace {
 
-/// Unit-capacity Dinic on a fixed arc set; arcs 2k and 2k + 1 are each other's reverse.
+/// Unit-capacity Dinic on a fixed arc set; arcs 2k and 2k + 1 are each other's reverse. Runs resume from
+/// the current flow, and may be confined to the nodes whose position lies in a window.
 class UnitFlow {
  public:
-  explicit UnitFlow(std::uint32_t nodes) : nodes_(nodes) {}
+  static constexpr std::uint32_t kAny = std::numeric_limits<std::uint32_t>::max();
+  /// pos[v]: node v's position (kAny: allowed in every window, the source and the sink).
+  explicit UnitFlow(std::vector<std::uint32_t> pos)
+      : nodes_(static_cast<std::uint32_t>(pos.size())), pos_(std::move(pos)) {}
   std::size_t add(std::uint32_t u, std::uint32_t v) {
     from_.push_back(u);
     to_.push_back(v);
@@ -30,82 +34,113 @@ class UnitFlow {
     order_.resize(from_.size());
     auto pos = first_;
     for (std::size_t a = 0; a < from_.size(); ++a) order_[pos[from_[a]]++] = static_cast<std::uint32_t>(a);
-    base_.assign(from_.size(), 0);
-    for (std::size_t a = 0; a < from_.size(); a += 2) base_[a] = 1;
+    std::vector<std::uint32_t>().swap(from_);  // the tails are in the CSR now
+    cap_.assign(to_.size(), 0);
+    for (std::size_t a = 0; a < cap_.size(); a += 2) cap_[a] = 1;
+    level_.assign(nodes_, kNone);
+    it_.assign(nodes_, 0);
   }
-  /// Capacity of forward arc a (0 or 1) before the next run.
-  void set_base(std::size_t a, std::uint8_t c) { base_[a] = c; }
-  std::uint32_t max_flow(std::uint32_t s, std::uint32_t t) {
-    cap_ = base_;
+  /// Sets forward arc a to capacity c with no flow on it (a must carry no flow, or the flow is reset).
+  void set_arc(std::size_t a, std::uint8_t c) {
+    cap_[a] = c;
+    cap_[a ^ 1] = 0;
+  }
+  /// Removes every unit of flow: inner arcs back to capacity 1 (the switchable arcs are set by set_arc).
+  void clear_flow() {
+    for (std::size_t a = 0; a < cap_.size(); a += 2)
+      if (cap_[a + 1]) {
+        cap_[a] = 1;
+        cap_[a + 1] = 0;
+      }
+  }
+  /// Augments the current flow to a maximum one among the nodes with position in [lo, hi) (and kAny);
+  /// returns the units added. O(E' sqrt(V')) on the touched part.
+  std::uint32_t augment(std::uint32_t s, std::uint32_t t, std::uint32_t lo, std::uint32_t hi) {
+    const std::uint32_t width = hi - lo;
+    auto inside = [&](std::uint32_t v) { return pos_[v] == kAny || pos_[v] - lo < width; };
     std::uint32_t flow = 0;
-    std::vector<std::uint32_t> level(nodes_), it(nodes_), queue, stack;
-    constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
     for (;;) {
-      std::fill(level.begin(), level.end(), kNone);
-      queue.assign(1, s);
-      level[s] = 0;
-      for (std::size_t h = 0; h < queue.size(); ++h) {
-        const auto u = queue[h];
+      // BFS levels from s, expanding only nodes below t's level; every touched node is in queue_
+      queue_.assign(1, s);
+      level_[s] = 0;
+      it_[s] = first_[s];
+      for (std::size_t h = 0; h < queue_.size() && level_[t] == kNone; ++h) {
+        const auto u = queue_[h];
         for (auto k = first_[u]; k < first_[u + 1]; ++k) {
           const auto a = order_[k];
-          if (cap_[a] && level[to_[a]] == kNone) {
-            level[to_[a]] = level[u] + 1;
-            queue.push_back(to_[a]);
+          const auto v = to_[a];
+          if (cap_[a] && level_[v] == kNone && inside(v)) {
+            level_[v] = level_[u] + 1;
+            it_[v] = first_[v];
+            queue_.push_back(v);
           }
         }
       }
-      if (level[t] == kNone) return flow;
-      for (std::uint32_t u = 0; u < nodes_; ++u) it[u] = static_cast<std::uint32_t>(first_[u]);
-      // iterative DFS along level-increasing arcs; stack holds the arcs of the current path
-      for (;;) {
-        stack.clear();
-        std::uint32_t u = s;
-        bool found = false;
-        for (;;) {
-          if (u == t) {
-            found = true;
-            break;
-          }
-          bool advanced = false;
-          for (; it[u] < first_[u + 1]; ++it[u]) {
-            const auto a = order_[it[u]];
-            if (cap_[a] && level[to_[a]] == level[u] + 1) {
-              stack.push_back(a);
-              u = to_[a];
-              advanced = true;
-              break;
-            }
-          }
-          if (advanced) continue;
-          if (stack.empty()) break;
-          level[u] = kNone;  // dead end
-          const auto a = stack.back();
-          stack.pop_back();
-          u = from_[a];
-          ++it[u];
-        }
-        if (!found) break;
-        for (auto a : stack) {
-          --cap_[a];
-          ++cap_[a ^ 1];
-        }
-        ++flow;
-      }
+      const bool reached = level_[t] != kNone;
+      if (reached) flow += blocking_flow(s, t);
+      for (auto v : queue_) level_[v] = kNone;
+      if (!reached) return flow;
     }
   }
 
  private:
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+  /// Iterative DFS along level-increasing arcs; stack_ holds the arcs of the current path.
+  std::uint32_t blocking_flow(std::uint32_t s, std::uint32_t t) {
+    std::uint32_t flow = 0;
+    const std::uint32_t lt = level_[t];
+    for (;;) {
+      stack_.clear();
+      std::uint32_t u = s;
+      bool found = false;
+      for (;;) {
+        if (u == t) {
+          found = true;
+          break;
+        }
+        bool advanced = false;
+        if (level_[u] < lt)
+          for (; it_[u] < first_[u + 1]; ++it_[u]) {
+            const auto a = order_[it_[u]];
+            const auto v = to_[a];
+            if (cap_[a] && level_[v] == level_[u] + 1) {
+              stack_.push_back(a);
+              u = v;
+              advanced = true;
+              break;
+            }
+          }
+        if (advanced) continue;
+        if (stack_.empty()) break;
+        level_[u] = kDead;  // dead end for this phase (still reset with the queue)
+        const auto a = stack_.back();
+        stack_.pop_back();
+        u = to_[a ^ 1];
+        ++it_[u];
+      }
+      if (!found) return flow;
+      for (auto a : stack_) {
+        --cap_[a];
+        ++cap_[a ^ 1];
+      }
+      ++flow;
+    }
+  }
+  static constexpr std::uint32_t kDead = kNone - 1;
+
   std::uint32_t nodes_;
-  std::vector<std::uint32_t> from_, to_, order_;
-  std::vector<std::size_t> first_;
-  std::vector<std::uint8_t> base_, cap_;
+  std::vector<std::uint32_t> pos_, from_, to_, order_;
+  std::vector<std::size_t> first_, it_;
+  std::vector<std::uint8_t> cap_;
+  std::vector<std::uint32_t> level_, queue_, stack_;
 };
 
 std::vector<pos_t> default_cuts(pos_t n) {
   return n <= 1024 ? all_cuts(n) : spaced_cuts(n, 64);
 }
 
-std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& cuts) {
+std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& cuts, pos_t window) {
   const std::uint64_t n = s.n, L = s.depth();
   const std::uint64_t nodes64 = 2 * (L + 1) * n + 2;
   if (nodes64 > std::numeric_limits<std::uint32_t>::max() / 2)
@@ -113,7 +148,9 @@ std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& 
   const auto nodes = static_cast<std::uint32_t>(nodes64);
   const std::uint32_t src = nodes - 2, snk = nodes - 1;
   auto in = [&](std::uint64_t l, pos_t i) { return static_cast<std::uint32_t>(2 * (l * n + i)); };
-  UnitFlow g(nodes);
+  std::vector<std::uint32_t> pos(nodes, UnitFlow::kAny);
+  for (std::uint64_t v = 0; v + 2 < nodes; ++v) pos[v] = static_cast<std::uint32_t>((v / 2) % n);
+  UnitFlow g(std::move(pos));
   for (std::uint64_t l = 0; l <= L; ++l)
     for (pos_t i = 0; i < n; ++i) g.add(in(l, i), in(l, i) + 1);  // unit node capacity
   for (std::uint64_t l = 1; l <= L; ++l) {
@@ -129,13 +166,26 @@ std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& 
     snk_arc[i] = g.add(in(L, i) + 1, snk);
   }
   g.finish();
+  // Per cut: a maximum flow among the positions within `w` of the cut (a valid flow of the whole graph),
+  // w growing 4x while that adds paths, then Dinic on the whole graph resumes from it, which proves it
+  // maximum with one search when nothing is missing. The answer is the whole graph's max flow either way.
   std::vector<std::uint32_t> out;
   for (pos_t k : cuts) {
+    g.clear_flow();
     for (pos_t i = 0; i < n; ++i) {
-      g.set_base(src_arc[i], i < k ? 1 : 0);
-      g.set_base(snk_arc[i], i >= k ? 1 : 0);
+      g.set_arc(src_arc[i], i < k ? 1 : 0);
+      g.set_arc(snk_arc[i], i >= k ? 1 : 0);
     }
-    out.push_back(g.max_flow(src, snk));
+    std::uint32_t flow = 0;
+    for (std::uint64_t w = window; w > 0 && w < n; w *= 4) {
+      const auto lo = static_cast<std::uint32_t>(k > w ? k - w : 0);
+      const auto hi = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, k + w));
+      const std::uint32_t added = g.augment(src, snk, lo, hi);
+      flow += added;
+      if (added == 0 && w > window) break;  // the window stopped adding paths
+    }
+    flow += g.augment(src, snk, 0, static_cast<std::uint32_t>(n));
+    out.push_back(flow);
   }
   return out;
 }
@@ -157,7 +207,42 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     if (k < 1 || k >= s.n)
       throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(s.n ? s.n - 1 : 0));
   r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(s.n);
-  if (opt.numeric && s.n <= opt.numeric_limit) {
+  if (opt.numeric && opt.exact) {
+    std::vector<InducedWeights> distinct;  // sparsity only: one per distinct layer
+    std::vector<std::size_t> which;
+    std::vector<const Pattern*> seen;
+    for (const auto& layer : s.layers) {
+      const auto at = std::find(seen.begin(), seen.end(), layer.get());
+      if (at == seen.end()) {
+        distinct.push_back(induced_weights(*layer, opt.seed));
+        if (!distinct.back().generic)
+          throw UsageError("stack '" + s.spec +
+                           "': rank --method exact draws generic weights over a prime field, but a layer's "
+                           "weights come from its .mtx files: use --method both or dense");
+        seen.push_back(layer.get());
+      }
+      which.push_back(
+          static_cast<std::size_t>(std::find(seen.begin(), seen.end(), layer.get()) - seen.begin()));
+    }
+    std::vector<const WeightedPattern*> layers;
+    std::uint64_t nnz = 0;
+    for (auto k : which) {
+      layers.push_back(&distinct[k].w);
+      nnz = sat_add(nnz, distinct[k].w.a.nnz() + distinct[k].w.b.nnz());
+    }
+    check_memory(sat_mul(nnz, 8), opt.mem_limit,
+                 "stack '" + s.spec + "' weights over GF(2^61-1) at n = " + std::to_string(s.n));
+    NumericRankOptions no;
+    no.seed = opt.seed;
+    no.mem_limit = opt.mem_limit;
+    auto ex = cut_ranks_exact_product(layers, r.cuts, no);
+    r.numeric = std::move(ex.rank);
+    r.numeric_method = "exact";
+    r.exact_rule = std::move(ex.rule);
+    r.failure_bound = ex.failure_bound;
+    r.tolerance = 0.0;
+    r.numeric_done = true;
+  } else if (opt.numeric && s.n <= opt.numeric_limit) {
     const std::uint64_t n = s.n;
     check_memory(sat_mul(sat_mul(n, n), 24), opt.mem_limit,
                  "stack '" + s.spec + "' dense product at n = " + std::to_string(n));
@@ -168,7 +253,7 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     r.numeric_done = true;
   }
   if (opt.flow) {
-    r.flow = flow_ranks(s, r.cuts);
+    r.flow = flow_ranks(s, r.cuts, opt.flow_window);
     r.flow_done = true;
   }
   const auto& best = r.flow_done ? r.flow : r.numeric;

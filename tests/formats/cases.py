@@ -73,6 +73,7 @@ def json_cases(tmp):
         ("distances.stack", ["distances", "-p", "stack:block:4,ssm", "-n", "24"]),
         ("rank.stack", ["rank", "-p", "stack:ssm,window:2", "-n", "16"]),
         ("rank.stack", ["rank", "-p", "stack:ssm,ssm", "-n", "16", "--method", "flow", "--cuts", "3"]),
+        ("rank.stack", ["rank", "-p", "stack:ssm,window:4", "-n", "24", "--method", "exact"]),
         ("congestion", ["congestion", "-p", "stack:ssm,window:4", "-N", "12"]),
         ("congestion", ["congestion", "-p", "stack:local:2,local:2", "-N", "8"]),
         ("solve", ["solve", "-p", "pow2", "-n", "64", "--random", "4", "--backend", "cpu"]),

@@ -103,6 +103,14 @@ std::uint64_t exact_rank_prime();
 NumericCutRanks cut_ranks_exact(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                 const NumericRankOptions& opt = {});
 
+/// The same for the product M = M_L ... M_1 of layers applied in sequence (layers[0] first), M_l =
+/// (I - B_l)^{-1} A_l: layer l (0-indexed) gets its GF(p) weights from opt.seed + l, G from opt.seed, so one
+/// layer gives exactly cut_ranks_exact. Never exceeds the Menger rank of the stacked graph, and equals it
+/// except with probability <= sum over cuts of (L n + min(K, n-K)) / p. O(L (nnz) r + (n-K) r^2) per cut.
+/// Throws UsageError for no layers or layers of unequal n.
+NumericCutRanks cut_ranks_exact_product(const std::vector<const WeightedPattern*>& layers,
+                                        const std::vector<pos_t>& cuts, const NumericRankOptions& opt = {});
+
 struct FlowCutRanks {
   std::vector<pos_t> cuts;
   std::vector<std::uint32_t> rank;  ///< max number of vertex-disjoint x_{<=K} -> y_{>K} paths

@@ -117,6 +117,12 @@ struct StackRankOptions {
   pos_t numeric_limit = 1024;  ///< largest n for the dense product (L n^3 flops, 16 n^2 bytes)
   double tol = 0.0;            ///< 0: default_rank_tolerance(n)
   std::uint64_t mem_limit = 0;
+  /// The numeric side is the exact rank over GF(2^61-1) (cut_ranks_exact_product, any n) instead of the
+  /// dense product; refused (UsageError) when a layer's weights come from .mtx values (not generic).
+  bool exact = false;
+  /// Flow: the first window (positions within this distance of the cut) searched before the whole graph;
+  /// 0 searches the whole graph at once. Changes the time only, never the answer.
+  pos_t flow_window = 256;
 };
 
 struct StackCutRanks {
@@ -126,15 +132,20 @@ struct StackCutRanks {
   std::vector<std::uint32_t> numeric;  ///< parallel to cuts
   std::vector<std::uint32_t> flow;     ///< parallel to cuts
   double tolerance = 0.0;
-  std::uint32_t max_cut_rank = 0;  ///< flow if done, else numeric
+  std::string numeric_method = "dense";  ///< "dense" or "exact"
+  std::string exact_rule;                ///< exact: the rule and its failure probability, in words
+  double failure_bound = 0.0;            ///< exact: P(some cut below the generic rank) <= this
+  std::uint32_t max_cut_rank = 0;        ///< flow if done, else numeric
   pos_t argmax_cut = 0;
   std::vector<pos_t> numeric_above_flow;  ///< cuts with numeric > flow (a defect if non-empty)
 };
 
 /// Flow: the largest number of vertex-disjoint paths from layer-0 copies of 1..K to layer-L copies of
-/// K+1..n in the stacked graph (unit node capacities), a Dinic max-flow per cut, O(E sqrt(V)) each with
-/// E = sum_l (nnz(A_l) + nnz(B_l)) + (L + 1) n. Numeric: the dense product of the layers' operators with
-/// seeded weights, numeric_rank_colpiv of each block.
+/// K+1..n in the stacked graph (unit node capacities), a Dinic max-flow per cut on a graph built once,
+/// O(E sqrt(V)) each with E = sum_l (nnz(A_l) + nnz(B_l)) + (L + 1) n, first confined to growing windows
+/// around the cut (flow_window) and then resumed on the whole graph. Numeric: the dense product of the
+/// layers' operators with seeded weights, numeric_rank_colpiv of each block; or (exact) the exact ranks
+/// over GF(2^61-1) of the product with generic weights, which never exceed the flow ranks.
 StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt = {});
 
 /// The dense product, transposed: Mt(j, i) = M(i, j), M = M_L ... M_1 with layer l's weights w[l].
