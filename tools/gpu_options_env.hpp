@@ -36,6 +36,8 @@ inline gpu::SolveOptions gpu_options_from_env() {
     if (l == "head") o.layout = gpu::SolveOptions::Layout::HeadMajor;
     if (l == "channel") o.layout = gpu::SolveOptions::Layout::ChannelMajor;
   }
+  if (const char* e = get("MIXGRAPH_GPU_FUSED"))
+    o.fused_seeded = std::atoi(e) != 0 ? gpu::SolveOptions::Fused::On : gpu::SolveOptions::Fused::Off;
   o.tma = on("MIXGRAPH_GPU_TMA");
   o.ytma = on("MIXGRAPH_GPU_YTMA");
   o.mma = on("MIXGRAPH_GPU_MMA");

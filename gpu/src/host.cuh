@@ -4,7 +4,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common.cuh"
 #include "mixgraph/gpu_solve.hpp"
@@ -21,24 +24,84 @@ std::string err_text(cudaError_t e, const char* what) {
     if (e_ != cudaSuccess) throw std::string(err_text(e_, what)); \
   } while (0)
 
+// The cached device buffers of one device (gpu_solve.hpp, solve_device): slot j serves the j-th buffer
+// of a call, grow-only. `mu` is held for a whole call (WsScope).
+struct Workspace {
+  std::mutex mu;
+  std::vector<std::pair<void*, std::size_t>> slots;  // pointer, capacity in bytes
+  void release() {                                   // with mu held
+    for (auto& s : slots)
+      if (s.first) cudaFree(s.first);
+    slots.clear();
+  }
+};
+
+// One Workspace per device, never destroyed (no CUDA calls in static destructors; the process's end
+// frees the memory).
+Workspace& workspace_of(int device) {
+  static std::mutex reg_mu;
+  static auto* reg = new std::vector<Workspace*>();
+  const std::lock_guard<std::mutex> lk(reg_mu);
+  if (device < 0) device = 0;
+  if (reg->size() <= std::size_t(device)) reg->resize(std::size_t(device) + 1, nullptr);
+  if (!(*reg)[std::size_t(device)]) (*reg)[std::size_t(device)] = new Workspace();
+  return *(*reg)[std::size_t(device)];
+}
+
+// While a WsScope lives on a thread, that thread's DevBufs take the workspace's slots in order (and do not
+// free them); it holds the device's mutex. Every DevBuf made in the scope must die before the work that
+// uses it is complete and the scope ends (solve_device synchronizes before returning).
+struct WsScope;
+thread_local WsScope* tl_ws = nullptr;
+struct WsScope {
+  Workspace& w;
+  std::lock_guard<std::mutex> lk;
+  std::size_t next = 0;
+  WsScope* prev;
+  explicit WsScope(Workspace& ws) : w(ws), lk(ws.mu), prev(tl_ws) { tl_ws = this; }
+  WsScope(const WsScope&) = delete;
+  WsScope& operator=(const WsScope&) = delete;
+  ~WsScope() { tl_ws = prev; }
+  void* take(std::size_t bytes) {
+    if (next == w.slots.size()) w.slots.emplace_back(nullptr, 0);
+    auto& s = w.slots[next++];
+    if (s.second < bytes) {
+      if (s.first) cudaFree(s.first);
+      s = {nullptr, 0};
+      MG_CUDA(cudaMalloc(&s.first, bytes), "cudaMalloc");
+      s.second = bytes;
+    }
+    return s.first;
+  }
+};
+
 struct DevBuf {
   void* p = nullptr;
+  bool owned = true;  // false: a workspace slot (WsScope), never freed here
   DevBuf() = default;
   explicit DevBuf(std::size_t bytes) {
-    if (bytes) MG_CUDA(cudaMalloc(&p, bytes), "cudaMalloc");
+    if (!bytes) return;
+    if (tl_ws) {
+      p = tl_ws->take(bytes);
+      owned = false;
+      return;
+    }
+    MG_CUDA(cudaMalloc(&p, bytes), "cudaMalloc");
   }
   DevBuf(const DevBuf&) = delete;
   DevBuf& operator=(const DevBuf&) = delete;
   DevBuf& operator=(DevBuf&& o) noexcept {
     if (this != &o) {
-      if (p) cudaFree(p);
+      if (p && owned) cudaFree(p);
       p = o.p;
+      owned = o.owned;
       o.p = nullptr;
+      o.owned = true;
     }
     return *this;
   }
   ~DevBuf() {
-    if (p) cudaFree(p);
+    if (p && owned) cudaFree(p);
   }
   template <class U>
   U* as() const {

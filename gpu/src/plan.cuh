@@ -163,10 +163,17 @@ void run_plan(Plan<T>& pl, DevProblem<T> P, cudaStream_t st) {
   if (pl.scan) {
     const std::uint64_t segs = (std::uint64_t(P.n) + kSeg - 1) / kSeg * P.d;
     const unsigned bl = unsigned((segs + 255) / 256);
-    scan_maps<T><<<bl, 256, 0, st>>>(P, pl.pm.template as<T>(), pl.qm.template as<T>());
+    const bool fused = pl.sg.a.on || pl.sg.b.on;
+    if (fused)
+      scan_maps<T, true><<<bl, 256, 0, st>>>(P, pl.sg, pl.pm.template as<T>(), pl.qm.template as<T>());
+    else
+      scan_maps<T, false><<<bl, 256, 0, st>>>(P, pl.sg, pl.pm.template as<T>(), pl.qm.template as<T>());
     scan_carry<T><<<(P.d + 127) / 128, 128, 0, st>>>(P, pl.pm.template as<T>(), pl.qm.template as<T>(),
                                                      pl.carry.template as<T>());
-    scan_apply<T><<<bl, 256, 0, st>>>(P, pl.carry.template as<T>());
+    if (fused)
+      scan_apply<T, true><<<bl, 256, 0, st>>>(P, pl.sg, pl.carry.template as<T>());
+    else
+      scan_apply<T, false><<<bl, 256, 0, st>>>(P, pl.sg, pl.carry.template as<T>());
     MG_CUDA(cudaGetLastError(), "scan launch");
     return;
   }

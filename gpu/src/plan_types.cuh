@@ -6,6 +6,7 @@
 #include "blockinv_common.cuh"
 #include "common.cuh"
 #include "host.cuh"
+#include "scan.cuh"
 
 namespace mixgraph::gpu {
 namespace {
@@ -24,6 +25,7 @@ struct Plan {
   DevBuf prof;          // SolveOptions::profile
   // scan
   DevBuf pm, qm, carry;
+  ScanGen sg;  // seeded coefficients made in the scan kernels (the FUSED instances) where sg.a/b.on
   // blockinv
   bool bi = false;
   bi::Params bq;
@@ -49,6 +51,14 @@ bool channel_major(const SolveProblem& p, const SolveOptions& o) {
   if (o.kernel != SolveOptions::Kernel::Auto || !first_order(p.a, p.b)) return false;
   if (o.layout != SolveOptions::Layout::Auto) return o.layout == SolveOptions::Layout::ChannelMajor;
   return p.heads > 1 && p.d / p.heads < 32;
+}
+
+// SolveOptions::Fused: seeded coefficients made inside gpu-scan1 (which the planner takes for every
+// first-order pattern under Kernel::Auto) unless asked off.
+bool fused_seeded(const SolveProblem& p, const SolveOptions& o) {
+  if (o.kernel != SolveOptions::Kernel::Auto || !first_order(p.a, p.b)) return false;
+  if (o.fused_seeded == SolveOptions::Fused::Off) return false;
+  return p.a.gen == CoefGen::Seeded || p.b.gen == CoefGen::Seeded;
 }
 
 }  // namespace

@@ -74,24 +74,55 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 template <class T>
 void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, const T* dx, T* dy,
                 SolveRun& r) {
-  const bool cm = channel_major(p, o);
+  const bool cm = channel_major(p, o), fuse = fused_seeded(p, o);
   DevStruct sa, sb;
   DevBuf va, vb;
-  const SolveMatrix ma = device_coefs<T>(p.a, p.n, p.heads, va, cm),
-                    mb = device_coefs<T>(p.b, p.n, p.heads, vb, cm);
+  ScanGen sg;
+  // the device coefficients of one matrix: the caller's device array, none (made in the scan kernels),
+  // or device_coefs's array
+  auto coefs = [&](const SolveMatrix& m, DevBuf& v, ScanSeed& seed) -> SolveMatrix {
+    if (m.vals_on_device) {
+      if (m.gen != CoefGen::Values || !m.vals) throw std::string("device coefficients need gen = Values");
+      return m;
+    }
+    if (fuse && m.gen == CoefGen::Seeded) {
+      seed.on = 1;
+      seed.seed = m.gen_seed;
+      seed.matrix = m.gen_matrix;
+      seed.total = m.gen_total;
+      SolveMatrix r = m;
+      r.vals = nullptr;
+      return r;
+    }
+    return device_coefs<T>(m, p.n, p.heads, v, cm);
+  };
+  const SolveMatrix ma = coefs(p.a, va, sg.a), mb = coefs(p.b, vb, sg.b);
+  auto vals_of = [](const SolveMatrix& m, const DevBuf& v) {
+    return m.vals_on_device ? static_cast<const T*>(m.vals) : v.as<T>();
+  };
   DevProblem<T> P{};
   P.n = p.n;
   P.d = p.d;
   P.dh = p.d / p.heads;
-  P.a = dev_matrix<T>(ma, p.n, sa, va.as<T>());
-  P.b = dev_matrix<T>(mb, p.n, sb, vb.as<T>());
+  P.a = dev_matrix<T>(ma, p.n, sa, vals_of(ma, va));
+  P.b = dev_matrix<T>(mb, p.n, sb, vals_of(mb, vb));
   P.x = dx;
   P.y = dy;
   Plan<T> plan;
   make_plan(plan, P, ma, mb, p.heads, o);
+  if ((ma.vals_on_device || mb.vals_on_device) && !plan.scan)
+    throw std::string("coefficients on the device need gpu-scan1 (a first-order pattern, kernel auto); " +
+                      plan.explain);
+  if ((sg.a.on || sg.b.on) && !plan.scan)  // fused_seeded() holds only where the planner takes gpu-scan1
+    throw std::string("internal error: seeded coefficients without an array outside gpu-scan1");
+  if (plan.scan) plan.sg = sg;
   if (cm) {
     plan.name.insert(plan.name.size() - 1, ",channel-major");
     plan.explain += "; coefficients channel-major ([k][i][h]: a warp's columns span several heads)";
+  }
+  if (sg.a.on || sg.b.on) {
+    plan.name.insert(plan.name.size() - 1, ",fused-seeded");
+    plan.explain += "; seeded coefficients made in the scan kernels (no coefficient array)";
   }
   r.plan = plan.explain;
   if (o.verbose) std::fprintf(stderr, "%s\n", plan.explain.c_str());
@@ -127,6 +158,9 @@ SolveRun solve_device_t(const SolveProblem& p, const void* x, void* y, const Sol
                         cudaStream_t st) {
   SolveRun r;
   const auto t0 = std::chrono::steady_clock::now();
+  int dev = 0;
+  MG_CUDA(cudaGetDevice(&dev), "cudaGetDevice");
+  const WsScope ws(workspace_of(dev));  // every device buffer of this call from the cache
   solve_core<T>(p, o, st, static_cast<const T*>(x), static_cast<T*>(y), r);
   r.total_ms = ms_since(t0);
   r.ran = true;
@@ -246,6 +280,27 @@ SolveRun solve_seeded_x(const SolveProblem& p, std::uint64_t x_seed, void* y, co
     return p.fp64 ? solve_seeded_x_t<double>(p, x_seed, y, options)
                   : solve_seeded_x_t<float>(p, x_seed, y, options);
   });
+}
+
+std::string release_workspace() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return "";
+  int cur = 0;
+  cudaGetDevice(&cur);
+  std::string note;
+  for (int dev = 0; dev < count; ++dev) {
+    Workspace& w = workspace_of(dev);
+    const std::lock_guard<std::mutex> lk(w.mu);
+    if (w.slots.empty()) continue;
+    const cudaError_t e = cudaSetDevice(dev);
+    if (e != cudaSuccess) {
+      note = err_text(e, "cudaSetDevice");
+      continue;
+    }
+    w.release();
+  }
+  cudaSetDevice(cur);
+  return note;
 }
 
 std::string fill_seeded_x(void* x, std::uint32_t n, std::uint32_t d, bool fp64, std::uint64_t seed) {

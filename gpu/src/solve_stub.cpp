@@ -27,6 +27,10 @@ SolveRun solve_seeded_x(const SolveProblem&, std::uint64_t, void*, const SolveOp
   return r;
 }
 
+std::string release_workspace() {
+  return "";
+}
+
 std::string fill_seeded_x(void*, std::uint32_t, std::uint32_t, bool, std::uint64_t) {
   return kNote;
 }

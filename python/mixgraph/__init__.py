@@ -159,7 +159,8 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
             bar.close()
 
 
-def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None, progress=None):
+def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None, progress=None,
+          gates=None):
     """Y = (I - B)^{-1} A X on the CPU, the mixer itself (``mixgraph solve``).
 
     pattern: a Pattern (or a spec string for mtx: files). X: float32 or float64, C-contiguous, n x d (or
@@ -179,12 +180,17 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     (heads, seed, dtype), so a repeated call pays only the kernel (O(heads (n + nnz)) memory held until
     the next solve with other settings or until the Pattern is freed). info=True returns (Y, {kernel,
     threads, seconds, weights_cached, input, ...}); seconds is the kernel's time.
+    gates: per-channel gates for first-order patterns (``ssm``) with X a CUDA tensor: a CUDA tensor of X's
+    dtype and shape (n, d) on X's device, read in place by the kernel (never copied), as the CLI's
+    ``--gates`` file: y[i, c] = gates[i, c] * y[i-1, c] + alpha[i, c] * X[i, c] (gates[0] is not used);
+    every column becomes its own head (heads left out or d) and alpha is the seeded diagonal of A of
+    head c (``Pattern.weights(seed + c)``).
     """
     if out is None and not isinstance(X, _np.ndarray) and hasattr(X, "__dlpack__"):
         out = _like(X)
     cb, bar = _progress(progress, "solve")
     try:
-        y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit, cb)
+        y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit, cb, gates)
     finally:
         if bar is not None:
             bar.close()

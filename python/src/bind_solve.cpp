@@ -10,8 +10,8 @@
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/solve.hpp"
-#include "mixgraph/solve_cancel.hpp"
 #include "mixgraph/solve_backend.hpp"
+#include "mixgraph/solve_cancel.hpp"
 
 namespace mixgraph::py {
 namespace {
@@ -115,7 +115,7 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
 // when X is a torch tensor (else the default stream); returns once Y is written.
 template <class T>
 pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& x, const pb::object& out,
-                   int heads, std::uint64_t seed, std::uint64_t mem_limit) {
+                   int heads, std::uint64_t seed, std::uint64_t mem_limit, const pb::object& gates) {
   const Pattern& p = hp->p;
   const std::size_t d = static_cast<std::size_t>(xv.cols);
   if (out.is_none())
@@ -141,10 +141,29 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   const std::string dev_note = gpu::set_device(xv.device_id);
   if (!dev_note.empty()) throw RuntimeFailure("GPU solve: " + dev_note);
   const MixerWeights<T> w = seeded_mixer_weights<T>(p, heads, seed);
+  gpu::SolveProblem prob = gpu_problem(w, d);
+  ArrayView gv;
+  if (!gates.is_none()) {  // per-channel gates read in place: B's coefficient of row i, channel c
+    gv = array_view(gates, false, "gates");
+    if (!gv.cuda || gv.device_id != xv.device_id)
+      throw UsageError("gates must be a CUDA array on X's device (cuda:" + std::to_string(xv.device_id) +
+                       ")");
+    if (gv.itemsize != xv.itemsize || gv.ndim != xv.ndim || gv.rows != xv.rows || gv.cols != xv.cols)
+      throw UsageError("gates must have X's dtype and shape (n, d) and be C-contiguous");
+    if (!(prob.b.implicit && prob.b.k == 1 && prob.b.offsets[0] == 1))
+      throw UsageError("gates are for first-order patterns (B reads only i - 1, the ssm family); " + p.spec +
+                       " is not one");
+    prob.b.gen = gpu::CoefGen::Values;
+    prob.b.vals = gv.data;
+    prob.b.vals_on_device = true;
+    prob.b.hs = 1;
+    prob.b.is = d;
+    prob.b.ks = std::uint64_t(p.n) * d;
+  }
   gpu::SolveRun r;
   {
     pb::gil_scoped_release nogil;
-    r = gpu::solve_device(gpu_problem(w, d), xv.data, yv.data, {}, stream);
+    r = gpu::solve_device(prob, xv.data, yv.data, {}, stream);
   }
   if (!r.ran) throw RuntimeFailure("GPU solve failed: " + r.note);
   pb::dict i;
@@ -155,6 +174,7 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   i["precision"] = sizeof(T) == 8 ? "fp64" : "fp32";
   i["d"] = d;
   i["heads"] = heads;
+  i["gates"] = !gates.is_none();
   i["weights_cached"] = false;
   i["input"] = xv.kind;
   i["device"] = "cuda:" + std::to_string(xv.device_id);
@@ -164,7 +184,8 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
 }
 
 pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint64_t seed, int threads,
-                const pb::object& out, const pb::object& mem, const pb::object& progress) {
+                const pb::object& out, const pb::object& mem, const pb::object& progress,
+                const pb::object& gates) {
   const PatternPtr h = pattern_from(pat, pb::none());
   if (heads < 1) throw UsageError("heads must be >= 1");
   if (threads < 0) throw UsageError("threads must be >= 0 (0 = all cores)");
@@ -174,6 +195,15 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
                      " rows but the pattern has n = " + std::to_string(h->p.n));
   const std::size_t d = static_cast<std::size_t>(xv.cols);
   if (d == 0) throw UsageError("X needs at least one column");
+  if (!gates.is_none()) {  // per-channel gates make every column its own head (the CLI's --gates)
+    if (!xv.cuda)
+      throw UsageError("gates= needs X (and gates) on a CUDA device; for host arrays use the CLI's --gates");
+    if (heads != 1 && std::size_t(heads) != d)
+      throw UsageError("gates make every column its own head: heads must be " + std::to_string(d) +
+                       " (or left out)");
+    if (d > 0x7fffffffULL) throw UsageError("gates: too many columns");
+    heads = static_cast<int>(d);
+  }
   if (d % std::size_t(heads) != 0)
     throw UsageError("X has " + std::to_string(d) +
                      " columns, not a multiple of heads = " + std::to_string(heads));
@@ -184,8 +214,8 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
     if (!info.usable())
       throw GpuRequired("X is a CUDA tensor (device " + std::to_string(xv.device_id) +
                         "), but no GPU is usable here (" + info.note + "); pass X.cpu() for the CPU solve");
-    if (xv.itemsize == 8) return run_cuda<double>(h, xv, x, out, heads, seed, lim);
-    return run_cuda<float>(h, xv, x, out, heads, seed, lim);
+    if (xv.itemsize == 8) return run_cuda<double>(h, xv, x, out, heads, seed, lim, gates);
+    return run_cuda<float>(h, xv, x, out, heads, seed, lim, gates);
   }
   if (xv.itemsize == 8) return run<double>(h, xv, out, heads, seed, threads, lim, progress);
   return run<float>(h, xv, out, heads, seed, threads, lim, progress);
@@ -196,7 +226,7 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
 void bind_solve(pb::module_& m) {
   m.def("_solve", &solve, pb::arg("pattern"), pb::arg("X"), pb::arg("heads") = 1, pb::arg("seed") = 1,
         pb::arg("threads") = 0, pb::arg("out") = pb::none(), pb::arg("mem_limit") = pb::none(),
-        pb::arg("progress") = pb::none());
+        pb::arg("progress") = pb::none(), pb::arg("gates") = pb::none());
 }
 
 }  // namespace mixgraph::py

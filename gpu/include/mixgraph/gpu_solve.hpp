@@ -48,6 +48,11 @@ struct SolveMatrix {
   std::uint64_t gen_seed = 0;    ///< Seeded: the seed of head 0
   std::uint32_t gen_matrix = 0;  ///< Seeded: weight_gen.hpp's matrix id (kMatrixA, kMatrixB)
   double gen_total = 0;          ///< Seeded: weight_gen.hpp's row total (kTotalA, kTotalB)
+  /// Values only: vals is a device pointer (on the device of the solve), read in place with the strides
+  /// hs, is, ks; nothing is uploaded or copied. Only gpu-scan1 reads it (first-order patterns under
+  /// Kernel::Auto; any other plan is refused with a note), e.g. per-channel gates G (n x d, row-major) of
+  /// an ssm pattern with heads = d: k = 1, hs = 1, is = d, ks = n d.
+  bool vals_on_device = false;
 };
 
 struct SolveProblem {
@@ -68,6 +73,10 @@ struct SolveOptions {
   /// always use HeadMajor. Auto: ChannelMajor for gpu-scan1 when a warp's 32 columns span several heads
   /// (d / heads < 32), else HeadMajor.
   enum class Layout { Auto, HeadMajor, ChannelMajor };
+  /// Seeded coefficients in gpu-scan1: On makes each one inside the scan kernels from (seed, head, row,
+  /// read) with weight_gen.hpp's generator, so no coefficient array exists (the same bits of Y as Off,
+  /// which writes the coefficients to a device array first). Auto: On. Other kernels always use Off.
+  enum class Fused { Auto, Off, On };
   /// Auto: gpu-scan1 for first-order patterns, else gpu-blockinv where it fits, else gpu-pipeline.
   /// BlockInv: gpu-blockinv where it fits, also on first-order patterns. Pipeline: always gpu-pipeline.
   Kernel kernel = Kernel::Auto;
@@ -82,8 +91,9 @@ struct SolveOptions {
   bool mma = true;   ///< fp32 blockinv: L^{-1} in fragment order, 3xTF32 mma (false: padded rows, FMA)
   bool ws = true;    ///< blockinv: the warp-specialized solve where it applies (false: bi_solve)
   bool swz = true;   ///< blockinv far sums: row halves in swizzled order (false: column order)
-  Layout layout = Layout::Auto;  ///< coefficient layout on the device (gpu-scan1), see Layout
-  bool verbose = false;          ///< print SolveRun::plan to stderr
+  Layout layout = Layout::Auto;      ///< coefficient layout on the device (gpu-scan1), see Layout
+  Fused fused_seeded = Fused::Auto;  ///< seeded coefficients made inside gpu-scan1, see Fused
+  bool verbose = false;              ///< print SolveRun::plan to stderr
   bool profile = false;  ///< print per-role cycle counters of the last launch to stderr (profile instances)
 };
 
@@ -106,10 +116,21 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// default stream): the solve is ordered after the work already queued on it (what wrote X), and the call
 /// returns once Y is written. total_ms: device weights + kernel. Never throws; errors in note.
 ///
+/// Device memory: solve_device allocates nothing per call once warm. Its device buffers (coefficient
+/// arrays, structure copies, the plan's workspace) come from a per-device cache, grow-only: the j-th buffer
+/// of a call reuses the cache's j-th slot, reallocated only when too small. The cache is held until
+/// release_workspace() or the end of the process. Calls on one device are serialized by a mutex (each call
+/// returns once Y is written, so the next may reuse the buffers); calls on different devices run in
+/// parallel. solve(), solve_seeded_x() and the benchmarks allocate and free per call as before.
+///
 ///   float *x, *y;  cudaMalloc(&x, n * d * 4); cudaMalloc(&y, n * d * 4);  // X filled on the device
 ///   auto r = mixgraph::gpu::solve_device(p, x, y, {}, stream);
 SolveRun solve_device(const SolveProblem& p, const void* x_dev, void* y_dev, const SolveOptions& options = {},
                       void* stream = nullptr);
+
+/// Frees solve_device's cached device buffers on every device (waits for a call in progress on a device
+/// to end first). Returns "" or what went wrong. The next solve_device allocates again.
+std::string release_workspace();
 
 /// Seeded X made on the device, the bits a host run makes (weight_gen.hpp, input_value(x_seed, i, c)), then
 /// solved; nothing crosses the bus but the structure. Y goes to y_host (n x d) only when y_host is not
