@@ -3,6 +3,7 @@
 // (docs/math.md §5, "Real attention heads"); B seeded or from --weights-b.
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve.hpp"
@@ -23,5 +24,11 @@ template <class T>
 MixerWeights<T> solve_attention_weights(const Pattern& p, int heads, std::uint64_t seed,
                                         const AttentionOptions& o, const WeightFiles& f,
                                         std::uint64_t mem_limit);
+
+/// The same weights from Q and K in memory and B's weights from an array (absent: seeded), e.g. from Python.
+template <class T>
+MixerWeights<T> attention_weights_from_arrays(const Pattern& p, int heads, std::uint64_t seed,
+                                              const NpyArray& q, const NpyArray& k, AttentionKernel kernel,
+                                              const std::optional<WeightArray>& b, std::uint64_t mem_limit);
 
 }  // namespace mixgraph::cli

@@ -37,23 +37,32 @@ std::uint64_t check_input_file(const std::string& path, const std::string& what)
 namespace mixgraph {
 namespace {
 
-/// The index of the first NaN or +-inf of v, or v.size().
+/// The index of the first NaN or +-inf of v[0 .. size), or size.
 template <class T>
-std::size_t first_nonfinite(const std::vector<T>& v) {
-  for (std::size_t k = 0; k < v.size(); ++k)
+std::size_t first_nonfinite(const T* v, std::size_t size) {
+  for (std::size_t k = 0; k < size; ++k)
     if (!std::isfinite(v[k])) return k;
-  return v.size();
+  return size;
 }
 
 }  // namespace
 
 void require_finite(const NpyArray& a, const std::string& what, const std::string& advice) {
-  const std::size_t k = a.fp64 ? first_nonfinite(a.f64) : first_nonfinite(a.f32);
-  if (k == (a.fp64 ? a.f64.size() : a.f32.size()) || a.cols == 0) return;
-  const double v = a.fp64 ? a.f64[k] : double(a.f32[k]);
+  require_finite(a.fp64 ? static_cast<const void*>(a.f64.data()) : static_cast<const void*>(a.f32.data()),
+                 a.fp64, a.rows, a.cols, what, advice);
+}
+
+void require_finite(const void* data, bool fp64, std::uint64_t rows, std::uint64_t cols,
+                    const std::string& what, const std::string& advice) {
+  const std::size_t size = static_cast<std::size_t>(rows * cols);
+  if (size == 0) return;
+  const std::size_t k = fp64 ? first_nonfinite(static_cast<const double*>(data), size)
+                             : first_nonfinite(static_cast<const float*>(data), size);
+  if (k == size) return;
+  const double v = fp64 ? static_cast<const double*>(data)[k] : double(static_cast<const float*>(data)[k]);
   const std::string value = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
-  throw InputError(what + ": row " + std::to_string(k / a.cols + 1) + ", column " +
-                   std::to_string(k % a.cols + 1) + " (1-indexed) is " + value + "; values must be finite" +
+  throw InputError(what + ": row " + std::to_string(k / cols + 1) + ", column " +
+                   std::to_string(k % cols + 1) + " (1-indexed) is " + value + "; values must be finite" +
                    advice);
 }
 

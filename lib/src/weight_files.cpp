@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
@@ -12,27 +13,17 @@ namespace mixgraph {
 
 namespace {
 
-NpyArray read_checked(const std::string& path, const std::string& option, std::uint64_t mem_limit) {
-  std::error_code ec;
-  const auto bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(option + " " + path + ": cannot read the file (" + ec.message() + ")");
-  check_memory(std::uint64_t(bytes) * 2, mem_limit, "reading " + option + " " + path);
-  auto a = read_npy(path);
-  require_finite(a, option + " " + path);
-  return a;
+double at(const WeightArray& a, std::size_t k) {
+  return a.fp64 ? static_cast<const double*>(a.data)[k] : double(static_cast<const float*>(a.data)[k]);
 }
 
-double at(const NpyArray& a, std::size_t k) {
-  return a.fp64 ? a.f64[k] : double(a.f32[k]);
-}
-
-std::string shape_text(const NpyArray& a) {
+std::string shape_text(const WeightArray& a) {
   return "(" + std::to_string(a.rows) + ", " + std::to_string(a.cols) + ")";
 }
 
 /// One matrix (A or B) from (H, K) per offset or (H, nnz) per position into w's layout.
 template <class T>
-void load_matrix(const NpyArray& f, const std::string& what, const SolveStructure& s, bool is_a, int heads,
+void load_matrix(const WeightArray& f, const std::string& what, const SolveStructure& s, bool is_a, int heads,
                  std::vector<T>& out, CoefSource& src) {
   const std::vector<pos_t>& offs = is_a ? s.a_offsets : s.b_offsets;
   const nnz_t nnz = is_a ? s.nnz_a : s.nnz_b;
@@ -75,7 +66,7 @@ void load_matrix(const NpyArray& f, const std::string& what, const SolveStructur
 
 /// Gates (n, d) into the implicit per-head layout with K = 1: out[c * n + i] = g[i, c].
 template <class T>
-void load_gates(const NpyArray& g, const std::string& what, pos_t n, int d, std::vector<T>& out) {
+void load_gates(const WeightArray& g, const std::string& what, pos_t n, int d, std::vector<T>& out) {
   if (g.rows != n || g.cols != std::uint64_t(d))
     throw InputError(what + ": shape " + shape_text(g) + ", need (n, d) = (" + std::to_string(n) + ", " +
                      std::to_string(d) + ")");
@@ -87,40 +78,94 @@ void load_gates(const NpyArray& g, const std::string& what, pos_t n, int d, std:
 
 }  // namespace
 
-template <class T>
-MixerWeights<T> weights_from_files(const Pattern& p, int heads, std::uint64_t seed, const WeightFiles& f,
-                                   std::uint64_t mem_limit) {
+NpyArray read_weight_file(const std::string& path, const std::string& option, std::uint64_t mem_limit) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(option + " " + path + ": cannot read the file (" + ec.message() + ")");
+  check_memory(std::uint64_t(bytes) * 2, mem_limit, "reading " + option + " " + path);
+  return read_npy(path);
+}
+
+WeightArray weight_array(const NpyArray& a, std::string name) {
+  WeightArray v;
+  v.rows = a.rows;
+  v.cols = a.cols;
+  v.fp64 = a.fp64;
+  v.data = a.fp64 ? static_cast<const void*>(a.f64.data()) : static_cast<const void*>(a.f32.data());
+  v.name = std::move(name);
+  return v;
+}
+
+namespace {
+
+/// The weights with the given matrices replaced; get(k) returns matrix k (0 B, 1 A, 2 gates, 3 input gates,
+/// the order files are read in), finite, valid until the next call.
+template <class T, class Get>
+MixerWeights<T> build_weights(const Pattern& p, int heads, std::uint64_t seed, const bool (&given)[4],
+                              Get get) {
   MixerWeights<T> w = seeded_mixer_weights<T>(p, heads, seed);
   const SolveStructure& s = w.s;
-  const bool gated = !f.gates.empty() || !f.input_gates.empty();
+  const bool gated = given[2] || given[3];
   if (gated) {
     if (!(s.implicit && s.b_offsets == std::vector<pos_t>{1} && s.a_offsets == std::vector<pos_t>{0}))
       throw UsageError("--gates / --input-gates need a first-order pattern with a diagonal A (ssm), not '" +
                        p.spec + "'");
-    if ((!f.gates.empty() && !f.b.empty()) || (!f.input_gates.empty() && !f.a.empty()))
+    if ((given[2] && given[0]) || (given[3] && given[1]))
       throw UsageError(
           "give either --gates or --weights-b (and either --input-gates or --weights-a), not both");
   }
-  if (!f.b.empty())
-    load_matrix(read_checked(f.b, "--weights-b", mem_limit), "--weights-b " + f.b, s, false, heads, w.b,
-                w.b_source);
-  if (!f.a.empty())
-    load_matrix(read_checked(f.a, "--weights-a", mem_limit), "--weights-a " + f.a, s, true, heads, w.a,
-                w.a_source);
-  if (!f.gates.empty()) {
-    load_gates(read_checked(f.gates, "--gates", mem_limit), "--gates " + f.gates, s.n, heads, w.b);
+  if (given[0]) {
+    const WeightArray& m = get(0);
+    load_matrix(m, m.name, s, false, heads, w.b, w.b_source);
+  }
+  if (given[1]) {
+    const WeightArray& m = get(1);
+    load_matrix(m, m.name, s, true, heads, w.a, w.a_source);
+  }
+  if (given[2]) {
+    const WeightArray& m = get(2);
+    load_gates(m, m.name, s.n, heads, w.b);
     w.b_source = CoefSource::Stored;
   }
-  if (gated && f.input_gates.empty() && f.a.empty()) {  // A = I per channel
+  if (gated && !given[3] && !given[1]) {  // A = I per channel
     w.a.assign(std::size_t(heads), T(1));
     w.a_source = CoefSource::PerOffset;
   }
-  if (!f.input_gates.empty()) {
-    load_gates(read_checked(f.input_gates, "--input-gates", mem_limit), "--input-gates " + f.input_gates, s.n,
-               heads, w.a);
+  if (given[3]) {
+    const WeightArray& m = get(3);
+    load_gates(m, m.name, s.n, heads, w.a);
     w.a_source = CoefSource::Stored;
   }
   return w;
+}
+
+}  // namespace
+
+template <class T>
+MixerWeights<T> weights_from_arrays(const Pattern& p, int heads, std::uint64_t seed, const WeightArrays& f) {
+  const std::optional<WeightArray>* m[4] = {&f.b, &f.a, &f.gates, &f.input_gates};
+  const bool given[4] = {bool(f.b), bool(f.a), bool(f.gates), bool(f.input_gates)};
+  return build_weights<T>(p, heads, seed, given, [&](int k) -> const WeightArray& {
+    const WeightArray& v = **m[k];
+    require_finite(v.data, v.fp64, v.rows, v.cols, v.name);
+    return v;
+  });
+}
+
+template <class T>
+MixerWeights<T> weights_from_files(const Pattern& p, int heads, std::uint64_t seed, const WeightFiles& f,
+                                   std::uint64_t mem_limit) {
+  const std::string* path[4] = {&f.b, &f.a, &f.gates, &f.input_gates};
+  const char* option[4] = {"--weights-b", "--weights-a", "--gates", "--input-gates"};
+  const bool given[4] = {!f.b.empty(), !f.a.empty(), !f.gates.empty(), !f.input_gates.empty()};
+  NpyArray file;  // one file in memory at a time
+  WeightArray view;
+  return build_weights<T>(p, heads, seed, given, [&](int k) -> const WeightArray& {
+    file = read_weight_file(*path[k], option[k], mem_limit);
+    view = weight_array(file, std::string(option[k]) + " " + *path[k]);
+    require_finite(file, view.name);
+    return view;
+  });
 }
 
 template <class T>
@@ -211,6 +256,10 @@ WeightedPattern head_weights(const MixerWeights<double>& w, int h) {
   return r;
 }
 
+template MixerWeights<float> weights_from_arrays<float>(const Pattern&, int, std::uint64_t,
+                                                        const WeightArrays&);
+template MixerWeights<double> weights_from_arrays<double>(const Pattern&, int, std::uint64_t,
+                                                          const WeightArrays&);
 template MixerWeights<float> weights_from_files<float>(const Pattern&, int, std::uint64_t, const WeightFiles&,
                                                        std::uint64_t);
 template MixerWeights<double> weights_from_files<double>(const Pattern&, int, std::uint64_t,

@@ -160,7 +160,8 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
 
 
 def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_limit=None, progress=None,
-          gates=None):
+          gates=None, weights_a=None, weights_b=None, input_gates=None, attn_q=None, attn_k=None,
+          attn_kernel="softmax"):
     """Y = (I - B)^{-1} A X on the CPU, the mixer itself (``mixgraph solve``).
 
     pattern: a Pattern (or a spec string for mtx: files). X: float32 or float64, C-contiguous, n x d (or
@@ -185,16 +186,49 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     ``--gates`` file: y[i, c] = gates[i, c] * y[i-1, c] + alpha[i, c] * X[i, c] (gates[0] is not used);
     every column becomes its own head (heads left out or d) and alpha is the seeded diagonal of A of
     head c (``Pattern.weights(seed + c)``).
+
+    The user's weights, as the CLI's ``solve`` options of the same names (``--weights-a``, ``--weights-b``,
+    ``--gates``, ``--input-gates``, ``--attn-q``, ``--attn-k``, ``--attn-kernel``; layouts in
+    docs/formats.md, "Weight files"), for X on the host: each a .npy path (str or os.PathLike) or a 2-D
+    array. weights_a / weights_b: (heads, K) one coefficient per offset (translation-invariant patterns,
+    offsets ascending, A's starting with 0) or (heads, nnz) per position (the reads in CSR order: reader i
+    ascending, read j ascending); the other matrix stays seeded. gates / input_gates (ssm): (n, d), every
+    column its own head, y[i, c] = gates[i, c] y[i-1, c] + input_gates[i, c] X[i, c] (input_gates default
+    1). attn_q / attn_k: n x (heads r) queries and keys, A the kernel ('softmax' or 'linear')
+    renormalised over each row's reads, B seeded or weights_b. float32 / float64 C-contiguous arrays
+    (numpy, or DLPack / buffer objects) are read in place; other numpy arrays and lists are converted to
+    float64 first, and attn_q / attn_k are copied. Either precision with either X; values are converted to
+    X's precision as the CLI does. Bad shapes or values raise UsageError / InputError with the CLI's
+    messages. The weights are not cached on the Pattern. A CUDA X takes only ``gates`` (a CUDA tensor).
     """
     if out is None and not isinstance(X, _np.ndarray) and hasattr(X, "__dlpack__"):
         out = _like(X)
+    w = [_weight_arg(v) for v in (gates, weights_a, weights_b, input_gates, attn_q, attn_k)]
     cb, bar = _progress(progress, "solve")
     try:
-        y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit, cb, gates)
+        y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit, cb, *w, attn_kernel)
     finally:
         if bar is not None:
             bar.close()
     return (y, meta) if info else y
+
+
+def _weight_arg(v):
+    """A weight keyword for _core: None, a path as str, or an array read in place (float32 / float64
+    C-contiguous numpy, or a DLPack / buffer object as given); anything else as a float64 numpy copy."""
+    import os
+
+    if v is None:
+        return None
+    if isinstance(v, (str, bytes, os.PathLike)):
+        return os.fsdecode(v)
+    if isinstance(v, _np.ndarray):
+        if v.dtype in (_np.float32, _np.float64) and v.flags.c_contiguous:
+            return v
+        return _np.ascontiguousarray(v, dtype=v.dtype if v.dtype == _np.float32 else _np.float64)
+    if hasattr(v, "__dlpack__") or isinstance(v, memoryview):
+        return v
+    return _np.ascontiguousarray(v, dtype=_np.float64)
 
 
 def _like(X):

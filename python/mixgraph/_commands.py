@@ -65,7 +65,8 @@ def _specs(p):
     return [p] if isinstance(p, str) else list(p)
 
 
-def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=None):
+def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=None, heads=None, weights_a=None,
+             weights_b=None, gates=None, input_gates=None, attn_q=None, attn_k=None, attn_kernel="softmax"):
     """Checks the solve engine on one pattern against independent references (``mixgraph validate``).
 
     The CPU solve against Eq. 1 evaluated directly and against a dense Eigen solve, the (min,+) distances,
@@ -73,12 +74,56 @@ def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=No
     'auto' with a GPU, or 'gpu'; 'gpu' without one raises GpuRequired]. Returns a Result with
     ``checks`` (list of {name, passed, detail}), ``all_passed``, ``kernels``, ``backend``... n <= 2**22;
     cost about that of a few dense reference solves at this n. A failed check is a finding, not an
-    exception (``all_passed`` is False; the CLI exits 1)."""
+    exception (``all_passed`` is False; the CLI exits 1).
+
+    heads, weights_a, weights_b, gates, input_gates, attn_q, attn_k, attn_kernel: the CLI's ``--heads``
+    and weight options (as ``solve``'s keywords: a .npy path or a 2-D array; arrays are written to a
+    temporary .npy first): the checks run with these weights instead of the seeded ones. gates need heads
+    (their columns)."""
     args = ["validate", "-p", pattern]
     if n is not None:
         args += ["-n", n]
     args += ["--backend", backend, "--seed", seed]
-    return _run("validate", _common(args, threads, mem_limit), ok_codes=(0, 1))
+    _opt(args, "--heads", heads)
+    weights = {"weights-a": weights_a, "weights-b": weights_b, "gates": gates, "input-gates": input_gates,
+               "attn-q": attn_q, "attn-k": attn_k}
+    with _weight_files(weights) as flags:
+        if attn_q is not None or attn_k is not None:
+            flags += ["--attn-kernel", attn_kernel]
+        return _run("validate", _common(args + flags, threads, mem_limit), ok_codes=(0, 1))
+
+
+class _weight_files:
+    """The weight options as CLI flags: paths as given, arrays saved to .npy files in a temporary
+    directory removed on exit."""
+
+    def __init__(self, weights):
+        self.weights, self.dir = weights, None
+
+    def __enter__(self):
+        import os
+        import tempfile
+
+        import numpy as np
+
+        flags = []
+        for name, v in self.weights.items():
+            if v is None:
+                continue
+            if not isinstance(v, (str, bytes, os.PathLike)):
+                if self.dir is None:
+                    self.dir = tempfile.TemporaryDirectory(prefix="mixgraph-weights-")
+                path = os.path.join(self.dir.name, name + ".npy")
+                a = np.asarray(v)
+                np.save(path, a if a.dtype in (np.float32, np.float64) else a.astype(np.float64))
+                v = path
+            flags += ["--" + name, os.fsdecode(v)]
+        return flags
+
+    def __exit__(self, *exc):
+        if self.dir is not None:
+            self.dir.cleanup()
+        return False
 
 
 def claim_ids():

@@ -12,6 +12,7 @@
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_backend.hpp"
 #include "mixgraph/solve_cancel.hpp"
+#include "solve_weights.hpp"
 
 namespace mixgraph::py {
 namespace {
@@ -32,7 +33,8 @@ struct SolveJob {
 
 template <class T>
 pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, int heads, std::uint64_t seed,
-              int threads, std::uint64_t mem_limit, const pb::object& progress) {
+              int threads, std::uint64_t mem_limit, const pb::object& progress,
+              std::shared_ptr<const MixerWeights<T>> user_w = nullptr) {
   PatternHolder& h = *hp;
   const Pattern& p = h.p;
   const std::size_t d = static_cast<std::size_t>(xv.cols);
@@ -74,9 +76,12 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
   job->heads = heads;
   job->seed = seed;
   job->threads = threads;
-  const bool cached =
-      h.weights && h.weights_heads == heads && h.weights_seed == seed && h.weights_value_bytes == sizeof(T);
-  if (cached)
+  const bool user = user_w != nullptr;  // the user's weights: neither taken from nor kept in the cache
+  const bool cached = !user && h.weights && h.weights_heads == heads && h.weights_seed == seed &&
+                      h.weights_value_bytes == sizeof(T);
+  if (user)
+    job->w = std::move(user_w);
+  else if (cached)
     job->w = std::static_pointer_cast<const MixerWeights<T>>(h.weights);
   else
     h.weights.reset();  // free the old weights before building new ones
@@ -92,10 +97,12 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
         job->info = solve_mixer(*job->w, job->x, job->y, job->d, job->threads);
       },
       progress, 2, {xv.owner, y_obj});
-  h.weights = job->w;
-  h.weights_heads = heads;
-  h.weights_seed = seed;
-  h.weights_value_bytes = sizeof(T);
+  if (!user) {
+    h.weights = job->w;
+    h.weights_heads = heads;
+    h.weights_seed = seed;
+    h.weights_value_bytes = sizeof(T);
+  }
   pb::dict i;
   i["kernel"] = job->info.kernel;
   i["threads"] = job->info.threads;
@@ -104,6 +111,7 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
   i["d"] = d;
   i["heads"] = heads;
   i["weights_cached"] = cached;
+  i["user_weights"] = user;
   i["input"] = xv.kind;
   i["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);  // where X was read (no copy: X's own memory)
   i["y_address"] = reinterpret_cast<std::uintptr_t>(job->y);
@@ -185,7 +193,9 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
 
 pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint64_t seed, int threads,
                 const pb::object& out, const pb::object& mem, const pb::object& progress,
-                const pb::object& gates) {
+                const pb::object& gates, const pb::object& weights_a, const pb::object& weights_b,
+                const pb::object& input_gates, const pb::object& attn_q, const pb::object& attn_k,
+                const std::string& attn_kernel) {
   const PatternPtr h = pattern_from(pat, pb::none());
   if (heads < 1) throw UsageError("heads must be >= 1");
   if (threads < 0) throw UsageError("threads must be >= 0 (0 = all cores)");
@@ -195,9 +205,27 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
                      " rows but the pattern has n = " + std::to_string(h->p.n));
   const std::size_t d = static_cast<std::size_t>(xv.cols);
   if (d == 0) throw UsageError("X needs at least one column");
+  UserWeights uw;  // host weights (X on the host): the CLI's weight options
+  uw.a = weights_a;
+  uw.b = weights_b;
+  uw.input_gates = input_gates;
+  uw.q = attn_q;
+  uw.k = attn_k;
+  uw.kernel = attn_kernel;
+  if (xv.cuda && uw.any())
+    throw UsageError(uw.given_names() +
+                     ": host weights need X on the host; with a CUDA X only gates= (a CUDA tensor) is taken");
+  if (!xv.cuda) uw.gates = gates;
+  if (uw.any()) {
+    const std::uint64_t lim = mem_limit_from(mem);
+    heads = user_weight_heads(uw, heads, d);
+    if (xv.itemsize == 8)
+      return run<double>(h, xv, out, heads, seed, threads, lim, progress,
+                         user_weights<double>(h->p, heads, seed, uw, lim));
+    return run<float>(h, xv, out, heads, seed, threads, lim, progress,
+                      user_weights<float>(h->p, heads, seed, uw, lim));
+  }
   if (!gates.is_none()) {  // per-channel gates make every column its own head (the CLI's --gates)
-    if (!xv.cuda)
-      throw UsageError("gates= needs X (and gates) on a CUDA device; for host arrays use the CLI's --gates");
     if (heads != 1 && std::size_t(heads) != d)
       throw UsageError("gates make every column its own head: heads must be " + std::to_string(d) +
                        " (or left out)");
@@ -226,7 +254,9 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
 void bind_solve(pb::module_& m) {
   m.def("_solve", &solve, pb::arg("pattern"), pb::arg("X"), pb::arg("heads") = 1, pb::arg("seed") = 1,
         pb::arg("threads") = 0, pb::arg("out") = pb::none(), pb::arg("mem_limit") = pb::none(),
-        pb::arg("progress") = pb::none(), pb::arg("gates") = pb::none());
+        pb::arg("progress") = pb::none(), pb::arg("gates") = pb::none(), pb::arg("weights_a") = pb::none(),
+        pb::arg("weights_b") = pb::none(), pb::arg("input_gates") = pb::none(),
+        pb::arg("attn_q") = pb::none(), pb::arg("attn_k") = pb::none(), pb::arg("attn_kernel") = "softmax");
 }
 
 }  // namespace mixgraph::py

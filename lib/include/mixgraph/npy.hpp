@@ -32,6 +32,9 @@ NpyArray read_dense(const std::string& path);
 /// nan, values must be finite<advice>". Called on X by solve (unless --allow-nonfinite) and on weight files.
 /// O(rows * cols).
 void require_finite(const NpyArray& a, const std::string& what, const std::string& advice = "");
+/// The same check on a caller's row-major rows x cols array of doubles (fp64) or floats, read in place.
+void require_finite(const void* data, bool fp64, std::uint64_t rows, std::uint64_t cols,
+                    const std::string& what, const std::string& advice = "");
 
 /// By extension: .npy, .mtx (array format), .csv. Atomic.
 void write_dense(const std::string& path, const NpyArray& a);

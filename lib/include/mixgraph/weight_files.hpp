@@ -16,8 +16,10 @@
 //            (n, d): alpha_{i, i} of channel c (default 1). Gates make every column its own head (H = d).
 // When cols equals both K and nnz, the file is read as per position.
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "mixgraph/npy.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve.hpp"
 
@@ -29,6 +31,30 @@ struct WeightFiles {
   std::string input_gates;  ///< --input-gates (.npy, n x d): ssm per-channel diagonal of A
   bool any() const { return !a.empty() || !b.empty() || !gates.empty() || !input_gates.empty(); }
 };
+
+/// One weight matrix read in place: row-major rows x cols doubles (fp64) or floats at data, e.g. a file
+/// read by read_weight_file or a caller's array. `name` leads its error messages ("--weights-b b.npy").
+struct WeightArray {
+  std::uint64_t rows = 0, cols = 0;
+  bool fp64 = true;
+  const void* data = nullptr;
+  std::string name;
+};
+/// The four weight options as arrays (absent = not given), with the meaning of WeightFiles' fields.
+struct WeightArrays {
+  std::optional<WeightArray> a, b, gates, input_gates;
+};
+
+/// A weight file read for `option` (e.g. "--weights-b"): checks the memory limit against the file's size
+/// first; InputError for an unreadable or malformed file.
+NpyArray read_weight_file(const std::string& path, const std::string& option, std::uint64_t mem_limit);
+/// A view of a read file (the array must outlive it).
+WeightArray weight_array(const NpyArray& a, std::string name);
+
+/// weights_from_files on arrays already in memory (read in place, values converted to T as they are
+/// stored in the solver's layout); the same rules and messages. Values must be finite (InputError).
+template <class T>
+MixerWeights<T> weights_from_arrays(const Pattern& p, int heads, std::uint64_t seed, const WeightArrays& f);
 
 /// Seeded weights (seeded_mixer_weights) with the matrices the files give replaced. With gates, heads must
 /// be d (pass d). Throws UsageError for options that do not fit the pattern, InputError for files of the
