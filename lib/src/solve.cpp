@@ -627,14 +627,18 @@ MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
       return;
     }
     out.assign(stride * std::size_t(w.heads), T(0));
+    const std::atomic<bool>* stop = t_cancel;  // the caller's SolveCancelScope: a long build stops early
     for (int h = 0; h < w.heads; ++h) {
       const CoefView<T> v(w, is_a, h);
       T* o = out.data() + std::size_t(h) * stride;
-      for (pos_t i = 0; i < w.s.n; ++i)
+      for (pos_t i = 0; i < w.s.n; ++i) {
+        if (stop && (i & 4095) == 0 && stop->load(std::memory_order_relaxed))
+          throw RuntimeFailure("solve: building the weights was cancelled");
         if (w.s.implicit)
           v.rows(i, 1, 0, v.K, o + std::size_t(i) * v.K);
         else
           v.row(i, o + v.csr->ptr[i]);
+      }
     }
   };
   store(true, W.a, W.a_stride());
