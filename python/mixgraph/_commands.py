@@ -4,6 +4,7 @@ subprocess) and returns a Result whose ``to_dict()`` is the command's ``--format
 header fields. Long calls release the GIL, take ``progress=`` and stop on Ctrl-C (KeyboardInterrupt)."""
 
 import json
+import os
 import sys
 
 from . import _core
@@ -65,7 +66,8 @@ def _specs(p):
     return [p] if isinstance(p, str) else list(p)
 
 
-def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=None):
+def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=None, heads=None,
+             weights_a=None, weights_b=None, gates=None, input_gates=None):
     """Checks the solve engine on one pattern against independent references (``mixgraph validate``).
 
     The CPU solve against Eq. 1 evaluated directly and against a dense Eigen solve, the (min,+) distances,
@@ -73,12 +75,32 @@ def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=No
     'auto' with a GPU, or 'gpu'; 'gpu' without one raises GpuRequired]. Returns a Result with
     ``checks`` (list of {name, passed, detail}), ``all_passed``, ``kernels``, ``backend``... n <= 2**22;
     cost about that of a few dense reference solves at this n. A failed check is a finding, not an
-    exception (``all_passed`` is False; the CLI exits 1)."""
+    exception (``all_passed`` is False; the CLI exits 1).
+
+    heads: the heads of the multi-head check (``--heads``; default 2, of 4 columns each). weights_a,
+    weights_b, gates, input_gates: paths of ``.npy`` files with the user's weights (``--weights-a``,
+    ``--weights-b``, ``--gates``, ``--input-gates``), read exactly as the CLI's solve reads them (layouts in
+    docs/formats.md, "Weight files"); the real-valued checks then solve these weights, and the files appear
+    under ``parameters``. A bad file raises InputError with the CLI's message."""
     args = ["validate", "-p", pattern]
     if n is not None:
         args += ["-n", n]
     args += ["--backend", backend, "--seed", seed]
+    _opt(args, "--heads", heads)
+    for flag, path in (("--weights-a", weights_a), ("--weights-b", weights_b), ("--gates", gates),
+                       ("--input-gates", input_gates)):
+        if path is not None:
+            args += [flag, _path(flag, path)]
     return _run("validate", _common(args, threads, mem_limit), ok_codes=(0, 1))
+
+
+def _path(flag, value):
+    """A weight file's path (str or os.PathLike); anything else (an array, ...) is a usage error."""
+    try:
+        return os.fspath(value)
+    except TypeError:
+        raise _core.UsageError(f"{flag.lstrip('-').replace('-', '_')} must be the path of a .npy file "
+                               f"(got {type(value).__name__}); save an array with numpy.save first") from None
 
 
 def claim_ids():
