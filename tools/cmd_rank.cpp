@@ -12,6 +12,7 @@
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/rank.hpp"
+#include "mixgraph/rank_progress.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/weight_files.hpp"
 #include "option_types.hpp"
@@ -22,6 +23,7 @@
 #include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
+#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -174,7 +176,14 @@ int run_rank(const RankOptions& o) {
     merged = sharded_cut_rank_profile(p, params, o.checkpoint_dir);
     if (!merged) return 0;  // ranks other than 0 print nothing
   }
-  const auto r = merged ? std::move(*merged) : cut_rank_profile(p, params);
+  // in-process (Python): progress after each cut, and a stop at the next cut (the step hook may throw)
+  const CutProgressHook per_cut = [](const std::string& what, std::uint64_t done, std::uint64_t total) {
+    cli::step(what, done, total);
+  };
+  const auto r = merged ? std::move(*merged) : [&] {
+    const CutProgressScope scope(cli::step_hook() ? &per_cut : nullptr);
+    return cut_rank_profile(p, params);
+  }();
   std::optional<HeadsSumRanks> hs;  // heads:P1;P2;...: per head and the sum of the heads
   if (!p.heads.empty() && !attn && !params.weights)
     hs = heads_sum_ranks(p, r.cuts, seed, o.tol, params.mem_limit);

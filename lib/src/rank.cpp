@@ -5,9 +5,11 @@
 #include <cmath>
 #include <limits>
 
+#include "cut_loop.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/profile.hpp"
+#include "mixgraph/rank_progress.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -186,14 +188,13 @@ NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_
   const double tol = r.tolerance;
   const auto nc = static_cast<std::int64_t>(cuts.size());
   std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t c = 0; c < nc; ++c) {
+  detail::for_each_cut(nc, "cut ranks: dense", [&](std::int64_t c) {
     const auto ci = static_cast<std::size_t>(c);
     const pos_t k = cuts[ci];
     // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
     const Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
     r.rank[ci] = numeric_rank_colpiv(blk, tol, kept[ci], dropped[ci]);
-  }
+  });
   note_gap(r, kept, dropped);
   return r;
 }
@@ -308,8 +309,7 @@ NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos
   const double tol = r.tolerance;
   std::string failure;
   std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t c = 0; c < nc; ++c) {
+  detail::for_each_cut(nc, "cut ranks: sketch", [&](std::int64_t c) {
     std::uint32_t used = 0;
     const auto ci = static_cast<std::size_t>(c);
     try {
@@ -319,7 +319,7 @@ NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos
       if (failure.empty()) failure = e.what();
     }
     r.columns[ci] = used;
-  }
+  });
   if (!failure.empty()) throw RuntimeFailure(failure);
   note_gap(r, kept, dropped);
   return r;
@@ -380,6 +380,15 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   no.tol = params.tol;
   no.seed = params.seed;
   no.mem_limit = params.mem_limit;
+  // progress over both loops: the flow loop's counts follow the numeric loop's
+  const CutProgressHook* outer = cut_progress_hook();
+  const std::uint64_t nc = out.cuts.size();
+  const std::uint64_t total = nc * ((want_num ? 1 : 0) + (want_flow ? 1 : 0));
+  std::uint64_t before = 0;
+  const CutProgressHook shifted = [&](const std::string& what, std::uint64_t done, std::uint64_t) {
+    (*outer)(what, before + done, total);
+  };
+  const CutProgressScope scope(outer && *outer ? &shifted : nullptr);
   if (want_num) {
     auto num = exact   ? cut_ranks_exact(iw.w, out.cuts, no)
                : dense ? cut_ranks_dense(iw.w, out.cuts, no)
@@ -397,6 +406,7 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
     out.tolerance = params.tol > 0 ? params.tol : default_rank_tolerance(n);
   }
   if (want_flow) {
+    before = want_num ? nc : 0;
     out.flow_stats = cut_ranks_flow(iw.w, out.cuts);
     out.flow = out.flow_stats.rank;
     out.flow_done = true;

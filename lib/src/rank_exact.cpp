@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cut_loop.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
@@ -232,8 +233,7 @@ NumericCutRanks cut_ranks_exact_product(const std::vector<const WeightedPattern*
   r.failure_bound = bound;
   const auto nc = static_cast<std::int64_t>(cuts.size());
   std::string failure;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t c = 0; c < nc; ++c) {
+  detail::for_each_cut(nc, "cut ranks: exact", [&](std::int64_t c) {
     std::uint32_t used = 0;
     const auto ci = static_cast<std::size_t>(c);
     try {
@@ -243,7 +243,7 @@ NumericCutRanks cut_ranks_exact_product(const std::vector<const WeightedPattern*
       if (failure.empty()) failure = e.what();
     }
     r.columns[ci] = used;
-  }
+  });
   if (!failure.empty()) throw RuntimeFailure(failure);
   return r;
 }

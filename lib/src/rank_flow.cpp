@@ -6,6 +6,7 @@
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/rank.hpp"
+#include "mixgraph/rank_progress.hpp"
 
 namespace mixgraph {
 
@@ -197,7 +198,12 @@ FlowCutRanks cut_ranks_flow(const WeightedPattern& w, const std::vector<pos_t>& 
   out.cuts = cuts;
   out.rank.assign(cuts.size(), 0);
   LayeredFlow f(w);
-  for (std::size_t c : order) out.rank[c] = f.advance(cuts[c], out);
+  const CutProgressHook* progress = cut_progress_hook();  // after each cut; a throw stops the loop
+  std::uint64_t done = 0;
+  for (std::size_t c : order) {
+    out.rank[c] = f.advance(cuts[c], out);
+    if (progress && *progress) (*progress)("cut ranks: flow", ++done, cuts.size());
+  }
   return out;
 }
 

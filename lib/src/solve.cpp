@@ -626,15 +626,28 @@ MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
       out = is_a ? w.a : w.b;
       return;
     }
-    out.assign(stride * std::size_t(w.heads), T(0));
+    // the caller's SolveCancelScope: a long build stops early (between chunks of the zero fill, which
+    // takes seconds when a large array's pages are first touched, and every 4096 rows)
+    const std::atomic<bool>* stop = t_cancel;
+    const std::size_t total = stride * std::size_t(w.heads);
+    out.clear();
+    out.reserve(total);
+    while (out.size() < total) {
+      if (stop && stop->load(std::memory_order_relaxed))
+        throw RuntimeFailure("solve: building the weights was cancelled");
+      out.resize(std::min(total, out.size() + (std::size_t(1) << 20)), T(0));
+    }
     for (int h = 0; h < w.heads; ++h) {
       const CoefView<T> v(w, is_a, h);
       T* o = out.data() + std::size_t(h) * stride;
-      for (pos_t i = 0; i < w.s.n; ++i)
+      for (pos_t i = 0; i < w.s.n; ++i) {
+        if (stop && (i & 4095) == 0 && stop->load(std::memory_order_relaxed))
+          throw RuntimeFailure("solve: building the weights was cancelled");
         if (w.s.implicit)
           v.rows(i, 1, 0, v.K, o + std::size_t(i) * v.K);
         else
           v.row(i, o + v.csr->ptr[i]);
+      }
     }
   };
   store(true, W.a, W.a_stride());

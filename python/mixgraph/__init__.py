@@ -39,6 +39,8 @@ from ._commands import (
     verify,
 )
 from ._commands import _progress
+from . import _stack
+from ._stack import stack
 from ._results import Result
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "report",
     "solve",
     "ssm_rank",
+    "stack",
     "validate",
     "verify",
 ]
@@ -84,8 +87,16 @@ def distances(pattern, n=None, *, source=None, target=None, counts=False, all_pa
     d(i, j) for every j. Both: ``distance`` = d(target, source). ``summary=True`` leaves out the
     per-position lists. ``matrix=True`` (n <= 2**15) adds the n x n uint32 matrix ``matrix[i-1, j-1] =
     d(i, j)`` as an attribute (not in to_dict(); the CLI writes it to a file). Positions are 1-indexed.
-    Releases the GIL while it computes.
+    Releases the GIL while it computes. A ``stack:P1,P2,...`` spec gives the CLI's stack fields
+    (``depth``, ``by_depth``, ``profile``, with source=j ``distances``: lists, None = unreachable); it takes
+    source and summary only.
     """
+    if _stack.is_stack(pattern):
+        return _stack.distances(pattern, n, source=source, summary=summary, threads=threads,
+                                mem_limit=mem_limit,
+                                refused=[("target", target is not None), ("counts", counts),
+                                         ("all_pairs", all_pairs), ("matrix", matrix),
+                                         ("method", method != "auto")])
     fields, extra, to_json = _core._distances(pattern, n, source, target, counts, all_pairs, summary, matrix,
                                               method, threads, mem_limit)
     return Result("distances", fields, extra, to_json)
@@ -127,8 +138,13 @@ def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, 
     routing: None (every routing that fits the size), 'shift', 'random', 'minmax' or 'all'. paths=True
     adds ``paths``: {routing name: list of N uint32 arrays of 1-indexed positions} (not in to_dict()).
     pattern: a spec string or a Pattern (its spec is used on 2N tokens). N may be None for mtx: specs
-    (n / 2). Cost: the routings dominate (random: one BFS per input; minmax: capped rip-up rounds).
+    (n / 2). Cost: the routings dominate (random: one BFS per input; minmax: capped rip-up rounds). A
+    ``stack:P1,P2,...`` spec is the copy task across the layers (the CLI's fields plus ``depth`` and
+    ``layers``; lp and paths are not taken).
     """
+    if _stack.is_stack(pattern):
+        return _stack.congestion(pattern, N, routing=routing, seed=seed, mem_limit=mem_limit,
+                                 refused=[("lp", lp), ("paths", paths)])
     return Result("congestion", *_core._congestion(pattern, N, routing, lp, seed, paths, mem_limit))
 
 
@@ -147,10 +163,17 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
     not computed), ``cache_at_cut`` (|C_K|), ``max_cut_rank``, ``agree``, ``cache_bound``, ``contrast``
     (the +cache variant or base on the same cuts, by flow), ... Cost: dense O(n^2) memory and
     O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes; Ctrl-C
-    raises KeyboardInterrupt within a second (the work stops at its next stage). progress: a callable
-    progress(stage, done, total) called as each stage starts ('cut ranks', 'dyadic blocks' with
-    dyadic=True, 'contrast'), or True (tqdm).
+    raises KeyboardInterrupt within a second (the work stops at its next cut or stage). progress: a
+    callable progress(stage, done, total) called as each stage starts ('cut ranks', 'dyadic blocks' with
+    dyadic=True, 'contrast'; done counts the stages) and after each cut ('cut ranks: exact', ': dense',
+    ': sketch', then 'cut ranks: flow'; done counts the cuts of both loops, total = cuts x loops), or True
+    (tqdm). A ``stack:P1,P2,...`` spec gives the cut ranks of the product of the layers' operators, with
+    the CLI's stack fields (``numeric``, ``flow``, ``layers``, ...; method 'both', 'dense' or 'flow'; no
+    dyadic).
     """
+    if _stack.is_stack(pattern):
+        return _stack.rank(pattern, n, method=method, cuts=cuts, seed=seed, tol=tol, mem_limit=mem_limit,
+                           progress=progress, refused=[("dyadic", dyadic)])
     cb, bar = _progress(progress, "rank")
     try:
         return Result("rank", *_core._cut_ranks(pattern, n, method, cuts, seed, tol, dyadic, mem_limit, cb))
@@ -201,6 +224,9 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     X's precision as the CLI does. Bad shapes or values raise UsageError / InputError with the CLI's
     messages. The weights are not cached on the Pattern. A CUDA X takes only ``gates`` (a CUDA tensor).
     """
+    if _stack.is_stack(pattern):
+        raise UsageError(f"pattern '{pattern}': a stack of layers is not a single-layer pattern; solve runs "
+                         "one mixer (mixgraph.stack, distances, rank and congestion take stacks)")
     if out is None and not isinstance(X, _np.ndarray) and hasattr(X, "__dlpack__"):
         out = _like(X)
     w = [_weight_arg(v) for v in (gates, weights_a, weights_b, input_gates, attn_q, attn_k)]

@@ -4,6 +4,7 @@ subprocess) and returns a Result whose ``to_dict()`` is the command's ``--format
 header fields. Long calls release the GIL, take ``progress=`` and stop on Ctrl-C (KeyboardInterrupt)."""
 
 import json
+import os
 import sys
 
 from . import _core

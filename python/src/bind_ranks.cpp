@@ -7,6 +7,7 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
+#include "mixgraph/rank_progress.hpp"
 
 namespace mixgraph::py {
 namespace {
@@ -76,7 +77,12 @@ pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::s
       [c, h, params, dyadic, seed](Job& job) {
         const Pattern& q = h->p;
         job.stage("cut ranks");
-        c->r = cut_rank_profile(q, params);
+        {  // progress after each cut; Ctrl-C stops the loops at their next cut
+          const CutProgressHook per_cut = [&job](const std::string& what, std::uint64_t done,
+                                                 std::uint64_t total) { job.step(what, done, total); };
+          const CutProgressScope scope(&per_cut);
+          c->r = cut_rank_profile(q, params);
+        }
         if (dyadic) {
           job.stage("dyadic blocks");
           check_memory(8ull * q.n * q.n * 2, params.mem_limit, "dense operator for dyadic=True");

@@ -87,13 +87,14 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
     h.weights.reset();  // free the old weights before building new ones
   run_interruptible(
       [job](Job& j) {
+        // Ctrl-C stops the weights' build (every 4096 rows) and the kernel within a few ms
+        const SolveCancelScope cancel(&j.cancel_flag());
         if (!job->w) {
           j.stage("weights");
           job->w = std::make_shared<const MixerWeights<T>>(
               make_mixer_weights<T>(job->h->p, job->heads, job->seed));
         }
         j.stage("solve");
-        const SolveCancelScope cancel(&j.cancel_flag());  // Ctrl-C stops the kernel within a few ms
         job->info = solve_mixer(*job->w, job->x, job->y, job->d, job->threads);
       },
       progress, 2, {xv.owner, y_obj});

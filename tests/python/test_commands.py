@@ -141,3 +141,37 @@ def test_loglinear_buckets_against_popcount():
     want = [1 + bin(t).count("1") for t in range(300)]
     assert r.buckets_per_query == want and r.max_levels == max(want)
     assert r.queries_with_buckets == np.bincount(want).tolist()
+
+
+def test_validate_with_weight_files(cli, tmp_path):
+    """validate's weight options (weights_a, weights_b, gates, input_gates) give the CLI's JSON for the same
+    files, and the checks then run on the files' weights."""
+    p = mixgraph.Pattern("sq1+cache", 96)
+    rng = np.random.default_rng(5)
+    fa, fb = tmp_path / "a.npy", tmp_path / "b.npy"
+    np.save(fa, rng.uniform(0.1, 1.0, (2, p.nnz_A)))
+    np.save(fb, rng.uniform(0.0, 0.01, (2, p.nnz_B)))  # small B rows: (I - B)^{-1} stays tame
+    r = mixgraph.validate("sq1+cache", 96, backend="cpu", seed=3, heads=2, weights_a=fa, weights_b=str(fb))
+    want = cli("validate", "-p", "sq1+cache", "-n", 96, "--backend", "cpu", "--seed", 3, "--heads", 2,
+               "--weights-a", fa, "--weights-b", fb)
+    assert untimed(r.to_dict()) == untimed(want)
+    assert r.all_passed and any("weights from files" in c["name"] for c in r.checks), r.checks
+    seeded = mixgraph.validate("sq1+cache", 96, backend="cpu", seed=3, heads=2)
+    assert [c["name"] for c in seeded.checks] != [c["name"] for c in r.checks]
+
+    fg, fu = tmp_path / "g.npy", tmp_path / "u.npy"
+    np.save(fg, rng.uniform(0.1, 0.9, (64, 3)))
+    np.save(fu, rng.uniform(0.5, 1.5, (64, 3)))
+    r = mixgraph.validate("ssm", 64, backend="cpu", heads=3, gates=fg, input_gates=fu)
+    want = cli("validate", "-p", "ssm", "-n", 64, "--backend", "cpu", "--heads", 3, "--gates", fg,
+               "--input-gates", fu)
+    assert untimed(r.to_dict()) == untimed(want)
+    assert r.all_passed
+
+
+def test_validate_weight_file_errors(tmp_path):
+    with pytest.raises(mixgraph.InputError):
+        mixgraph.validate("sq1+cache", 96, backend="cpu", weights_b=tmp_path / "missing.npy")
+    # an array is saved to a temporary .npy and read as the CLI reads the file: a wrong shape is bad data
+    with pytest.raises(mixgraph.InputError):
+        mixgraph.validate("sq1+cache", 96, backend="cpu", weights_a=np.ones((2, 3)))
