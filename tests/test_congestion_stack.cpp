@@ -241,7 +241,7 @@ TEST(StackCongestionCli, FormatsAndRefusals) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2);
   for (const std::string cmd :
-       {"congestion -p 'stack:ssm,ssm' -N 8 --lp", "congestion -p 'stack:ssm' --sweep 4..8",
+       {"congestion -p 'stack:ssm,ssm' -N 8 --checkpoint x", "congestion -p 'stack:ssm' --sweep 4..8",
         "congestion -p 'stack:ssm' -p ssm -N 8", "congestion -p 'stack:ssm' -N 0"}) {
     r = run_cli(cmd);
     EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;

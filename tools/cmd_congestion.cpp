@@ -136,9 +136,8 @@ void write_paths(const std::string& file, const CongestionResult& r, const std::
 
 int run_congestion(const CongestionCliOptions& o) {
   if (std::any_of(o.patterns.begin(), o.patterns.end(), [](const auto& p) { return is_stack_spec(p); })) {
-    StackCongestionRequest sr{o.patterns[0], o.n_text, o.routing, o.seed, o.paths_file, o.common, {}};
+    StackCongestionRequest sr{o.patterns[0], o.n_text, o.routing, o.seed, o.paths_file, o.common, o.lp, {}};
     for (const auto& [given, name] : {std::pair{o.patterns.size() > 1, "several --pattern values"},
-                                      {o.lp, "--lp"},
                                       {!o.sweep_text.empty(), "--sweep"},
                                       {!o.checkpoint_dir.empty(), "--checkpoint"}})
       if (given) sr.unsupported.push_back(name);

@@ -139,41 +139,10 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
   NamedBound bip{"ip", std::nullopt, "not requested (--lp)"};
   std::optional<Routing> exact_routing;
   if (opt.lp) {
-    if (!lp_built_in()) {
-      blp.note = bip.note = "not built in (GLPK)";
-    } else {
-      const auto work = per_input_search_work(g);
-      const std::uint64_t vars = work > 40 * opt.lp_max_variables ? work : lp_variables(g);
-      if (vars > opt.lp_max_variables) {
-        blp.note = bip.note = "not computed: about " + std::to_string(vars) + " variables (limit " +
-                              std::to_string(opt.lp_max_variables) + ")";
-      } else {
-        auto lp = lp_congestion(g, false, opt.lp_time_limit_s);
-        res.lp_value = lp.solved ? std::optional<double>(lp.value) : std::nullopt;
-        if (lp.solved) {
-          blp.value = lp.bound;
-          blp.note = "LP value " + std::to_string(lp.value) + ", dual bound " +
-                     std::to_string(lp.dual_value) + " certified as ceil(dual - 1e-6) by weak duality; " +
-                     std::to_string(lp.variables) + " variables, " + std::to_string(lp.constraints) +
-                     " constraints";
-        } else {
-          blp.note = lp.status;
-        }
-        if (vars <= opt.ip_max_variables) {
-          auto ip = lp_congestion(g, true, opt.ip_time_limit_s);
-          if (ip.solved) {
-            bip.value = ip.bound;
-            bip.note = "exact integer optimum (GLPK branch and bound)";
-            exact_routing = std::move(ip.routing);
-          } else {
-            bip.note = ip.status;
-          }
-        } else {
-          bip.note =
-              "not tried: " + std::to_string(vars) + " variables > " + std::to_string(opt.ip_max_variables);
-        }
-      }
-    }
+    auto ip = lp_lower_bounds(
+        opt, per_input_search_work(g), [&] { return lp_variables(g); },
+        [&](bool integer, double tl) { return lp_congestion(g, integer, tl); }, blp, bip, res.lp_value);
+    if (ip) exact_routing = std::move(ip->routing);
   }
   res.lower_bounds = {b47, bcut, blp, bip};
   for (auto& b : res.lower_bounds)

@@ -109,8 +109,25 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
                   " position-disjoint input-output paths with the copies of each position merged";
     }
   }
-  NamedBound blp{"lp", std::nullopt, "not computed for stacks"};
-  NamedBound bip{"ip", std::nullopt, "not computed for stacks"};
+  NamedBound blp{"lp", std::nullopt, "not requested (--lp)"};
+  NamedBound bip{"ip", std::nullopt, "not requested (--lp)"};
+  std::optional<StackRouting> exact;
+  if (opt.lp) {
+    CongestionOptions lo;
+    lo.lp_max_variables = opt.lp_max_variables;
+    lo.ip_max_variables = opt.ip_max_variables;
+    lo.ip_time_limit_s = opt.ip_time_limit_s;
+    lo.lp_time_limit_s = opt.lp_time_limit_s;
+    auto ip = lp_lower_bounds(
+        lo, route_work, [&] { return stack_lp_variables(s, N); },
+        [&](bool integer, double tl) {
+          auto sl = stack_lp_congestion(s, N, integer, tl);
+          if (sl.lp.solved && integer) exact = std::move(sl.routing);
+          return sl.lp;
+        },
+        blp, bip, res.lp_value);
+    if (!ip) exact.reset();
+  }
   res.lower_bounds = {b47, bcut, blp, bip};
   for (auto& b : res.lower_bounds)
     if (b.value && *b.value > res.lower_bound) {
@@ -158,6 +175,7 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
       record(std::move(r), seconds_since(t0));
     }
   }
+  if (exact) record(std::move(*exact), 0);
   if (opt.minmax) {
     if (!opt.routings_forced && route_work > opt.work_budget / 10) {
       res.skipped.push_back(

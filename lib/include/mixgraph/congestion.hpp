@@ -7,6 +7,7 @@
 //   auto r = mixgraph::analyse_congestion("pow2", 1000, o);   // N = 1000: the pattern on 2000 tokens
 //   // r.copy_distance == 6, r.lower_bound == 4, r.upper_bound <= 6, r.routings[k].loads ...
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,16 @@ struct NamedBound {
   std::optional<std::uint32_t> value;  ///< nullopt: not computed (see note)
   std::string note;
 };
+
+/// The lp and ip lower bounds under the refusal rules both the single-layer and the stacked analysis use:
+/// GLPK built in; no LP when `work` (edge visits of the per-input searches) exceeds 40 lp_max_variables or
+/// variables() exceeds lp_max_variables; the integer program only up to ip_max_variables. solve(integer,
+/// time_limit_s) builds and solves the model. Fills the bounds' values and notes and lp_value; returns the
+/// integer program's result (with its routing) when it was solved.
+std::optional<LpResult> lp_lower_bounds(const CongestionOptions& opt, std::uint64_t work,
+                                        const std::function<std::uint64_t()>& variables,
+                                        const std::function<LpResult(bool, double)>& solve, NamedBound& blp,
+                                        NamedBound& bip, std::optional<double>& lp_value);
 
 struct CongestionResult {
   std::string pattern;
