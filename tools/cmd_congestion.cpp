@@ -342,8 +342,10 @@ Registrar reg(
              "shift (Prop. 4.8, translation-invariant only), random (uniform shortest paths), minmax "
              "(congestion-minimising rip-up-and-reroute), all. Default: every routing that fits the size")
           ->check(CLI::IsMember({"shift", "random", "minmax", "all"}));
-      app.add_flag("--lp", o->lp,
-                   "Also the LP relaxation bound (GLPK) and, for tiny N, the exact integer optimum");
+      app.add_flag(
+          "--lp", o->lp,
+          "Also the LP relaxation bound (GLPK) and, for tiny N, the exact integer optimum (a stack: on the "
+          "stacked graph)");
       add_seed_option(app, o->seed, "Seed of the random and minmax routings");
       app.add_option(
              "--sweep", o->sweep_text,
