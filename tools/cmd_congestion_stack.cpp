@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "cmd_stack.hpp"
 #include "congestion_text.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
@@ -45,12 +46,8 @@ void write_stack_paths(const std::string& file, const StackCongestionResult& sr,
 }  // namespace
 
 int run_stack_congestion(const StackCongestionRequest& q) {
-  if (!q.unsupported.empty()) {
-    std::string opts;
-    for (const auto& u : q.unsupported) opts += (opts.empty() ? "" : ", ") + u;
-    throw UsageError("congestion with a stack: pattern does not take " + opts +
-                     " (one stack and one --copy-length; docs/cli.md, \"Stacked layers\")");
-  }
+  refuse_stack_options(q.unsupported, "congestion",
+                       "one stack and one --copy-length; docs/cli.md, \"Stacked layers\"");
   q.common.apply();
   const Format fmt = q.common.fmt();
   StackCongestionOptions co;

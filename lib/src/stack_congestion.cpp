@@ -72,21 +72,13 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
         d[i] = hops;
       }
   }
-  for (pos_t i = 0; i < N; ++i)
-    if (d[i] == UNREACHABLE) res.impossible_inputs.push_back(i);
-  if (!res.impossible_inputs.empty()) {
-    res.copy_possible = false;
+  if (!record_copy_distances(res, d)) {
     res.impossible_reason = "no path in the stacked graph (" + std::to_string(L) +
                             " layers) from x_i to layer " + std::to_string(L) + "'s y_{i+" +
                             std::to_string(N) + "}";
     if (res.impossible_inputs.size() == N) res.impossible_reason += " for any input";
     return out;
   }
-  res.copy_possible = true;
-  res.copy_distance = *std::max_element(d.begin(), d.end());
-  res.min_distance = *std::min_element(d.begin(), d.end());
-  for (auto x : d) res.distance_sum += x;
-  if (res.translation_invariant) res.prop48_bound = res.copy_distance;
 
   // Lower bounds: prop47 over stacked distances; the cut bound on the collapsed pattern.
   NamedBound b47{"prop47", prop47_bound(d), "ceil(sum_i (d_L(i+N,i) + 1) / 2N), stacked distances"};
@@ -129,11 +121,7 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
     if (!ip) exact.reset();
   }
   res.lower_bounds = {b47, bcut, blp, bip};
-  for (auto& b : res.lower_bounds)
-    if (b.value && *b.value > res.lower_bound) {
-      res.lower_bound = *b.value;
-      res.lower_bound_name = b.name;
-    }
+  pick_lower_bound(res);
 
   // Routings.
   std::optional<StackRouting> start;

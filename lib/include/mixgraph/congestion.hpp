@@ -109,6 +109,14 @@ struct CongestionResult {
   std::vector<Routing> paths;  ///< parallel to routings when keep_paths
 };
 
+/// Records the copy distances d (one per input, kUnreachable where the input cannot reach i + N):
+/// impossible_inputs; when there are none, copy_possible, copy_distance, min_distance, distance_sum and, for
+/// a translation-invariant result, prop48_bound = the copy distance. Returns copy_possible (the caller
+/// gives the reason when false).
+bool record_copy_distances(CongestionResult& res, const std::vector<std::uint32_t>& d);
+/// lower_bound and lower_bound_name: the largest computed value of lower_bounds (first on ties).
+void pick_lower_bound(CongestionResult& res);
+
 /// The whole analysis for one pattern spec and copy length N (pattern on 2N tokens; for mtx: specs N = 0
 /// takes N = n/2 from the file). A copy that is
 /// impossible returns copy_possible = false with the inputs and the reason and no numbers. Every routing
