@@ -326,7 +326,7 @@ TEST(PatternStackCli, CommandsAcceptOrRefuseStacks) {
   r = run_cli("rank -p 'stack:ssm,ssm' -n 12 --format json");
   EXPECT_EQ(r.code, 0) << r.err;
   for (const std::string cmd :
-       {"congestion -p 'stack:ssm,ssm' -N 8 --lp", "validate -p 'stack:ssm' -n 16",
+       {"congestion -p 'stack:ssm,ssm' -N 8 --sweep 4..8", "validate -p 'stack:ssm' -n 16",
         "solve -p 'stack:ssm' -n 16 --random 2 --backend cpu", "pattern -p 'window:2|stack:ssm' -n 16",
         "pattern -p 'stack:bigbird:2,1,1,ssm' -n 16"}) {
     r = run_cli(cmd);

@@ -136,9 +136,8 @@ void write_paths(const std::string& file, const CongestionResult& r, const std::
 
 int run_congestion(const CongestionCliOptions& o) {
   if (std::any_of(o.patterns.begin(), o.patterns.end(), [](const auto& p) { return is_stack_spec(p); })) {
-    StackCongestionRequest sr{o.patterns[0], o.n_text, o.routing, o.seed, o.paths_file, o.common, {}};
+    StackCongestionRequest sr{o.patterns[0], o.n_text, o.routing, o.seed, o.paths_file, o.common, o.lp, {}};
     for (const auto& [given, name] : {std::pair{o.patterns.size() > 1, "several --pattern values"},
-                                      {o.lp, "--lp"},
                                       {!o.sweep_text.empty(), "--sweep"},
                                       {!o.checkpoint_dir.empty(), "--checkpoint"}})
       if (given) sr.unsupported.push_back(name);
@@ -353,8 +352,10 @@ Registrar reg(
              "shift (Prop. 4.8, translation-invariant only), random (uniform shortest paths), minmax "
              "(congestion-minimising rip-up-and-reroute), all. Default: every routing that fits the size")
           ->check(CLI::IsMember({"shift", "random", "minmax", "all"}));
-      app.add_flag("--lp", o->lp,
-                   "Also the LP relaxation bound (GLPK) and, for tiny N, the exact integer optimum");
+      app.add_flag(
+          "--lp", o->lp,
+          "Also the LP relaxation bound (GLPK) and, for tiny N, the exact integer optimum (a stack: on the "
+          "stacked graph)");
       add_seed_option(app, o->seed, "Seed of the random and minmax routings");
       app.add_option(
              "--sweep", o->sweep_text,

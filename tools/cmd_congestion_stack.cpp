@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "cmd_stack.hpp"
 #include "congestion_text.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
@@ -45,18 +46,15 @@ void write_stack_paths(const std::string& file, const StackCongestionResult& sr,
 }  // namespace
 
 int run_stack_congestion(const StackCongestionRequest& q) {
-  if (!q.unsupported.empty()) {
-    std::string opts;
-    for (const auto& u : q.unsupported) opts += (opts.empty() ? "" : ", ") + u;
-    throw UsageError("congestion with a stack: pattern does not take " + opts +
-                     " (one stack and one --copy-length; docs/cli.md, \"Stacked layers\")");
-  }
+  refuse_stack_options(q.unsupported, "congestion",
+                       "one stack and one --copy-length; docs/cli.md, \"Stacked layers\"");
   q.common.apply();
   const Format fmt = q.common.fmt();
   StackCongestionOptions co;
   co.seed = q.seed;
   co.mem_limit = q.common.mem_limit_bytes();
   co.keep_paths = !q.paths_file.empty();
+  co.lp = q.lp;
   if (!q.routing.empty()) {
     co.routings_forced = true;
     co.shift = q.routing == "shift" || q.routing == "all";
@@ -72,7 +70,7 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   const auto& r = sr.base;
   nlohmann::json params = {{"pattern", q.spec},
                            {"routing", q.routing.empty() ? "default" : q.routing},
-                           {"lp", false},
+                           {"lp", q.lp},
                            {"seed", q.seed},
                            {"format", q.common.format},
                            {"n", r.N}};
@@ -89,9 +87,9 @@ int run_stack_congestion(const StackCongestionRequest& q) {
     print_json(std::cout, j);
     return 0;
   }
-  const std::vector<std::string> header = {"pattern", "N",     "depth",  "copy_distance", "prop47",
-                                           "cut",     "lower", "prop48", "shift",         "random",
-                                           "minmax",  "upper", "gap",    "status"};
+  const std::vector<std::string> header = {"pattern", "N",     "depth", "copy_distance", "prop47", "cut",
+                                           "lp",      "ip",    "lower", "prop48",        "shift",  "random",
+                                           "minmax",  "exact", "upper", "gap",           "status"};
   auto find = [&](const char* name) -> std::string {
     for (auto& s : r.routings)
       if (s.name == name) return std::to_string(s.congestion);
@@ -99,15 +97,15 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   };
   std::vector<std::string> row = {r.pattern, std::to_string(r.N), std::to_string(sr.layer_specs.size())};
   if (!r.copy_possible) {
-    for (int k = 0; k < 10; ++k) row.push_back(k == 0 ? "inf" : "-");
+    for (int k = 0; k < 13; ++k) row.push_back(k == 0 ? "inf" : "-");
     row.push_back("impossible");
   } else {
     row.push_back(std::to_string(r.copy_distance));
     row.push_back(opt_text(r.lower_bounds[0].value));
-    row.push_back(opt_text(r.lower_bounds[1].value));
+    for (std::size_t k = 1; k < 4; ++k) row.push_back(opt_text(r.lower_bounds[k].value));  // cut, lp, ip
     row.push_back(std::to_string(r.lower_bound));
     row.push_back(opt_text(r.prop48_bound));
-    for (const char* name : {"shift", "random", "minmax"}) row.push_back(find(name));
+    for (const char* name : {"shift", "random", "minmax", "exact"}) row.push_back(find(name));
     row.push_back(opt_text(r.upper_bound));
     row.push_back(r.upper_bound ? std::to_string(*r.upper_bound - r.lower_bound) : "-");
     row.push_back(!r.upper_bound ? "no routing" : r.optimal ? "optimal" : "open");

@@ -15,7 +15,8 @@ struct StackCongestionRequest {
   std::uint64_t seed = 1;
   std::string paths_file;
   CommonOptions common;
-  /// Options given that stacks do not take (e.g. "--lp"): refused with one line (exit 2).
+  bool lp = false;  ///< --lp: the LP bound (and the integer optimum when tiny) on the stacked graph
+  /// Options given that stacks do not take (e.g. "--sweep"): refused with one line (exit 2).
   std::vector<std::string> unsupported;
 };
 

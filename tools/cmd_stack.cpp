@@ -12,17 +12,21 @@
 
 namespace mixgraph::cli {
 
+void refuse_stack_options(const std::vector<std::string>& unsupported, const std::string& command,
+                          const std::string& why) {
+  if (unsupported.empty()) return;
+  std::string opts;
+  for (const auto& u : unsupported) opts += (opts.empty() ? "" : ", ") + u;
+  throw UsageError(command + " with a stack: pattern does not take " + opts + " (" + why + ")");
+}
+
 namespace {
 
 /// All-pairs stack distances (some layer not translation-invariant) refuse more relaxations than this.
 constexpr std::uint64_t kMaxAllPairsWork = std::uint64_t{1} << 36;
 
 void refuse_unsupported(const StackRequest& r, const char* command) {
-  if (r.unsupported.empty()) return;
-  std::string opts;
-  for (const auto& u : r.unsupported) opts += (opts.empty() ? "" : ", ") + u;
-  throw UsageError(std::string(command) + " with a stack: pattern does not take " + opts +
-                   " (docs/cli.md, \"Stacked layers\", lists what stacks support)");
+  refuse_stack_options(r.unsupported, command, "docs/cli.md, \"Stacked layers\", lists what stacks support");
 }
 
 Stack build(const StackRequest& r, ojson& params) {

@@ -30,6 +30,11 @@ struct StackRequest {
   std::vector<std::string> unsupported;
 };
 
+/// Refuses (UsageError, exit 2) the options a stack command was given but does not take, in one line:
+/// "<command> with a stack: pattern does not take <options> (<why>)". Returns when there are none.
+void refuse_stack_options(const std::vector<std::string>& unsupported, const std::string& command,
+                          const std::string& why);
+
 int run_stack_pattern(const StackRequest& r);
 int run_stack_distances(const StackRequest& r);
 int run_stack_rank(const StackRequest& r);

@@ -57,6 +57,26 @@ struct Timer {
 
 }  // namespace
 
+bool record_copy_distances(CongestionResult& res, const std::vector<std::uint32_t>& d) {
+  for (pos_t i = 0; i < d.size(); ++i)
+    if (d[i] == kUnreachable) res.impossible_inputs.push_back(i);
+  res.copy_possible = res.impossible_inputs.empty();
+  if (!res.copy_possible) return false;
+  res.copy_distance = *std::max_element(d.begin(), d.end());
+  res.min_distance = *std::min_element(d.begin(), d.end());
+  for (auto x : d) res.distance_sum += x;
+  if (res.translation_invariant) res.prop48_bound = res.copy_distance;
+  return true;
+}
+
+void pick_lower_bound(CongestionResult& res) {
+  for (auto& b : res.lower_bounds)
+    if (b.value && *b.value > res.lower_bound) {
+      res.lower_bound = *b.value;
+      res.lower_bound_name = b.name;
+    }
+}
+
 CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
                                     const CongestionOptions& opt) {
   const bool is_mtx = spec.rfind("mtx:", 0) == 0;
@@ -104,18 +124,10 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
                            " edge visits; use a smaller --n");
     d = copy_distances(g);
   }
-  for (pos_t i = 0; i < N; ++i)
-    if (d[i] == kUnreachable) res.impossible_inputs.push_back(i);
-  if (!res.impossible_inputs.empty()) {
-    res.copy_possible = false;
+  if (!record_copy_distances(res, d)) {
     res.impossible_reason = impossible_reason(g, res.impossible_inputs);
     return res;
   }
-  res.copy_possible = true;
-  res.copy_distance = *std::max_element(d.begin(), d.end());
-  res.min_distance = *std::min_element(d.begin(), d.end());
-  for (auto x : d) res.distance_sum += x;
-  if (g.ti) res.prop48_bound = res.copy_distance;
 
   // Lower bounds.
   NamedBound b47{"prop47", prop47_bound(d), "ceil(sum_i (d(i+N,i) + 1) / 2N)"};
@@ -139,48 +151,13 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
   NamedBound bip{"ip", std::nullopt, "not requested (--lp)"};
   std::optional<Routing> exact_routing;
   if (opt.lp) {
-    if (!lp_built_in()) {
-      blp.note = bip.note = "not built in (GLPK)";
-    } else {
-      const auto work = per_input_search_work(g);
-      const std::uint64_t vars = work > 40 * opt.lp_max_variables ? work : lp_variables(g);
-      if (vars > opt.lp_max_variables) {
-        blp.note = bip.note = "not computed: about " + std::to_string(vars) + " variables (limit " +
-                              std::to_string(opt.lp_max_variables) + ")";
-      } else {
-        auto lp = lp_congestion(g, false, opt.lp_time_limit_s);
-        res.lp_value = lp.solved ? std::optional<double>(lp.value) : std::nullopt;
-        if (lp.solved) {
-          blp.value = lp.bound;
-          blp.note = "LP value " + std::to_string(lp.value) + ", dual bound " +
-                     std::to_string(lp.dual_value) + " certified as ceil(dual - 1e-6) by weak duality; " +
-                     std::to_string(lp.variables) + " variables, " + std::to_string(lp.constraints) +
-                     " constraints";
-        } else {
-          blp.note = lp.status;
-        }
-        if (vars <= opt.ip_max_variables) {
-          auto ip = lp_congestion(g, true, opt.ip_time_limit_s);
-          if (ip.solved) {
-            bip.value = ip.bound;
-            bip.note = "exact integer optimum (GLPK branch and bound)";
-            exact_routing = std::move(ip.routing);
-          } else {
-            bip.note = ip.status;
-          }
-        } else {
-          bip.note =
-              "not tried: " + std::to_string(vars) + " variables > " + std::to_string(opt.ip_max_variables);
-        }
-      }
-    }
+    auto ip = lp_lower_bounds(
+        opt, per_input_search_work(g), [&] { return lp_variables(g); },
+        [&](bool integer, double tl) { return lp_congestion(g, integer, tl); }, blp, bip, res.lp_value);
+    if (ip) exact_routing = std::move(ip->routing);
   }
   res.lower_bounds = {b47, bcut, blp, bip};
-  for (auto& b : res.lower_bounds)
-    if (b.value && *b.value > res.lower_bound) {
-      res.lower_bound = *b.value;
-      res.lower_bound_name = b.name;
-    }
+  pick_lower_bound(res);
 
   // Routings.
   auto record = [&](Routing&& r, double secs) {

@@ -72,21 +72,13 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
         d[i] = hops;
       }
   }
-  for (pos_t i = 0; i < N; ++i)
-    if (d[i] == UNREACHABLE) res.impossible_inputs.push_back(i);
-  if (!res.impossible_inputs.empty()) {
-    res.copy_possible = false;
+  if (!record_copy_distances(res, d)) {
     res.impossible_reason = "no path in the stacked graph (" + std::to_string(L) +
                             " layers) from x_i to layer " + std::to_string(L) + "'s y_{i+" +
                             std::to_string(N) + "}";
     if (res.impossible_inputs.size() == N) res.impossible_reason += " for any input";
     return out;
   }
-  res.copy_possible = true;
-  res.copy_distance = *std::max_element(d.begin(), d.end());
-  res.min_distance = *std::min_element(d.begin(), d.end());
-  for (auto x : d) res.distance_sum += x;
-  if (res.translation_invariant) res.prop48_bound = res.copy_distance;
 
   // Lower bounds: prop47 over stacked distances; the cut bound on the collapsed pattern.
   NamedBound b47{"prop47", prop47_bound(d), "ceil(sum_i (d_L(i+N,i) + 1) / 2N), stacked distances"};
@@ -109,14 +101,27 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
                   " position-disjoint input-output paths with the copies of each position merged";
     }
   }
-  NamedBound blp{"lp", std::nullopt, "not computed for stacks"};
-  NamedBound bip{"ip", std::nullopt, "not computed for stacks"};
+  NamedBound blp{"lp", std::nullopt, "not requested (--lp)"};
+  NamedBound bip{"ip", std::nullopt, "not requested (--lp)"};
+  std::optional<StackRouting> exact;
+  if (opt.lp) {
+    CongestionOptions lo;
+    lo.lp_max_variables = opt.lp_max_variables;
+    lo.ip_max_variables = opt.ip_max_variables;
+    lo.ip_time_limit_s = opt.ip_time_limit_s;
+    lo.lp_time_limit_s = opt.lp_time_limit_s;
+    auto ip = lp_lower_bounds(
+        lo, route_work, [&] { return stack_lp_variables(s, N); },
+        [&](bool integer, double tl) {
+          auto sl = stack_lp_congestion(s, N, integer, tl);
+          if (sl.lp.solved && integer) exact = std::move(sl.routing);
+          return sl.lp;
+        },
+        blp, bip, res.lp_value);
+    if (!ip) exact.reset();
+  }
   res.lower_bounds = {b47, bcut, blp, bip};
-  for (auto& b : res.lower_bounds)
-    if (b.value && *b.value > res.lower_bound) {
-      res.lower_bound = *b.value;
-      res.lower_bound_name = b.name;
-    }
+  pick_lower_bound(res);
 
   // Routings.
   std::optional<StackRouting> start;
@@ -158,6 +163,7 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
       record(std::move(r), seconds_since(t0));
     }
   }
+  if (exact) record(std::move(*exact), 0);
   if (opt.minmax) {
     if (!opt.routings_forced && route_work > opt.work_budget / 10) {
       res.skipped.push_back(

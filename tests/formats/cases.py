@@ -76,6 +76,7 @@ def json_cases(tmp):
         ("rank.stack", ["rank", "-p", "stack:ssm,window:4", "-n", "24", "--method", "exact"]),
         ("congestion", ["congestion", "-p", "stack:ssm,window:4", "-N", "12"]),
         ("congestion", ["congestion", "-p", "stack:local:2,local:2", "-N", "8"]),
+        ("congestion", ["congestion", "-p", "stack:ssm,window:2", "-N", "6", "--lp"]),
         ("solve", ["solve", "-p", "pow2", "-n", "64", "--random", "4", "--backend", "cpu"]),
         ("solve", ["solve", "-p", "sq1+cache", "-n", "64", "--random", "4", "--heads", "2", "--precision", "fp64",
                    "--backend", "cpu", "--output", os.path.join(tmp, "y.npy")]),

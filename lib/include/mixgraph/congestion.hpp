@@ -7,6 +7,7 @@
 //   auto r = mixgraph::analyse_congestion("pow2", 1000, o);   // N = 1000: the pattern on 2000 tokens
 //   // r.copy_distance == 6, r.lower_bound == 4, r.upper_bound <= 6, r.routings[k].loads ...
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,16 @@ struct NamedBound {
   std::string note;
 };
 
+/// The lp and ip lower bounds under the refusal rules both the single-layer and the stacked analysis use:
+/// GLPK built in; no LP when `work` (edge visits of the per-input searches) exceeds 40 lp_max_variables or
+/// variables() exceeds lp_max_variables; the integer program only up to ip_max_variables. solve(integer,
+/// time_limit_s) builds and solves the model. Fills the bounds' values and notes and lp_value; returns the
+/// integer program's result (with its routing) when it was solved.
+std::optional<LpResult> lp_lower_bounds(const CongestionOptions& opt, std::uint64_t work,
+                                        const std::function<std::uint64_t()>& variables,
+                                        const std::function<LpResult(bool, double)>& solve, NamedBound& blp,
+                                        NamedBound& bip, std::optional<double>& lp_value);
+
 struct CongestionResult {
   std::string pattern;
   pos_t N = 0;
@@ -97,6 +108,14 @@ struct CongestionResult {
   std::vector<std::string> notes;
   std::vector<Routing> paths;  ///< parallel to routings when keep_paths
 };
+
+/// Records the copy distances d (one per input, kUnreachable where the input cannot reach i + N):
+/// impossible_inputs; when there are none, copy_possible, copy_distance, min_distance, distance_sum and, for
+/// a translation-invariant result, prop48_bound = the copy distance. Returns copy_possible (the caller
+/// gives the reason when false).
+bool record_copy_distances(CongestionResult& res, const std::vector<std::uint32_t>& d);
+/// lower_bound and lower_bound_name: the largest computed value of lower_bounds (first on ties).
+void pick_lower_bound(CongestionResult& res);
 
 /// The whole analysis for one pattern spec and copy length N (pattern on 2N tokens; for mtx: specs N = 0
 /// takes N = n/2 from the file). A copy that is

@@ -38,12 +38,17 @@ struct StackCongestionOptions {
   std::uint64_t cut_max_edges = 30'000'000ULL;   ///< skip the cut bound beyond this many flow edges
   int minmax_rounds = 40;
   bool keep_paths = false;  ///< keep the routings' paths (for --output)
+  bool lp = false;          ///< also the LP bound (and the integer optimum when tiny), as for one layer
+  std::uint64_t lp_max_variables = 200'000ULL;  ///< skip the LP beyond this
+  std::uint64_t ip_max_variables = 2500;        ///< try the exact integer program up to this
+  double ip_time_limit_s = 20;
+  double lp_time_limit_s = 0;
 };
 
 struct StackCongestionResult {
   /// The single-layer result fields: pattern = the stack spec, copy_distance = max_i d_L(i + N, i),
-  /// lower_bounds prop47, cut, lp, ip (lp and ip are not computed for stacks), prop48_bound = the shift
-  /// bound d of a translation-invariant stack.
+  /// lower_bounds prop47, cut, lp, ip (lp and ip with opt.lp only), prop48_bound = the shift bound d of a
+  /// translation-invariant stack; with the integer optimum a routing "exact".
   CongestionResult base;
   std::vector<std::string> layer_specs;
   std::vector<StackRouting> paths;  ///< parallel to base.routings when keep_paths
@@ -76,6 +81,19 @@ StackRouting stack_random_routing(const Stack& s, pos_t N, std::uint64_t seed,
 /// Stops at `lower_bound`, after `rounds` rounds or about max_work edge visits. Never worse than start.
 StackRouting stack_minmax_routing(const Stack& s, pos_t N, const StackRouting& start, std::uint64_t seed,
                                   int rounds, std::uint32_t lower_bound, std::uint64_t max_work);
+
+/// The LP relaxation of copy routing on the stacked graph (one commodity per input over the edges of copies
+/// 0..L of its window that lie on some (0, i) -> (L, i + N) path; a position's load counts the paths that
+/// enter it, end points included; min C with every load <= C), certified through its duals as for one
+/// layer, or with `integer` the exact integer program and its optimal routing. One layer: the plain
+/// pattern's LP. Without GLPK: lp.built_in = false.
+struct StackLpResult {
+  LpResult lp;           ///< lp.routing unused
+  StackRouting routing;  ///< integer and solved: the optimal routing (name "exact")
+};
+StackLpResult stack_lp_congestion(const Stack& s, pos_t N, bool integer, double time_limit_s = 0);
+/// Variables stack_lp_congestion would have (for refusing big instances). O(N L (N + reads)).
+std::uint64_t stack_lp_variables(const Stack& s, pos_t N);
 
 /// Edge visits of one per-input search (about L (N + 1) + half the stack's reads).
 std::uint64_t stack_route_work(const Stack& s, pos_t N);
