@@ -41,9 +41,9 @@ ClaimResult decode_claim_result(const std::string& bytes);
 std::string encode_claim_part(const ClaimPart& p);
 ClaimPart decode_claim_part(const std::string& bytes);
 
-/// The modelled seconds of a claim that runs whole (no cost model of its own: most claims take well
-/// under a second at their defaults; docs/scaling.md, "per-shard costs").
-constexpr double kWholeClaimSeconds = 0.05;
+/// The modelled seconds of a claim that runs whole (no cost model of its own: the 17 claims that do not
+/// split take about 0.1 s each at --n-max 512; docs/scaling.md, "per-shard costs").
+constexpr double kWholeClaimSeconds = 0.1;
 
 /// One shard of verify: instance `instance` of claim ids[claim], or the whole claim (kWhole).
 struct ClaimShard {

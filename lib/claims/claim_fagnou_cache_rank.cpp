@@ -105,9 +105,9 @@ ClaimOutcome finish(const ClaimContext& ctx, const ClaimPart& all) {
 /// costs"); the contrast figure is two profiles at n = 256.
 double cost(const ClaimContext& ctx, std::size_t i) {
   const auto pl = plan(ctx);
-  if (i == pl.pats.size() * pl.ns.size()) return 0.3;
+  if (i == pl.pats.size() * pl.ns.size()) return 0.75;
   const double n = static_cast<double>(pl.ns[i % pl.ns.size()]);
-  return n <= 256 ? 5e-8 * std::pow(n, 2.5) : 2e-8 * std::pow(n, 2.0);
+  return n <= 256 ? 5e-8 * std::pow(n, 2.5) : 1.5e-7 * std::pow(n, 2.0);
 }
 
 ClaimRegistrar reg(
