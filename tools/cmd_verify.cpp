@@ -84,7 +84,7 @@ int run_verify(const VerifyOptions& o) {
     return v;
   }()
                                     : o.claims;
-  // several MPI ranks or a checkpoint folder: one shard per claim (docs/scaling.md)
+  // several MPI ranks or a checkpoint folder: one shard per claim instance or claim (docs/scaling.md)
   if (sharded(o.checkpoint_dir)) {
     auto merged = sharded_claims(ids, ctx, o.checkpoint_dir);
     if (!merged) return 0;  // ranks other than 0 print nothing
@@ -166,8 +166,8 @@ Registrar reg(
           ->type_name(type::kCount);
       app.add_flag("--list", o->list, "List the registered claims and exit");
       app.add_option("--checkpoint", o->checkpoint_dir,
-                     "Keep each finished claim's result in this folder; a re-run with the same parameters "
-                     "checks only the missing claims (docs/scaling.md)")
+                     "Keep each finished claim's (or claim instance's) result in this folder; a re-run with "
+                     "the same parameters checks only the missing ones (docs/scaling.md)")
           ->type_name(type::kDir);
       add_common_options(app, o->common);
       return [o] { return run_verify(*o); };

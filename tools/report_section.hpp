@@ -90,6 +90,8 @@ struct ReportSection {
   /// units give. Under several MPI ranks each unit is then a shard of its own, and rank 0 renders.
   std::function<std::vector<std::string>(const ReportParams&)> units;
   std::function<std::string(const ReportParams&, const std::vector<PatternRun>&, std::size_t)> unit;
+  /// Optional: each unit's modelled seconds (default: the section's modelled cost in equal shares).
+  std::function<std::vector<double>(const ReportParams&)> unit_costs;
   std::function<void(ReportContext&, const std::vector<std::string>&)> render;
 };
 

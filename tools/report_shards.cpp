@@ -147,9 +147,13 @@ std::optional<std::vector<SectionOutcome>> run_report_section_shards(
       shards.push_back({i, kWhole});
       costs.push_back(cost);
     }
-    for (std::size_t u = 0; u < unit_names[i].size(); ++u) {  // no cost per unit known: equal shares
+    std::vector<double> unit_costs;  // the units' own model, else equal shares of the section's
+    if (todo[i]->unit_costs && !unit_names[i].empty()) unit_costs = todo[i]->unit_costs(params);
+    if (unit_costs.size() != unit_names[i].size())
+      unit_costs.assign(unit_names[i].size(), cost / static_cast<double>(unit_names[i].size()));
+    for (std::size_t u = 0; u < unit_names[i].size(); ++u) {
       shards.push_back({i, u});
-      costs.push_back(cost / static_cast<double>(unit_names[i].size()));
+      costs.push_back(unit_costs[u]);
     }
   }
   auto got = run_item_shards("report sections", "", costs, "", {}, [&](std::size_t k) {

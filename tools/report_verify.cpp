@@ -53,22 +53,32 @@ void run_verify(ReportContext& ctx) {
   render_verify(ctx, run_claims({}, claim_context(ctx.params)));
 }
 
-/// Under several MPI ranks: one unit per claim (each claim depends on itself alone), rendered on rank 0.
-std::vector<std::string> verify_units(const ReportParams&) {
+/// Under several MPI ranks: one unit per claim instance (one per claim for the claims that do not split;
+/// verify's shards), rendered on rank 0 from the claims merged in order.
+std::vector<std::string> claim_ids() {
   std::vector<std::string> ids;
   for (const auto& c : registered_claims()) ids.push_back(c.id);
   return ids;
 }
+std::vector<std::string> verify_units(const ReportParams& params) {
+  std::vector<std::string> names;
+  for (const auto& s : claim_shards(claim_ids(), claim_context(params))) names.push_back(s.name);
+  return names;
+}
+std::vector<double> verify_unit_costs(const ReportParams& params) {
+  std::vector<double> costs;
+  for (const auto& s : claim_shards(claim_ids(), claim_context(params))) costs.push_back(s.cost);
+  return costs;
+}
 std::string verify_unit(const ReportParams& params, const std::vector<PatternRun>&, std::size_t i) {
-  const auto id = verify_units(params).at(i);
-  const auto r = run_claims({id}, claim_context(params));
-  if (r.size() != 1) throw RuntimeFailure("claim '" + id + "' gave no single result");
-  return encode_claim_result(r[0]);
+  const auto ids = claim_ids();
+  const auto cc = claim_context(params);
+  return run_claim_shard(ids, cc, claim_shards(ids, cc).at(i));
 }
 void render_verify_units(ReportContext& ctx, const std::vector<std::string>& units) {
-  std::vector<ClaimResult> results;
-  for (const auto& u : units) results.push_back(decode_claim_result(u));
-  render_verify(ctx, results);
+  const auto ids = claim_ids();
+  const auto cc = claim_context(ctx.params);
+  render_verify(ctx, merge_claim_shards(ids, cc, claim_shards(ids, cc), units));
 }
 
 ReportSection verify_section() {
@@ -78,6 +88,7 @@ ReportSection verify_section() {
   s.order = 90;
   s.run = run_verify;
   s.units = verify_units;
+  s.unit_costs = verify_unit_costs;
   s.unit = verify_unit;
   s.render = render_verify_units;
   return s;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "mixgraph/claims.hpp"
 #include "mixgraph/distances.hpp"
@@ -26,8 +27,9 @@ std::optional<DistanceSummary> sharded_all_pairs(const Pattern& p, const AllPair
 std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const CutRankParams& params,
                                                        const std::string& checkpoint_dir);
 
-/// verify over shards of one claim each: run_claims's results on rank 0 (in `ids` order), std::nullopt on
-/// the other ranks.
+/// verify over shards of one claim instance each (one claim each for the claims that do not split):
+/// run_claims's results on rank 0 (in `ids` order; `seconds` the sum of the shards'), std::nullopt on the
+/// other ranks.
 std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::string>& ids,
                                                        const ClaimContext& ctx,
                                                        const std::string& checkpoint_dir);
@@ -35,5 +37,30 @@ std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::st
 /// One claim's whole result as bytes (JSON) and back, as the sharded routes send it to rank 0.
 std::string encode_claim_result(const ClaimResult& r);
 ClaimResult decode_claim_result(const std::string& bytes);
+/// One claim instance's part as bytes (JSON; doubles as their bits) and back.
+std::string encode_claim_part(const ClaimPart& p);
+ClaimPart decode_claim_part(const std::string& bytes);
+
+/// The modelled seconds of a claim that runs whole (no cost model of its own: the 17 claims that do not
+/// split take about 0.1 s each at --n-max 512; docs/scaling.md, "per-shard costs").
+constexpr double kWholeClaimSeconds = 0.1;
+
+/// One shard of verify: instance `instance` of claim ids[claim], or the whole claim (kWhole).
+struct ClaimShard {
+  static constexpr std::size_t kWhole = static_cast<std::size_t>(-1);
+  std::size_t claim = 0;
+  std::size_t instance = kWhole;
+  std::string name;  ///< "fagnou.menger: pow2 n=384", or the claim id
+  double cost = 0;   ///< modelled seconds
+};
+/// The shards of the claims `ids`, claim by claim, each claim's instances in order.
+std::vector<ClaimShard> claim_shards(const std::vector<std::string>& ids, const ClaimContext& ctx);
+/// One shard's result as bytes: encode_claim_part for an instance, encode_claim_result for a whole claim.
+std::string run_claim_shard(const std::vector<std::string>& ids, const ClaimContext& ctx,
+                            const ClaimShard& s);
+/// Every claim's result from its shards' results (by shard index): run_claims(ids, ctx)'s results.
+std::vector<ClaimResult> merge_claim_shards(const std::vector<std::string>& ids, const ClaimContext& ctx,
+                                            const std::vector<ClaimShard>& shards,
+                                            const std::vector<std::string>& results);
 
 }  // namespace mixgraph::cli

@@ -1,5 +1,7 @@
-// verify over MPI ranks: one shard per claim, each claim's result serialised whole and put back in order.
+// verify over MPI ranks: one shard per instance of a claim that splits into instances (ClaimInstances), one
+// per other claim; rank 0 merges each claim's parts in order and puts the claims back in order.
 #include <algorithm>
+#include <bit>
 #include <nlohmann/json.hpp>
 
 #include "mixgraph/build_info.hpp"
@@ -62,6 +64,81 @@ ClaimResult decode_claim_result(const std::string& bytes) {
   return r;
 }
 
+std::string encode_claim_part(const ClaimPart& p) {
+  nlohmann::json skips = nlohmann::json::array();
+  for (const auto& k : p.not_applicable) skips.push_back({k.pattern, k.reason});
+  // doubles as their bits: `worst` may be infinite, and the merge must see the same values
+  const nlohmann::json j = {{"checked", p.checked},
+                            {"counterexamples", p.counterexamples},
+                            {"counterexample_count", p.counterexample_count},
+                            {"worst", std::bit_cast<std::uint64_t>(p.worst)},
+                            {"worst_at", p.worst_at},
+                            {"sum", std::bit_cast<std::uint64_t>(p.sum)},
+                            {"not_applicable", skips},
+                            {"note", p.note},
+                            {"error", opt(p.error)},
+                            {"seconds", p.seconds}};
+  return j.dump();
+}
+
+ClaimPart decode_claim_part(const std::string& bytes) {
+  const auto j = nlohmann::json::parse(bytes);
+  ClaimPart p;
+  p.checked = j.at("checked").get<std::uint64_t>();
+  p.counterexamples = j.at("counterexamples").get<std::vector<std::string>>();
+  p.counterexample_count = j.at("counterexample_count").get<std::uint64_t>();
+  p.worst = std::bit_cast<double>(j.at("worst").get<std::uint64_t>());
+  p.worst_at = j.at("worst_at").get<std::string>();
+  p.sum = std::bit_cast<double>(j.at("sum").get<std::uint64_t>());
+  for (const auto& k : j.at("not_applicable"))
+    p.not_applicable.push_back({k.at(0).get<std::string>(), k.at(1).get<std::string>()});
+  p.note = j.at("note").get<std::string>();
+  p.error = opt_string(j.at("error"));
+  p.seconds = j.at("seconds").get<double>();
+  return p;
+}
+
+std::vector<ClaimShard> claim_shards(const std::vector<std::string>& ids, const ClaimContext& ctx) {
+  std::vector<ClaimShard> shards;
+  for (std::size_t c = 0; c < ids.size(); ++c) {
+    const auto names = claim_instance_names(ids[c], ctx);
+    if (names.empty()) {
+      shards.push_back({c, ClaimShard::kWhole, ids[c], kWholeClaimSeconds});
+      continue;
+    }
+    const auto costs = claim_instance_costs(ids[c], ctx);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      shards.push_back({c, i, ids[c] + ": " + names[i], costs[i]});
+  }
+  return shards;
+}
+
+std::string run_claim_shard(const std::vector<std::string>& ids, const ClaimContext& ctx,
+                            const ClaimShard& s) {
+  if (s.instance != ClaimShard::kWhole)
+    return encode_claim_part(run_claim_instance(ids[s.claim], ctx, s.instance));
+  const auto r = run_claims({ids[s.claim]}, ctx);
+  if (r.size() != 1) throw RuntimeFailure("claim '" + ids[s.claim] + "' gave no single result");
+  return encode_claim_result(r[0]);
+}
+
+std::vector<ClaimResult> merge_claim_shards(const std::vector<std::string>& ids, const ClaimContext& ctx,
+                                            const std::vector<ClaimShard>& shards,
+                                            const std::vector<std::string>& results) {
+  std::vector<ClaimResult> out;
+  for (std::size_t k = 0; k < shards.size();) {
+    const std::size_t c = shards[k].claim;
+    if (shards[k].instance == ClaimShard::kWhole) {
+      out.push_back(decode_claim_result(results[k++]));
+      continue;
+    }
+    std::vector<ClaimPart> parts;
+    for (; k < shards.size() && shards[k].claim == c; ++k) parts.push_back(decode_claim_part(results[k]));
+    out.push_back(merge_claim_instances(ids[c], ctx, parts));
+  }
+  return out;
+}
+
 std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::string>& ids,
                                                        const ClaimContext& ctx,
                                                        const std::string& checkpoint_dir) {
@@ -70,21 +147,21 @@ std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::st
   for (const auto& c : registered_claims()) known.push_back(c.id);
   for (const auto& id : ids)
     if (std::find(known.begin(), known.end(), id) == known.end()) run_claims({id}, ctx);  // throws
-  std::string fingerprint = "verify; mixgraph " + version() + "; n_max " + std::to_string(ctx.n_max) +
-                            "; patterns " + nlohmann::json(ctx.patterns).dump() + "; claims " +
-                            nlohmann::json(ids).dump();
-  // no cost model per claim is known in advance: equal costs, so LPT deals them out in order
-  const auto got = run_item_shards("verify", fingerprint, std::vector<double>(ids.size(), 1.0),
-                                   checkpoint_dir, ctx.patterns, [&](std::size_t i) {
-                                     const auto r = run_claims({ids[i]}, ctx);
-                                     if (r.size() != 1)
-                                       throw RuntimeFailure("claim '" + ids[i] + "' gave no single result");
-                                     return encode_claim_result(r[0]);
-                                   });
+  // one shard per instance of a claim that splits, one per other claim; LPT on the modelled seconds
+  const auto shards = claim_shards(ids, ctx);
+  std::vector<double> costs;
+  std::string layout;
+  for (const auto& s : shards) {
+    costs.push_back(s.cost);
+    layout += s.name + "\n";
+  }
+  const std::string fingerprint = "verify; mixgraph " + version() + "; n_max " + std::to_string(ctx.n_max) +
+                                  "; patterns " + nlohmann::json(ctx.patterns).dump() + "; claims " +
+                                  nlohmann::json(ids).dump() + "; shards " + fnv1a_hex(layout);
+  const auto got = run_item_shards("verify", fingerprint, costs, checkpoint_dir, ctx.patterns,
+                                   [&](std::size_t k) { return run_claim_shard(ids, ctx, shards[k]); });
   if (!got) return std::nullopt;
-  std::vector<ClaimResult> out;
-  for (const auto& bytes : *got) out.push_back(decode_claim_result(bytes));
-  return out;
+  return merge_claim_shards(ids, ctx, shards, *got);
 }
 
 }  // namespace mixgraph::cli

@@ -144,4 +144,13 @@ struct Counterexamples {
   }
 };
 
+/// A merged part's counterexamples as Counterexamples::text gives them (nullopt when there are none).
+inline std::optional<std::string> counterexample_text(const ClaimPart& p) {
+  if (p.counterexample_count == 0) return std::nullopt;
+  Counterexamples c;
+  c.first = p.counterexamples;
+  c.count = p.counterexample_count;
+  return c.text();
+}
+
 }  // namespace mixgraph::claims

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -49,46 +50,156 @@ void settle(ClaimOutcome& o) {
 }
 }  // namespace
 
+namespace {
+
+const Claim& find_claim(const std::string& id) {
+  auto it = registry().find(id);
+  if (it == registry().end()) {
+    std::string valid;
+    for (const auto& [k, c] : registry()) valid += (valid.empty() ? "" : ", ") + k;
+    throw UsageError("unknown claim '" + id + "'; registered claims: " + valid);
+  }
+  return it->second;
+}
+
+/// The claim's result with `body` as its check: clamping, the empty range, exceptions and the verdict.
+ClaimResult assemble(const Claim& c, const ClaimContext& ctx,
+                     const std::function<ClaimOutcome(const ClaimContext&)>& body) {
+  ClaimResult r;
+  r.claim = c;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ClaimContext cctx = claim_context(c, ctx);
+  try {
+    if (ctx.n_max == 1)  // every claim's range starts at n = 2
+      throw std::runtime_error("n-max 1 is an empty range: every claim checks lengths n >= 2");
+    r.outcome = body(cctx);
+  } catch (const std::exception& e) {
+    r.outcome = {};
+    r.outcome.error = e.what();
+  }
+  if (cctx.n_max != ctx.n_max) {
+    std::string note = "(--n-max ";
+    note += std::to_string(ctx.n_max);
+    note += " clamped to ";
+    note += std::to_string(c.n_limit);
+    note += ", this check's limit: its work grows faster than n)";
+    if (!r.outcome.checked.empty()) r.outcome.checked += ' ';
+    r.outcome.checked += note;
+  }
+  settle(r.outcome);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+/// A claim given by instances, checked whole: every instance in order, merged. ctx.perturb corrupts the
+/// first instance that checks something (the first measured value of the whole check).
+ClaimOutcome check_by_instances(const ClaimInstances& in, const ClaimContext& cctx) {
+  const auto names = in.list(cctx);
+  std::vector<ClaimPart> parts;
+  bool measured = false;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    ClaimContext one = cctx;
+    one.perturb = cctx.perturb && !measured;
+    parts.push_back(in.run(one, i));
+    measured = measured || parts.back().checked > 0;
+  }
+  return in.finish(cctx, merge_claim_parts(parts));
+}
+
+}  // namespace
+
+void ClaimPart::add_counterexample(const std::string& s, std::size_t keep) {
+  if (counterexamples.size() < keep) counterexamples.push_back(s);
+  ++counterexample_count;
+}
+
+ClaimPart merge_claim_parts(const std::vector<ClaimPart>& parts, std::size_t keep) {
+  ClaimPart m;
+  for (const auto& p : parts) {
+    if (p.error && !m.error) m.error = p.error;
+    m.checked += p.checked;
+    for (const auto& s : p.counterexamples)
+      if (m.counterexamples.size() < keep) m.counterexamples.push_back(s);
+    m.counterexample_count += p.counterexample_count;
+    if (p.worst > m.worst) {
+      m.worst = p.worst;
+      m.worst_at = p.worst_at;
+    }
+    m.sum += p.sum;
+    m.not_applicable.insert(m.not_applicable.end(), p.not_applicable.begin(), p.not_applicable.end());
+    if (m.note.empty()) m.note = p.note;
+    m.seconds += p.seconds;
+  }
+  return m;
+}
+
+ClaimContext claim_context(const Claim& c, const ClaimContext& ctx) {
+  ClaimContext cctx = ctx;
+  if (c.n_limit != 0 && ctx.n_max > c.n_limit) cctx.n_max = c.n_limit;
+  return cctx;
+}
+
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx) {
   std::vector<Claim> todo;
-  if (ids.empty()) {
+  if (ids.empty())
     todo = registered_claims();
-  } else {
-    for (const auto& id : ids) {
-      auto it = registry().find(id);
-      if (it == registry().end()) {
-        std::string valid;
-        for (const auto& [k, c] : registry()) valid += (valid.empty() ? "" : ", ") + k;
-        throw UsageError("unknown claim '" + id + "'; registered claims: " + valid);
-      }
-      todo.push_back(it->second);
-    }
-  }
+  else
+    for (const auto& id : ids) todo.push_back(find_claim(id));
   std::vector<ClaimResult> out;
-  for (const auto& c : todo) {
-    ClaimResult r;
-    r.claim = c;
-    const auto t0 = std::chrono::steady_clock::now();
-    ClaimContext cctx = ctx;
-    const bool clamped = c.n_limit != 0 && ctx.n_max > c.n_limit;
-    if (clamped) cctx.n_max = c.n_limit;
-    try {
-      if (ctx.n_max == 1)  // every claim's range starts at n = 2
-        throw std::runtime_error("n-max 1 is an empty range: every claim checks lengths n >= 2");
-      r.outcome = c.check(cctx);
-    } catch (const std::exception& e) {
-      r.outcome = {};
-      r.outcome.error = e.what();
-    }
-    if (clamped)
-      r.outcome.checked += (r.outcome.checked.empty() ? "" : " ") + std::string("(--n-max ") +
-                           std::to_string(ctx.n_max) + " clamped to " + std::to_string(c.n_limit) +
-                           ", this check's limit: its work grows faster than n)";
-    settle(r.outcome);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    out.push_back(std::move(r));
-  }
+  for (const auto& c : todo)
+    out.push_back(assemble(c, ctx, [&](const ClaimContext& cctx) {
+      if (c.check) return c.check(cctx);
+      if (!c.instances) throw std::runtime_error("claim '" + c.id + "' has no check");
+      return check_by_instances(*c.instances, cctx);
+    }));
   return out;
+}
+
+std::vector<std::string> claim_instance_names(const std::string& id, const ClaimContext& ctx) {
+  const Claim& c = find_claim(id);
+  if (!c.instances || c.check || ctx.n_max == 1) return {};
+  try {
+    return c.instances->list(claim_context(c, ctx));
+  } catch (const std::exception&) {
+    return {};  // run whole: its ERROR says why
+  }
+}
+
+std::vector<double> claim_instance_costs(const std::string& id, const ClaimContext& ctx) {
+  const auto names = claim_instance_names(id, ctx);
+  const Claim& c = find_claim(id);
+  std::vector<double> costs;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    costs.push_back(c.instances->cost ? c.instances->cost(claim_context(c, ctx), i) : 1.0);
+  return costs;
+}
+
+ClaimPart run_claim_instance(const std::string& id, const ClaimContext& ctx, std::size_t i) {
+  const Claim& c = find_claim(id);
+  const auto t0 = std::chrono::steady_clock::now();
+  ClaimPart p;
+  try {
+    if (!c.instances) throw std::runtime_error("claim '" + id + "' has no instances");
+    p = c.instances->run(claim_context(c, ctx), i);
+  } catch (const std::exception& e) {
+    p = {};
+    p.error = e.what();
+  }
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+ClaimResult merge_claim_instances(const std::string& id, const ClaimContext& ctx,
+                                  const std::vector<ClaimPart>& parts) {
+  const Claim& c = find_claim(id);
+  ClaimPart merged = merge_claim_parts(parts);
+  auto r = assemble(c, ctx, [&](const ClaimContext& cctx) {
+    if (!c.instances) throw std::runtime_error("claim '" + id + "' has no instances");
+    if (merged.error) throw std::runtime_error(*merged.error);
+    return c.instances->finish(cctx, merged);
+  });
+  r.seconds = merged.seconds;
+  return r;
 }
 
 }  // namespace mixgraph

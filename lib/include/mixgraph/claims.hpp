@@ -50,16 +50,55 @@ struct ClaimOutcome {
 /// The verdict of an outcome by the rules above (ignores `passed` and `verdict`).
 std::string claim_verdict(const ClaimOutcome& o);
 
+/// One instance's findings (a claim split into instances, see ClaimInstances). Parts merge in instance
+/// order into the findings of the whole check, with one rule for every claim (merge_claim_parts):
+/// counts and `sum` add up, the first `keep` counterexamples are kept and all are counted, the first part
+/// with the strictly largest `worst` gives `worst` and `worst_at`, skips are appended (a pattern skipped
+/// again by the next part is listed once), the first nonempty `note` is kept, and the first `error` wins.
+struct ClaimPart {
+  std::uint64_t checked = 0;                 ///< what this part checked (cuts, pairs, ...)
+  std::vector<std::string> counterexamples;  ///< the first ones found, in order
+  std::uint64_t counterexample_count = 0;    ///< all found
+  double worst = 0;                          ///< the measured extreme (largest wins)
+  std::string worst_at;                      ///< where, in words ("" until something was measured)
+  double sum = 0;                            ///< a total added in instance order (e.g. failure bounds)
+  std::vector<ClaimSkip> not_applicable;     ///< patterns this part skipped as out of scope
+  std::string note;                          ///< free text for the outcome (e.g. a contrast figure)
+  std::optional<std::string> error;          ///< the part threw: the whole claim is an ERROR
+  double seconds = 0;                        ///< wall time of the part
+  void add_counterexample(const std::string& s, std::size_t keep = 5);
+};
+
+/// The parts of a claim merged in order (the rules above).
+ClaimPart merge_claim_parts(const std::vector<ClaimPart>& parts, std::size_t keep = 5);
+
+/// Optional: a claim whose check is made of independent instances ((pattern, n) pairs, ...), each run
+/// alone (under MPI each is a shard of its own) and merged into exactly the outcome of the whole check.
+struct ClaimInstances {
+  /// The instances' names in order, e.g. "pow2 n=384" (ctx.n_max already clamped to the claim's n_limit).
+  std::function<std::vector<std::string>(const ClaimContext&)> list;
+  /// Instance i alone; ctx.perturb corrupts the first value this instance measures.
+  std::function<ClaimPart(const ClaimContext&, std::size_t)> run;
+  /// The outcome from every part merged (merge_claim_parts); `checked`, `worst`, `detail` in words.
+  std::function<ClaimOutcome(const ClaimContext&, const ClaimPart&)> finish;
+  /// The modelled seconds of instance i on one thread (a fit to measured times, for the shard planner).
+  std::function<double(const ClaimContext&, std::size_t)> cost;
+};
+
 struct Claim {
   std::string id;          ///< e.g. "fagnou.prop4.7"
   std::string source;      ///< e.g. "Fagnou et al., arXiv 2605.31367"
   std::string number;      ///< e.g. "Prop. 4.7"
   std::string statement;   ///< in words
   std::string applies_to;  ///< patterns and n range
+  /// The whole check (unset for a claim given by `instances`: then the instances run in order and merge;
+  /// ctx.perturb reaches the first instance that checks something).
   std::function<ClaimOutcome(const ClaimContext&)> check;
   /// The largest n the check may be asked for (0: no limit of its own). For checks whose work grows faster
   /// than n (every pair, every cut): run_claims clamps a larger ctx.n_max to it, and `checked` says so.
   std::uint64_t n_limit = 0;
+  std::optional<ClaimInstances> instances =
+      std::nullopt;  ///< set when the check splits into independent instances
 };
 
 struct ClaimResult {
@@ -76,6 +115,22 @@ std::vector<Claim> registered_claims();
 /// verdict from claim_verdict, `passed` to match, and an `error` saying why when nothing was checked.
 /// An n_max above a claim's n_limit is clamped to it, noted at the end of `checked`.
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx);
+
+/// The context a claim's check sees: ctx with n_max clamped to the claim's n_limit.
+ClaimContext claim_context(const Claim& c, const ClaimContext& ctx);
+
+/// The instances of the claim `id` ({} when it does not split, or its instances cannot be listed: then it
+/// runs whole). Unknown id: UsageError as run_claims.
+std::vector<std::string> claim_instance_names(const std::string& id, const ClaimContext& ctx);
+/// The modelled seconds of each instance of `id` (same length as claim_instance_names).
+std::vector<double> claim_instance_costs(const std::string& id, const ClaimContext& ctx);
+/// Instance i of the claim `id` alone; an exception becomes the part's `error`.
+ClaimPart run_claim_instance(const std::string& id, const ClaimContext& ctx, std::size_t i);
+/// The claim `id`'s result from its parts in instance order: exactly run_claims({id}, ctx)'s result (with
+/// ctx.perturb: when the parts were perturbed as run_claims perturbs them), but `seconds`, the sum of the
+/// parts'.
+ClaimResult merge_claim_instances(const std::string& id, const ClaimContext& ctx,
+                                  const std::vector<ClaimPart>& parts);
 
 struct ClaimRegistrar {
   explicit ClaimRegistrar(Claim c);
