@@ -557,7 +557,7 @@ TEST(ReportGrowth, LabelsAreThoseOfPatternSweepForTheSameData) {
   // The report's sweep runs n = 16, 32, ..., 4096; `pattern --sweep 16..4096` runs the same points. The
   // max cache is fitted by both (bounded by n): the labels must be equal. The report's max decode cost (also
   // bounded by n) gets the same free fit on the max decode costs `pattern --sweep` lists.
-  ReportCall r("--n 4096 --pattern pow2 --pattern sq1+cache --sections profile");
+  ReportCall r("--n 4096 --pattern pow2 --pattern sq1+cache --sections summary,profile");
   ASSERT_EQ(r.rc, 0) << r.err();
   const auto growth = read_csv(r.dir / "tables/growth.csv");
   const auto t1 = r.manifest()["table1"];
