@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,6 +22,20 @@ inline std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// A file's bytes, read in binary ("" when it cannot be opened).
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Runs a shell command; returns its exit status, or -1 when it did not exit normally.
+inline int run(const std::string& cmd) {
+  const int st = std::system(cmd.c_str());
+  return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /// `args` is appended to the CLI path verbatim (quote it yourself where needed).

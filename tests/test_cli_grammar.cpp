@@ -152,6 +152,12 @@ TEST(CliGrammar, MtxFileWithoutPrefixGetsAHint) {
   }
   EXPECT_NE(run_cli("pattern -p 'window:4|sub/A.MTX'").err.find("did you mean mtx:sub/A.MTX?"),
             std::string::npos);
+  // a read mark on a union part is not part of the file name
+  for (const std::string mark : {"@A", "@B", "@AB", " @B"}) {
+    const auto r = run_cli("pattern -p 'window:4@A|B.mtx" + mark + "'");
+    EXPECT_EQ(r.code, 2) << mark;
+    EXPECT_NE(r.err.find("did you mean mtx:B.mtx" + mark + "?"), std::string::npos) << mark << ": " << r.err;
+  }
 }
 
 TEST(CliGrammar, SeedsAreUnsigned64BitEverywhere) {

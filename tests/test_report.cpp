@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_util.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/colormap.hpp"
 #include "mixgraph/congestion.hpp"
@@ -62,18 +63,8 @@ struct TempDir {
   std::string operator/(const std::string& s) const { return (path / s).string(); }
 };
 
-std::string read_file(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// Runs a shell command; returns the exit status (or -1).
-int run(const std::string& cmd) {
-  const int st = std::system(cmd.c_str());
-  return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+using mixgraph::test::read_file;
+using mixgraph::test::run;
 
 std::string cli() {
   return MIXGRAPH_CLI;

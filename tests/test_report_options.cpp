@@ -17,23 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "cli_util.hpp"
+#include "mixgraph/growth.hpp"
 #include "mixgraph/plot.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-int run(const std::string& cmd) {
-  const int st = std::system(cmd.c_str());
-  return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+using mixgraph::test::read_file;
+using mixgraph::test::run;
 
 struct ReportCall {
   fs::path tmp;
@@ -383,7 +376,7 @@ TEST(ReportFigures, LoadHistogramDataCoversEveryPositionOnceAndReachesTheCongest
 }
 
 namespace {
-/// A CSV file as rows of fields keyed by the header's names (no quoted fields in the files read here).
+/// A CSV file as rows of fields keyed by the header's names (RFC 4180 quotes; no line breaks in fields).
 std::vector<std::map<std::string, std::string>> read_csv(const fs::path& p) {
   std::istringstream in(read_file(p));
   std::string line;
@@ -392,8 +385,15 @@ std::vector<std::map<std::string, std::string>> read_csv(const fs::path& p) {
   auto split = [](const std::string& l) {
     std::vector<std::string> f;
     std::string cur;
-    for (char c : l) {
-      if (c == ',') {
+    bool quoted = false;
+    for (std::size_t k = 0; k < l.size(); ++k) {
+      const char c = l[k];
+      if (c == '"' && quoted && k + 1 < l.size() && l[k + 1] == '"') {
+        cur += '"';
+        ++k;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
         f.push_back(cur);
         cur.clear();
       } else {
@@ -551,4 +551,44 @@ TEST(ReportFigures, CongestionBandDataIsTheCongestionTablesBounds) {
   }
   EXPECT_EQ(band.size(), rows);
   EXPECT_GT(rows, 10u);
+}
+
+TEST(ReportGrowth, LabelsAreThoseOfPatternSweepForTheSameData) {
+  // The report's sweep runs n = 16, 32, ..., 4096; `pattern --sweep 16..4096` runs the same points. The
+  // max cache is fitted by both (bounded by n): the labels must be equal. The report's max decode cost (also
+  // bounded by n) gets the same free fit on the max decode costs `pattern --sweep` lists.
+  ReportCall r("--n 4096 --pattern pow2 --pattern sq1+cache --sections summary,profile");
+  ASSERT_EQ(r.rc, 0) << r.err();
+  const auto growth = read_csv(r.dir / "tables/growth.csv");
+  const auto t1 = r.manifest()["table1"];
+  ASSERT_EQ(t1.size(), 2u);
+  for (const std::string spec : {"pow2", "sq1+cache"}) {
+    const auto s = mixgraph::test::run_cli("pattern -p " + spec + " --sweep 16..4096 --format json");
+    ASSERT_EQ(s.code, 0) << s.err;
+    const auto j = nlohmann::json::parse(s.out);
+    std::vector<double> ns, decode;
+    for (const auto& e : j["sweep"]) {
+      ns.push_back(e["n"].get<double>());
+      decode.push_back(e["max_decode_cost"].get<double>());
+    }
+    ASSERT_EQ(ns.size(), 9u);
+    const std::map<std::string, std::string> want = {
+        {"max_cache", j["fits"]["max_cache"]["free"]["label"].get<std::string>()},
+        {"max_decode_cost", mixgraph::fit_power(ns, decode, 1.0).label}};
+    int seen = 0;
+    for (const auto& row : growth) {
+      if (row.at("pattern") != spec) continue;
+      ++seen;
+      EXPECT_EQ(row.at("label"), want.at(row.at("quantity"))) << spec << " " << row.at("quantity");
+    }
+    EXPECT_EQ(seen, 2) << spec;
+    for (const auto& row : t1)  // Table 1 shows the label in brackets
+      if (row["pattern"] == spec) {
+        EXPECT_NE(row["cache"].get<std::string>().find("(" + want.at("max_cache") + ")"), std::string::npos)
+            << row["cache"];
+        EXPECT_NE(row["time_per_token"].get<std::string>().find("(" + want.at("max_decode_cost") + ")"),
+                  std::string::npos)
+            << row["time_per_token"];
+      }
+  }
 }

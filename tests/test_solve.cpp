@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "dense_mixer.hpp"
 #include "gpu_options_env.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"
@@ -27,32 +28,8 @@ using namespace mixgraph;
 
 namespace {
 
-std::vector<double> inputs(pos_t n, std::size_t d, std::uint64_t seed) {
-  std::vector<double> x(std::size_t(n) * d);
-  for (std::size_t k = 0; k < x.size(); ++k) x[k] = 2 * hash_uniform(seed, 3, k, 0) - 1;
-  return x;
-}
-
-// Dense reference straight from the pattern's reads and the weights: Y_h = (I - B_h)^{-1} A_h X_h.
-std::vector<double> dense(const std::vector<WeightedPattern>& hs, pos_t n, const std::vector<double>& x,
-                          std::size_t d) {
-  const std::size_t dh = d / hs.size();
-  std::vector<double> y(x.size());
-  for (std::size_t h = 0; h < hs.size(); ++h) {
-    Eigen::MatrixXd B = Eigen::MatrixXd::Zero(n, n), A = Eigen::MatrixXd::Zero(n, n), X(n, dh);
-    for (pos_t i = 0; i < n; ++i) {
-      for (nnz_t e = hs[h].b.ptr[i]; e < hs[h].b.ptr[i + 1]; ++e) B(i, hs[h].b.idx[e]) = hs[h].b.val[e];
-      for (nnz_t e = hs[h].a.ptr[i]; e < hs[h].a.ptr[i + 1]; ++e) A(i, hs[h].a.idx[e]) = hs[h].a.val[e];
-      for (std::size_t c = 0; c < dh; ++c) X(i, c) = x[i * d + h * dh + c];
-    }
-    Eigen::setNbThreads(1);  // many small products: OpenMP start-up would dominate on a busy machine
-    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
-    const Eigen::MatrixXd Y = (I - B).inverse() * A * X;  // deliberately not a triangular solve
-    for (pos_t i = 0; i < n; ++i)
-      for (std::size_t c = 0; c < dh; ++c) y[i * d + h * dh + c] = Y(i, c);
-  }
-  return y;
-}
+using mixgraph::test::dense;  // Y_h = (I - B_h)^{-1} A_h X_h through the explicit inverse
+using mixgraph::test::inputs;
 
 // Brute-force d(i, s) on the layered DAG: BFS over the pattern's reads, first hop through A.
 std::vector<std::uint32_t> brute_dist(const Pattern& p, pos_t s) {

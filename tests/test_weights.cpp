@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "dense_mixer.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/npy.hpp"
 #include "mixgraph/solve.hpp"
@@ -21,11 +22,7 @@ using namespace mixgraph;
 
 namespace {
 
-std::vector<double> inputs(pos_t n, std::size_t d, std::uint64_t seed) {
-  std::vector<double> x(std::size_t(n) * d);
-  for (std::size_t k = 0; k < x.size(); ++k) x[k] = 2 * hash_uniform(seed, 3, k, 0) - 1;
-  return x;
-}
+using mixgraph::test::inputs;
 
 double relerr(const std::vector<double>& a, const std::vector<double>& b) {
   double num = 0, den = 0;
@@ -36,24 +33,10 @@ double relerr(const std::vector<double>& a, const std::vector<double>& b) {
   return std::sqrt(num / std::max(den, 1e-300));
 }
 
-// Y_h = (I - B_h)^{-1} A_h X_h with dense Eigen, from one CSR-with-values pair per head.
+// Y_h = (I - B_h)^{-1} A_h X_h with dense Eigen, by a triangular solve.
 std::vector<double> dense(const std::vector<WeightedPattern>& hs, pos_t n, const std::vector<double>& x,
                           std::size_t d) {
-  const std::size_t dh = d / hs.size();
-  std::vector<double> y(x.size());
-  for (std::size_t h = 0; h < hs.size(); ++h) {
-    Eigen::MatrixXd B = Eigen::MatrixXd::Zero(n, n), A = Eigen::MatrixXd::Zero(n, n), X(n, dh);
-    for (pos_t i = 0; i < n; ++i) {
-      for (nnz_t e = hs[h].b.ptr[i]; e < hs[h].b.ptr[i + 1]; ++e) B(i, hs[h].b.idx[e]) = hs[h].b.val[e];
-      for (nnz_t e = hs[h].a.ptr[i]; e < hs[h].a.ptr[i + 1]; ++e) A(i, hs[h].a.idx[e]) = hs[h].a.val[e];
-      for (std::size_t c = 0; c < dh; ++c) X(i, c) = x[std::size_t(i) * d + h * dh + c];
-    }
-    const Eigen::MatrixXd Y =
-        (Eigen::MatrixXd::Identity(n, n) - B).triangularView<Eigen::Lower>().solve(A * X);
-    for (pos_t i = 0; i < n; ++i)
-      for (std::size_t c = 0; c < dh; ++c) y[std::size_t(i) * d + h * dh + c] = Y(i, c);
-  }
-  return y;
+  return mixgraph::test::dense(hs, n, x, d, mixgraph::test::DenseSolve::Triangular);
 }
 
 struct Case {

@@ -8,6 +8,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"
@@ -46,9 +47,9 @@ ojson to_json(const ClaimResult& r) {
              {"worst", o.worst},
              {"detail", o.detail},
              {"seconds", r.seconds}};
-  j["passed"] = o.passed ? ojson(*o.passed) : ojson(nullptr);
-  j["counterexample"] = o.counterexample ? ojson(*o.counterexample) : ojson(nullptr);
-  j["error"] = o.error ? ojson(*o.error) : ojson(nullptr);
+  j["passed"] = json::value_or_null(o.passed);
+  j["counterexample"] = json::value_or_null(o.counterexample);
+  j["error"] = json::value_or_null(o.error);
   j["instances"] = o.instances;
   j["not_applicable"] = ojson::array();
   for (const auto& k : o.not_applicable)

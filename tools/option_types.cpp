@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "mixgraph/error.hpp"
+#include "mixgraph/pattern.hpp"
 #include "mixgraph/sweep.hpp"
 
 namespace mixgraph::cli {
@@ -139,7 +140,7 @@ CLI::Validator pattern_spec() {
           const auto bar = s.find('|', start);
           const std::string part =
               trim(s.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
-          std::string lower = part;
+          std::string lower = strip_read_mark(part);  // a read mark is not part of the file name: B.mtx@A
           std::transform(lower.begin(), lower.end(), lower.begin(),
                          [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
           const bool mtx_name = lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".mtx") == 0;

@@ -62,10 +62,15 @@ void run_profile(ReportContext& ctx) {
                   {}};
   DataTable growth{
       "growth",
-      "Growth classes fitted over the sweep (relative least squares; ambiguous = runner-up within 10%)",
-      {"pattern", "quantity", "class", "relative_residual", "runner_up", "runner_up_residual", "ambiguous"},
+      "Growth over the sweep: the free fit c n^a (log n)^b + lower-order term as `mixgraph pattern "
+      "--sweep` prints it (`label`: a class only when the data decide it, else the exponent "
+      "with its 95% interval), then the menu fit (relative least squares; ambiguous = "
+      "runner-up within 10%)",
+      {"pattern", "quantity", "label", "exponent", "exponent_lo", "exponent_hi", "decided_class", "class",
+       "relative_residual", "runner_up", "runner_up_residual", "ambiguous"},
       {}};
   std::vector<LineSeries> s_time, s_cache, s_over_time;
+  const std::vector<std::string> up_to_n = {"O(1)", "O(log n)", "O(sqrt n)", "O(n)"};
   for (const auto& r : ctx.runs) {
     ctx.progress(r, "decode cost and cache over n");
     LineSeries lt{r.spec, {}, {}, true}, lc{r.spec, {}, {}, true};
@@ -94,11 +99,18 @@ void run_profile(ReportContext& ctx) {
       }
       for (auto [q, col, s] : {std::tuple{"max_decode_cost", "time_per_token_fit", &lt},
                                std::tuple{"max_cache", "cache_fit", &lc}}) {
-        const auto f = fit_growth(s->x, s->y);
-        growth.add({Cell::text(r.spec), Cell::text(q), Cell::text(f.best), Cell::real(f.residual, 3),
-                    Cell::text(f.runner_up), Cell::real(f.runner_up_residual, 3),
-                    Cell::boolean(f.ambiguous)});
-        ctx.table1[r.spec][col] = Cell::text(f.ambiguous ? f.best + " or " + f.runner_up : f.best);
+        // both quantities are at most n (a token reads, and a decoder keeps, fewer than n positions)
+        const auto f = fit_growth(s->x, s->y, up_to_n);
+        const auto pf = fit_power(s->x, s->y, 1.0);
+        auto num = [&](double v) { return pf.ok ? Cell::real(v) : Cell::empty(); };
+        growth.add({Cell::text(r.spec), Cell::text(q), Cell::text(pf.label), num(pf.exponent), num(pf.lo),
+                    num(pf.hi), pf.decided.empty() ? Cell::empty() : Cell::text(pf.decided),
+                    Cell::text(f.best), Cell::real(f.residual, 3), Cell::text(f.runner_up),
+                    Cell::real(f.runner_up_residual, 3), Cell::boolean(f.ambiguous)});
+        // Table 1: the free fit's label; with fewer than 4 points (a small n) the menu fit's class
+        ctx.table1[r.spec][col] = Cell::text(pf.ok         ? pf.label
+                                             : f.ambiguous ? f.best + " or " + f.runner_up
+                                                           : f.best);
       }
       s_time.push_back(lt);
       s_cache.push_back(lc);

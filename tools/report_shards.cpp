@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,17 +68,6 @@ std::string read_all(const fs::path& p) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::uint64_t bits(double d) {
-  std::uint64_t u = 0;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-}
-double from_bits(std::uint64_t u) {
-  double d = 0;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
 }
 
 /// n / 1024 to the power a: the models below are seconds at n = 1024 times this.
@@ -184,7 +173,8 @@ std::optional<std::vector<SectionOutcome>> run_report_section_shards(
     json cells = json::object();
     for (const auto& [spec, cols] : table1)
       for (const auto& [col, c] : cols)
-        cells[spec][col] = json::array({static_cast<int>(c.kind), c.i, bits(c.d), c.s, c.digits});
+        cells[spec][col] =
+            json::array({static_cast<int>(c.kind), c.i, std::bit_cast<std::uint64_t>(c.d), c.s, c.digits});
     json files = json::array();
     for (const auto& rel : out.files())
       files.push_back(json::array({rel, json::binary(std::vector<std::uint8_t>([&] {
@@ -241,7 +231,7 @@ json import_report_section(const std::string& outcome, ReportWriter& out,
       Cell cell;
       cell.kind = static_cast<Cell::Kind>(c.at(0).get<int>());
       cell.i = c.at(1).get<std::int64_t>();
-      cell.d = from_bits(c.at(2).get<std::uint64_t>());
+      cell.d = std::bit_cast<double>(c.at(2).get<std::uint64_t>());
       cell.s = c.at(3).get<std::string>();
       cell.digits = c.at(4).get<int>();
       table1[spec][col] = cell;

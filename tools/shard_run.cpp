@@ -13,6 +13,7 @@
 
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/pattern.hpp"
 #include "mixgraph/shards.hpp"
 #include "mpi_world.hpp"
 
@@ -134,7 +135,7 @@ std::string input_files_fingerprint(const std::vector<std::string>& specs) {
     while (start <= spec.size()) {  // the parts of a union P1|P2|...
       std::size_t bar = spec.find('|', start);
       if (bar == std::string::npos) bar = spec.size();
-      std::string part = spec.substr(start, bar - start);
+      std::string part = strip_read_mark(spec.substr(start, bar - start));  // mtx:B.mtx@A reads B.mtx
       start = bar + 1;
       if (part.rfind("mtx:", 0) != 0) continue;
       part = part.substr(4);

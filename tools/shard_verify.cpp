@@ -6,15 +6,13 @@
 
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
+#include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 
 namespace mixgraph::cli {
 namespace {
 
-nlohmann::json opt(const std::optional<std::string>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
 std::optional<std::string> opt_string(const nlohmann::json& j) {
   return j.is_null() ? std::nullopt : std::optional<std::string>(j.get<std::string>());
 }
@@ -27,11 +25,11 @@ std::string encode_claim_result(const ClaimResult& r) {
   nlohmann::json skips = nlohmann::json::array();
   for (const auto& k : o.not_applicable) skips.push_back({k.pattern, k.reason});
   const nlohmann::json j = {{"claim", {c.id, c.source, c.number, c.statement, c.applies_to}},
-                            {"passed", o.passed ? nlohmann::json(*o.passed) : nlohmann::json(nullptr)},
+                            {"passed", json::value_or_null<nlohmann::json>(o.passed)},
                             {"checked", o.checked},
                             {"worst", o.worst},
-                            {"counterexample", opt(o.counterexample)},
-                            {"error", opt(o.error)},
+                            {"counterexample", json::value_or_null<nlohmann::json>(o.counterexample)},
+                            {"error", json::value_or_null<nlohmann::json>(o.error)},
                             {"detail", o.detail},
                             {"instances", o.instances},
                             {"not_applicable", skips},

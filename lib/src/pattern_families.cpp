@@ -316,21 +316,28 @@ Pattern marked_union_of(const std::string& spec, const std::vector<Pattern>& par
 
 }  // namespace
 
+namespace {
+
+/// The read mark `text` ends in ("@AB", "@A" or "@B"), or nullptr.
+const char* trailing_read_mark(const std::string& text) {
+  for (const char* mark : {"@AB", "@A", "@B"}) {
+    const std::string s(mark);
+    if (text.size() >= s.size() && text.compare(text.size() - s.size(), s.size(), s) == 0) return mark;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 MarkedPart split_read_mark(const std::string& spec, const std::string& part_in) {
   MarkedPart m;
   m.text = trim(part_in);
-  auto ends = [&](const char* mark) {
-    const std::string s(mark);
-    return m.text.size() >= s.size() && m.text.compare(m.text.size() - s.size(), s.size(), s) == 0;
-  };
-  for (const char* mark : {"@AB", "@A", "@B"})
-    if (ends(mark)) {
-      m.marked = true;
-      m.a = mark[1] == 'A';
-      m.b = mark[1] == 'B' || mark[2] == 'B';
-      m.text = trim(m.text.substr(0, m.text.size() - std::string(mark).size()));
-      break;
-    }
+  if (const char* mark = trailing_read_mark(m.text)) {
+    m.marked = true;
+    m.a = mark[1] == 'A';
+    m.b = mark[1] == 'B' || mark[2] == 'B';
+    m.text = trim(m.text.substr(0, m.text.size() - std::string(mark).size()));
+  }
   const bool file_part = m.text.rfind("mtx:", 0) == 0 || m.text.rfind("topk-blocks:", 0) == 0;
   if (const auto at = m.text.find('@'); at != std::string::npos && !file_part)
     throw UsageError("pattern '" + spec + "': part '" + trim(part_in) + "' has an unknown read mark '" +
@@ -615,3 +622,14 @@ std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n)
 }
 
 }  // namespace mixgraph::detail
+
+namespace mixgraph {
+
+std::string strip_read_mark(const std::string& part) {
+  std::string t = detail::trim(part);
+  if (const char* mark = detail::trailing_read_mark(t))
+    t = detail::trim(t.substr(0, t.size() - std::string(mark).size()));
+  return t;
+}
+
+}  // namespace mixgraph

@@ -1,7 +1,7 @@
 // ReportWriter::export_section / import_section: a section computed by another process (an MPI rank) is
 // appended to the report's writer exactly as if it had run there (report_writer.hpp).
+#include <bit>
 #include <cstdint>
-#include <cstring>
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/report_writer.hpp"
@@ -12,26 +12,15 @@ namespace {
 
 using json = nlohmann::json;
 
-/// Doubles travel as their bit pattern: NaN and every digit survive.
-std::uint64_t bits(double d) {
-  std::uint64_t u = 0;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-}
-double from_bits(std::uint64_t u) {
-  double d = 0;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-}
-
+/// Doubles travel as their bit pattern (std::bit_cast): NaN and every digit survive.
 json cell_state(const Cell& c) {
-  return json::array({static_cast<int>(c.kind), c.i, bits(c.d), c.s, c.digits});
+  return json::array({static_cast<int>(c.kind), c.i, std::bit_cast<std::uint64_t>(c.d), c.s, c.digits});
 }
 Cell cell_from(const json& j) {
   Cell c;
   c.kind = static_cast<Cell::Kind>(j.at(0).get<int>());
   c.i = j.at(1).get<std::int64_t>();
-  c.d = from_bits(j.at(2).get<std::uint64_t>());
+  c.d = std::bit_cast<double>(j.at(2).get<std::uint64_t>());
   c.s = j.at(3).get<std::string>();
   c.digits = j.at(4).get<int>();
   return c;
@@ -92,7 +81,8 @@ json ReportWriter::export_section(const std::string& id) const {
   for (const auto& n : notes_) notes.push_back(json::array({n.kind, n.text}));
   json figures = json::array();
   for (const auto& f : figures_)
-    figures.push_back(json::array({f.path, f.width_px, f.height_px, bits(f.font_px), bits(f.min_font_px)}));
+    figures.push_back(json::array({f.path, f.width_px, f.height_px, std::bit_cast<std::uint64_t>(f.font_px),
+                                   std::bit_cast<std::uint64_t>(f.min_font_px)}));
   return {{"id", id},        {"title", title},     {"order", order}, {"blocks", std::move(blocks)},
           {"files", files_}, {"figures", figures}, {"notes", notes}, {"carry_on", carry_on_}};
 }
@@ -106,7 +96,8 @@ void ReportWriter::import_section(const json& state) {
     for (const auto& f : state.at("files")) record(f.get<std::string>());
     for (const auto& f : state.at("figures"))
       figures_.push_back({f.at(0).get<std::string>(), f.at(1).get<int>(), f.at(2).get<int>(),
-                          from_bits(f.at(3).get<std::uint64_t>()), from_bits(f.at(4).get<std::uint64_t>())});
+                          std::bit_cast<double>(f.at(3).get<std::uint64_t>()),
+                          std::bit_cast<double>(f.at(4).get<std::uint64_t>())});
     for (const auto& n : state.at("notes")) note(n.at(0).get<std::string>(), n.at(1).get<std::string>());
     for (const auto& c : state.at("carry_on")) carry_on_.push_back(c.get<std::string>());
   } catch (const json::exception& e) {

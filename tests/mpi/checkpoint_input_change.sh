@@ -14,29 +14,35 @@ write_b() {
     for i in $(seq 2 600); do echo "$i $((i - 1))"; done
     for i in $(seq 8 600); do echo "$i $((i - 7))"; done; } >b.mtx
 }
-args=(distances -p mtx:b.mtx --all-pairs --threads 1 --shards 3 --format json)
-write_b
-"$bin" "${args[@]}" --checkpoint ck >first.json 2>first.err
-grep -q "3 shards: 0 from the checkpoint, 3 to compute" first.err || { cat first.err; fail "first run"; }
-"$bin" "${args[@]}" --checkpoint ck >again.json 2>again.err
-grep -q "3 shards: 3 from the checkpoint, 0 to compute" again.err || { cat again.err; fail "unchanged file not reused"; }
-cmp -s first.json again.json || fail "the reused checkpoint gave another output"
-# the same file name and size, other contents: read 300 -> 293 becomes 300 -> 292
-size0=$(wc -c <b.mtx)
-sed -i 's/^300 293$/300 292/' b.mtx
-[ "$(wc -c <b.mtx)" = "$size0" ] || fail "the changed file should keep its size"
-"$bin" "${args[@]}" >changed_ref.json
-! cmp -s first.json changed_ref.json || fail "the change should change the result (else this test shows nothing)"
-set +e
-"$bin" "${args[@]}" --checkpoint ck >changed.json 2>changed.err
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "a checkpoint of the old file contents gave exit $rc, not 2"
-grep -q "holds shards of another job" changed.err || { cat changed.err; fail "no clear message"; }
-[ ! -s changed.json ] || fail "a refused run printed a result"
-# the original contents again: the folder is valid again
-write_b
-"$bin" "${args[@]}" --checkpoint ck >back.json 2>back.err
-grep -q "3 shards: 3 from the checkpoint" back.err || { cat back.err; fail "restored file not reused"; }
-cmp -s first.json back.json || fail "the restored file gave another output"
-echo "ok: a changed mtx: file invalidates the checkpoint (exit 2), the unchanged one reuses it"
+# One spec, one checkpoint folder: run, reuse, change the file (refused), restore (reused again).
+check_spec() {
+  args=(distances -p "$1" --all-pairs --threads 1 --shards 3 --format json)
+  write_b
+  "$bin" "${args[@]}" --checkpoint "$2" >first.json 2>first.err
+  grep -q "3 shards: 0 from the checkpoint, 3 to compute" first.err || { cat first.err; fail "$1: first run"; }
+  "$bin" "${args[@]}" --checkpoint "$2" >again.json 2>again.err
+  grep -q "3 shards: 3 from the checkpoint, 0 to compute" again.err || { cat again.err; fail "$1: unchanged file not reused"; }
+  cmp -s first.json again.json || fail "$1: the reused checkpoint gave another output"
+  # the same file name and size, other contents: read 300 -> 293 becomes 300 -> 292
+  size0=$(wc -c <b.mtx)
+  sed -i 's/^300 293$/300 292/' b.mtx
+  [ "$(wc -c <b.mtx)" = "$size0" ] || fail "$1: the changed file should keep its size"
+  "$bin" "${args[@]}" >changed_ref.json
+  ! cmp -s first.json changed_ref.json || fail "$1: the change should change the result (else this test shows nothing)"
+  set +e
+  "$bin" "${args[@]}" --checkpoint "$2" >changed.json 2>changed.err
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "$1: a checkpoint of the old file contents gave exit $rc, not 2"
+  grep -q "holds shards of another job" changed.err || { cat changed.err; fail "$1: no clear message"; }
+  [ ! -s changed.json ] || fail "$1: a refused run printed a result"
+  # the original contents again: the folder is valid again
+  write_b
+  "$bin" "${args[@]}" --checkpoint "$2" >back.json 2>back.err
+  grep -q "3 shards: 3 from the checkpoint" back.err || { cat back.err; fail "$1: restored file not reused"; }
+  cmp -s first.json back.json || fail "$1: the restored file gave another output"
+}
+check_spec mtx:b.mtx ck
+# a union part with a read mark: its file is an input too (the mark is not part of the file name)
+check_spec 'mtx:b.mtx@B|window:1@A' ck_marked
+echo "ok: a changed mtx: file (plain, or a marked union part) invalidates the checkpoint (exit 2), the unchanged one reuses it"

@@ -2,12 +2,6 @@
 #include "result_json.hpp"
 
 namespace mixgraph::json {
-namespace {
-ojson opt(const std::optional<std::uint32_t>& v) {
-  return v ? ojson(*v) : ojson(nullptr);
-}
-}  // namespace
-
 ojson congestion(const CongestionResult& r, bool loads) {
   ojson j;
   j["pattern"] = r.pattern;
@@ -40,14 +34,14 @@ ojson congestion(const CongestionResult& r, bool loads) {
   j["lower_bounds"] = ojson::object();
   j["lower_bound_notes"] = ojson::object();
   for (auto& b : r.lower_bounds) {
-    j["lower_bounds"][b.name] = opt(b.value);
+    j["lower_bounds"][b.name] = value_or_null(b.value);
     j["lower_bound_notes"][b.name] = b.note;
   }
-  j["kappa"] = r.kappa ? ojson(*r.kappa) : ojson(nullptr);
-  j["lp_value"] = r.lp_value ? ojson(*r.lp_value) : ojson(nullptr);
-  j["prop48_bound"] = opt(r.prop48_bound);
-  j["upper_bound"] = opt(r.upper_bound);
-  j["congestion"] = opt(r.congestion);
+  j["kappa"] = value_or_null(r.kappa);
+  j["lp_value"] = value_or_null(r.lp_value);
+  j["prop48_bound"] = value_or_null(r.prop48_bound);
+  j["upper_bound"] = value_or_null(r.upper_bound);
+  j["congestion"] = value_or_null(r.congestion);
   j["best_routing"] = r.best_routing.empty() ? ojson(nullptr) : ojson(r.best_routing);
   j["gap"] = r.upper_bound ? ojson(*r.upper_bound - r.lower_bound) : ojson(nullptr);
   j["optimal"] = r.optimal;

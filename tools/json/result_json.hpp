@@ -19,6 +19,12 @@ namespace mixgraph::json {
 
 using ojson = nlohmann::ordered_json;
 
+/// An optional value as a JSON cell: the value, or null when there is none. J: the JSON type to build.
+template <class J = ojson, class T>
+J value_or_null(const std::optional<T>& v) {
+  return v ? J(*v) : J(nullptr);
+}
+
 /// A distance (UNREACHABLE -> null) and a list of them.
 ojson distance(std::uint32_t d);
 ojson distance_list(const std::vector<std::uint32_t>& d);

@@ -95,6 +95,10 @@ std::vector<std::uint64_t> closed_form_factors(const std::vector<std::uint64_t>&
 /// The valid pattern names, for error messages and --help.
 std::string pattern_name_help();
 
+/// A union part without its trailing read mark (@A, @B or @AB) and surrounding blanks, as the parser reads
+/// it: "mtx:B.mtx@A " -> "mtx:B.mtx". A part without a mark comes back trimmed; nothing else is checked.
+std::string strip_read_mark(const std::string& part);
+
 /// Reads of 0-indexed position i, ascending, excluding i itself for B (B is strictly lower).
 template <class F>
 void for_each_b_read(const Pattern& p, pos_t i, F&& fn) {
