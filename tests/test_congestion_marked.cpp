@@ -2,15 +2,20 @@
 // brute-force reads only (lib/src/pattern_bruteforce): the layered graph of §3 made explicit (x_j -> y_i for
 // an A read, y_j -> y_i for a B read), copy distances by a 0-1 BFS on it, every reported routing walked hop
 // by hop on it with its loads recounted, and for tiny N the exhaustive optimum over all its paths between
-// the reported lower and upper bounds (equal to the integer program's value when GLPK is built in).
+// the reported lower and upper bounds (equal to the integer program's value when GLPK is built in); the
+// CLI's paths file walked on the same graph.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "cli_util.hpp"
 #include "mixgraph/congestion.hpp"
 #include "stack_explicit.hpp"
 
@@ -170,4 +175,52 @@ TEST(CongestionMarked, MarksChangeTheCopyGraph) {
   EXPECT_GT(std::count(marked.begin(), marked.end(), kUnreachable), 0);
   EXPECT_FALSE(analyse_congestion("sink:2@B|window:3@A", N, all_routings()).copy_possible);
   EXPECT_TRUE(analyse_congestion("sink:2|window:3", N, all_routings()).copy_possible);
+}
+
+TEST(CongestionMarkedCli, PathsFileFollowsTheExplicitGraph) {
+  char tmpl[] = "/tmp/mixgraph_marked_paths_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string file = std::string(tmpl) + "/paths.jsonl";
+  const pos_t N = 6;
+  for (const std::string spec : {"pow2@A|window:3@B", "window:5@A|sink:2@B|ssm", "ssm@B|block:3@A"})
+    for (const std::string routing : {"random", "minmax"}) {
+      SCOPED_TRACE(spec + " " + routing);
+      const auto r = run_cli("congestion -p '" + spec + "' -N 6 --routing " + routing +
+                             " --format json --output " + file);
+      ASSERT_EQ(r.code, 0) << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      const auto g = build_explicit({spec}, 2 * N);
+      std::vector<std::uint32_t> load(g.n, 0);
+      std::ifstream in(file);
+      std::string line;
+      pos_t count = 0;
+      while (std::getline(in, line)) {
+        const auto p = nlohmann::json::parse(line);
+        const auto path = p["path"].get<std::vector<pos_t>>();  // 1-indexed
+        ASSERT_GE(path.size(), 2u);
+        EXPECT_EQ(p["routing"], routing);
+        EXPECT_EQ(p["input"], count + 1);
+        EXPECT_EQ(p["hops"], path.size() - 1);
+        EXPECT_EQ(path.front(), count + 1);
+        EXPECT_EQ(path.back(), count + 1 + N);
+        for (std::size_t k = 1; k < path.size(); ++k)
+          EXPECT_TRUE(hop_ok(g, path[k - 1] - 1, path[k] - 1, k == 1))
+              << "input " << count + 1 << " hop " << k;
+        std::vector<pos_t> seen(path.begin(), path.end());
+        std::sort(seen.begin(), seen.end());
+        seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+        for (auto v : seen) ++load[v - 1];
+        ++count;
+      }
+      EXPECT_EQ(count, N);
+      bool found = false;
+      for (const auto& ro : j["routings"])
+        if (ro["name"] == routing) {
+          found = true;
+          EXPECT_EQ(ro["loads"].get<std::vector<std::uint32_t>>(), load);
+          EXPECT_EQ(ro["congestion"], *std::max_element(load.begin(), load.end()));
+        }
+      EXPECT_TRUE(found);
+    }
+  std::filesystem::remove_all(tmpl);
 }
