@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_util.hpp"
 #include "cli_util.hpp"
 #include "mixgraph/npy.hpp"
 
@@ -18,33 +19,12 @@ using mixgraph::test::run_cli;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "mixgraph_attn_XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
+struct TempDir : mixgraph::test::AttnTempDir {
+  TempDir() : AttnTempDir("mixgraph_attn") {}
 };
-
-Eigen::MatrixXd normal_matrix(int n, int r, double scale, unsigned seed) {
-  std::mt19937_64 g(seed);
-  std::normal_distribution<double> d(0.0, scale);
-  Eigen::MatrixXd m(n, r);
-  for (int i = 0; i < n; ++i)
-    for (int c = 0; c < r; ++c) m(i, c) = d(g);
-  return m;
-}
-
+using mixgraph::test::normal_matrix;
 std::string save(const std::string& path, const Eigen::MatrixXd& m) {
-  NpyArray a;
-  a.rows = static_cast<std::uint64_t>(m.rows());
-  a.cols = static_cast<std::uint64_t>(m.cols());
-  a.fp64 = true;
-  for (int i = 0; i < m.rows(); ++i)
-    for (int c = 0; c < m.cols(); ++c) a.f64.push_back(m(i, c));
-  mixgraph::write_npy(path, a);
-  return path;
+  return mixgraph::test::save_npy(path, m);
 }
 
 double elu1(double x) {

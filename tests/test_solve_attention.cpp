@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../lib/src/pattern_bruteforce.hpp"
+#include "attention_util.hpp"
 #include "cli_util.hpp"
 #include "mixgraph/npy.hpp"
 
@@ -19,33 +20,12 @@ using mixgraph::test::run_cli;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "mixgraph_solve_attn_XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
+struct TempDir : mixgraph::test::AttnTempDir {
+  TempDir() : AttnTempDir("mixgraph_solve_attn") {}
 };
-
-Eigen::MatrixXd normal_matrix(int n, int c, double scale, unsigned seed) {
-  std::mt19937_64 g(seed);
-  std::normal_distribution<double> d(0.0, scale);
-  Eigen::MatrixXd m(n, c);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < c; ++j) m(i, j) = d(g);
-  return m;
-}
-
+using mixgraph::test::normal_matrix;
 std::string save(const std::string& path, const Eigen::MatrixXd& m) {
-  NpyArray a;
-  a.rows = static_cast<std::uint64_t>(m.rows());
-  a.cols = static_cast<std::uint64_t>(m.cols());
-  a.fp64 = true;
-  for (int i = 0; i < m.rows(); ++i)
-    for (int c = 0; c < m.cols(); ++c) a.f64.push_back(m(i, c));
-  mixgraph::write_npy(path, a);
-  return path;
+  return mixgraph::test::save_npy(path, m);
 }
 
 Eigen::MatrixXd load(const std::string& path) {

@@ -74,7 +74,7 @@ std::string encode_claim_part(const ClaimPart& p) {
                             {"sum", std::bit_cast<std::uint64_t>(p.sum)},
                             {"not_applicable", skips},
                             {"note", p.note},
-                            {"error", opt(p.error)},
+                            {"error", json::value_or_null<nlohmann::json>(p.error)},
                             {"seconds", p.seconds}};
   return j.dump();
 }
