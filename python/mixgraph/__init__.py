@@ -140,11 +140,11 @@ def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, 
     pattern: a spec string or a Pattern (its spec is used on 2N tokens). N may be None for mtx: specs
     (n / 2). Cost: the routings dominate (random: one BFS per input; minmax: capped rip-up rounds). A
     ``stack:P1,P2,...`` spec is the copy task across the layers (the CLI's fields plus ``depth`` and
-    ``layers``; lp and paths are not taken).
+    ``layers``; lp=True gives the LP and integer bounds on the stacked graph; paths is not taken).
     """
     if _stack.is_stack(pattern):
-        return _stack.congestion(pattern, N, routing=routing, seed=seed, mem_limit=mem_limit,
-                                 refused=[("lp", lp), ("paths", paths)])
+        return _stack.congestion(pattern, N, routing=routing, lp=lp, seed=seed, mem_limit=mem_limit,
+                                 refused=[("paths", paths)])
     return Result("congestion", *_core._congestion(pattern, N, routing, lp, seed, paths, mem_limit))
 
 

@@ -72,9 +72,12 @@ def rank(spec, n, *, method="both", cuts=None, seed=1, tol=0.0, mem_limit=None, 
     return _run("rank", _common(args, None, mem_limit), progress=progress)
 
 
-def congestion(spec, N, *, routing=None, seed=1, mem_limit=None, refused=()):
-    """``mixgraph congestion -p 'stack:...' -N N``: the copy task across layers."""
+def congestion(spec, N, *, routing=None, lp=False, seed=1, mem_limit=None, refused=()):
+    """``mixgraph congestion -p 'stack:...' -N N``: the copy task across layers (``--lp``: the LP and
+    integer bounds on the stacked graph)."""
     _refuse("congestion", refused)
     args = ["congestion", "-p", spec, "-N", N, "--seed", seed]
     _opt(args, "--routing", routing)
+    if lp:
+        args.append("--lp")
     return _run("congestion", _common(args, None, mem_limit))

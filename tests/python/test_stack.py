@@ -80,12 +80,23 @@ def test_a_stack_is_not_a_single_layer_pattern():
     for call, word in [(lambda: mixgraph.distances("stack:ssm,ssm", 64, target=3), "target"),
                        (lambda: mixgraph.distances("stack:ssm,ssm", 64, counts=True), "counts"),
                        (lambda: mixgraph.rank("stack:ssm,ssm", 64, dyadic=True), "dyadic"),
-                       (lambda: mixgraph.congestion("stack:ssm,ssm", 32, lp=True), "lp"),
                        (lambda: mixgraph.congestion("stack:ssm,ssm", 32, paths=True), "paths")]:
         with pytest.raises(mixgraph.UsageError, match=f"does not take {word}"):
             call()
     with pytest.raises(mixgraph.UsageError):  # refused by the command itself, with the CLI's message
-        mixgraph.rank("stack:ssm,ssm", 64, method="exact")
+        mixgraph.rank("stack:ssm,ssm", 64, method="sketch")
+
+
+def test_stack_exact_rank_and_lp_bounds_are_the_clis(cli):
+    # the exact rank of the product and the LP bounds on the stacked graph, as the CLI's JSON gives them
+    same(mixgraph.rank("stack:window:3,pow2", 64, method="exact", cuts=[8, 32, 50]),
+         cli("rank", "-p", "stack:window:3,pow2", "-n", 64, "--method", "exact", "--cuts", "8,32,50"))
+    got = mixgraph.congestion("stack:ssm,window:4", 6, lp=True).to_dict()
+    want = cli("congestion", "-p", "stack:ssm,window:4", "-N", 6, "--lp")
+    for d in [got, want] + got.get("routings", []) + want.get("routings", []):
+        for k in ("seconds", "total_seconds", "schema", "mixgraph_version", "command", "parameters"):
+            d.pop(k, None)
+    assert got == want and "lp" in got["lower_bounds"]
 
 
 def test_stack_rank_takes_progress_and_pattern_sweep_refuses():
