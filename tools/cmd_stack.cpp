@@ -7,8 +7,10 @@
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
+#include "mixgraph/rank_progress.hpp"
 #include "mixgraph/stack.hpp"
 #include "mixgraph/sweep.hpp"
+#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 
@@ -267,7 +269,14 @@ int run_stack_rank(const StackRequest& r) {
     throw UsageError("rank --method dense on a stack multiplies dense n x n operators: n must be <= " +
                      std::to_string(opt.numeric_limit) + " (use --method flow)");
   if (r.method != "both") params["method"] = r.method;
-  const auto res = stack_cut_ranks(s, opt);
+  // in-process (Python): progress after each cut, and a stop at the next cut (the step hook may throw)
+  const CutProgressHook per_cut = [](const std::string& what, std::uint64_t done, std::uint64_t total) {
+    cli::step(what, done, total);
+  };
+  const auto res = [&] {
+    const CutProgressScope scope(cli::step_hook() ? &per_cut : nullptr);
+    return stack_cut_ranks(s, opt);
+  }();
   const Format fmt = r.common.fmt();
   if (fmt == Format::Json) {
     auto j = json_header("rank.stack", 1, params);

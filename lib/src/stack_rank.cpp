@@ -6,6 +6,7 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
+#include "mixgraph/rank_progress.hpp"
 #include "mixgraph/stack.hpp"
 
 namespace mixgraph {
@@ -140,7 +141,13 @@ std::vector<pos_t> default_cuts(pos_t n) {
   return n <= 1024 ? all_cuts(n) : spaced_cuts(n, 64);
 }
 
-std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& cuts, pos_t window) {
+// After each cut of a serial loop: the hook of rank_progress.hpp, if any (it may throw to stop the loop).
+void cut_done(const char* what, std::uint64_t done, std::uint64_t total) {
+  if (const auto* hook = cut_progress_hook()) (*hook)(what, done, total);
+}
+
+std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& cuts, pos_t window,
+                                      std::uint64_t done, std::uint64_t total) {
   const std::uint64_t n = s.n, L = s.depth();
   const std::uint64_t nodes64 = 2 * (L + 1) * n + 2;
   if (nodes64 > std::numeric_limits<std::uint32_t>::max() / 2)
@@ -186,6 +193,7 @@ std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& 
     }
     flow += g.augment(src, snk, 0, static_cast<std::uint32_t>(n));
     out.push_back(flow);
+    cut_done("cut ranks: flow", ++done, total);
   }
   return out;
 }
@@ -243,17 +251,22 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     r.tolerance = 0.0;
     r.numeric_done = true;
   } else if (opt.numeric && s.n <= opt.numeric_limit) {
+    const std::uint64_t loops = opt.flow ? 2 : 1;  // progress counts run over the dense and flow loops
     const std::uint64_t n = s.n;
     check_memory(sat_mul(sat_mul(n, n), 24), opt.mem_limit,
                  "stack '" + s.spec + "' dense product at n = " + std::to_string(n));
     std::vector<WeightedPattern> w;
     for (std::size_t l = 0; l < s.depth(); ++l) w.push_back(induced_weights(*s.layers[l], opt.seed + l).w);
     const Eigen::MatrixXd mt = stack_operator_transposed(w);
-    for (pos_t k : r.cuts) r.numeric.push_back(numeric_rank_colpiv(mt.block(0, k, k, s.n - k), r.tolerance));
+    for (pos_t k : r.cuts) {
+      r.numeric.push_back(numeric_rank_colpiv(mt.block(0, k, k, s.n - k), r.tolerance));
+      cut_done("cut ranks: dense", r.numeric.size(), loops * r.cuts.size());
+    }
     r.numeric_done = true;
   }
   if (opt.flow) {
-    r.flow = flow_ranks(s, r.cuts, opt.flow_window);
+    const std::uint64_t before = r.numeric_done ? r.cuts.size() : 0;
+    r.flow = flow_ranks(s, r.cuts, opt.flow_window, before, before + r.cuts.size());
     r.flow_done = true;
   }
   const auto& best = r.flow_done ? r.flow : r.numeric;

@@ -102,5 +102,20 @@ def test_stack_exact_rank_and_lp_bounds_are_the_clis(cli):
 def test_stack_rank_takes_progress_and_pattern_sweep_refuses():
     r = mixgraph.rank("stack:ssm,window:8", 64, progress=lambda s, d, t: None)
     assert r.to_dict() == mixgraph.rank("stack:ssm,window:8", 64).to_dict()
+    # one call per cut: the dense loop's counts, then the flow loop's
+    calls = []
+    mixgraph.rank("stack:ssm,window:8", 64, cuts=5, progress=lambda s, d, t: calls.append((s, d, t)))
+    per_cut = [(s, d, t) for s, d, t in calls if s.startswith("cut ranks")]
+    assert [d for _, d, _ in per_cut] == list(range(1, 11)) and {t for _, _, t in per_cut} == {10}
+    assert [s for s, _, _ in per_cut] == ["cut ranks: dense"] * 5 + ["cut ranks: flow"] * 5
+
+    def stop(stage, done, total):  # a KeyboardInterrupt from the callback stops the loop at its next cut
+        seen.append(done)
+        if stage == "cut ranks: flow" and done == 2:
+            raise KeyboardInterrupt
+    seen = []
+    with pytest.raises(KeyboardInterrupt):
+        mixgraph.rank("stack:ssm,window:8", 2000, method="flow", cuts=50, progress=stop)
+    assert seen[-1] == 2
     with pytest.raises(mixgraph.UsageError, match="--sweep"):
         mixgraph.pattern_sweep("stack:ssm,window:8", "64..128")
