@@ -43,9 +43,7 @@ Plan plan(const ClaimContext& ctx) {
 /// One instance per (pattern, n), then the contrast figure (the outcome's detail) as the last one.
 std::vector<std::string> list(const ClaimContext& ctx) {
   const auto pl = plan(ctx);
-  std::vector<std::string> names;
-  for (const auto& spec : pl.pats)
-    for (auto n : pl.ns) names.push_back(spec + " n=" + std::to_string(n));
+  auto names = pattern_n_names(pl.pats, pl.ns);
   names.push_back("contrast n=256");
   return names;
 }

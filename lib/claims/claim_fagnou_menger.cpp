@@ -30,10 +30,7 @@ Plan plan(const ClaimContext& ctx) {
 
 std::vector<std::string> list(const ClaimContext& ctx) {
   const auto pl = plan(ctx);
-  std::vector<std::string> names;
-  for (const auto& spec : pl.pats)
-    for (auto n : pl.ns) names.push_back(spec + " n=" + std::to_string(n));
-  return names;
+  return pattern_n_names(pl.pats, pl.ns);
 }
 
 ClaimPart run(const ClaimContext& ctx, std::size_t i) {

@@ -18,6 +18,15 @@ namespace mixgraph::claims {
 inline std::vector<std::string> patterns_or(const ClaimContext& ctx, std::vector<std::string> defaults) {
   return ctx.patterns.empty() ? defaults : ctx.patterns;
 }
+/// Instance names "SPEC n=N" of a claim split per (pattern, n), patterns outer, n inner.
+inline std::vector<std::string> pattern_n_names(const std::vector<std::string>& pats,
+                                                const std::vector<std::uint64_t>& ns) {
+  std::vector<std::string> names;
+  for (const auto& spec : pats)
+    for (auto n : ns) names.push_back(spec + " n=" + std::to_string(n));
+  return names;
+}
+
 inline std::uint64_t n_max_or(const ClaimContext& ctx, std::uint64_t def) {
   return ctx.n_max ? ctx.n_max : def;
 }
