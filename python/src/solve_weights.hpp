@@ -16,7 +16,10 @@ namespace mixgraph::py {
 namespace pb = pybind11;
 
 struct UserWeights {
-  pb::object a, b, gates, input_gates, q, k;  ///< None, a str (a .npy path) or an array
+  /// None, a str (a .npy path) or an array. Each starts as None: a default pb::object is a null handle,
+  /// which is not None.
+  pb::object a = pb::none(), b = pb::none(), gates = pb::none(), input_gates = pb::none(), q = pb::none(),
+             k = pb::none();
   std::string kernel = "softmax";
   bool any() const;
   /// The names of the keywords given (for messages), comma separated.

@@ -126,9 +126,11 @@ def test_cuda_tensor_is_refused_without_a_host_copy():
     # without a GPU: GpuRequired; with one: this fake has no empty_like and no out=, so a usage error
     # (before its null data pointer is touched); never a copy to the host
     x = FakeCuda(64, 4)
-    with pytest.raises((mixgraph.GpuRequired, mixgraph.UsageError), match="CUDA"):
+    with pytest.raises((mixgraph.GpuRequired, mixgraph.UsageError), match="CUDA") as e:
         mixgraph.solve(mixgraph.Pattern("pow2", 64), x)
     assert x.deleted == 1  # the consumed tensor was handed back
+    # no weight keyword was given, so the refusal must not be about weights or gates
+    assert "weights" not in str(e.value) and "gates" not in str(e.value), str(e.value)
 
 
 def test_torch_cpu_tensors():
