@@ -272,6 +272,71 @@ TEST(GpuScanFused, WorkspaceReuseAcrossSizes) {
   }
 }
 
+// The device cache keeps seeded coefficients between solve_device calls: a call with the same weights
+// reuses them (coefs_reused) and one that differs in any input of the weights (seed, heads, precision, n,
+// offsets, layout) writes them again; every call gives the bytes of a fresh solve(), which never caches.
+TEST(GpuScanFused, SeededCoefficientsReusedOnlyForTheSameWeights) {
+  REQUIRE_GPU();
+  ASSERT_EQ(gpu::release_workspace(), "");
+  struct Step {
+    std::uint32_t n, d, heads;
+    bool fp64;
+    std::vector<std::uint32_t> aoff, boff;
+    std::uint64_t seed;
+    Opt::Layout layout;
+    bool reused;  // expected
+  };
+  using L = Opt::Layout;
+  const std::vector<Step> steps = {
+      {5000, 96, 96, false, {0}, {1}, 4, L::Auto, false},           // first call: written
+      {5000, 96, 96, false, {0}, {1}, 4, L::Auto, true},            // the same weights: reused
+      {5000, 96, 96, false, {0}, {1}, 5, L::Auto, false},           // another seed
+      {5000, 96, 96, false, {0}, {1}, 5, L::Auto, true},            //
+      {5000, 96, 48, false, {0}, {1}, 5, L::Auto, false},           // other heads
+      {5000, 96, 96, true, {0}, {1}, 5, L::Auto, false},            // fp64
+      {3000, 96, 96, true, {0}, {1}, 5, L::Auto, false},            // smaller n (the slot is not reallocated)
+      {3000, 96, 96, true, {0, 2}, {1}, 5, L::Auto, false},         // other A offsets
+      {3000, 96, 96, true, {0, 2}, {1}, 5, L::Auto, true},          //
+      {3000, 96, 96, true, {0, 2}, {1}, 5, L::HeadMajor, false},    // the other layout
+      {3000, 64, 1, false, {0}, {1, 2, 4, 8}, 6, L::Auto, false},   // a blockinv / pipeline pattern
+      {3000, 64, 1, false, {0}, {1, 2, 4, 8}, 6, L::Auto, true},    //
+      {3000, 64, 1, false, {0}, {1, 2, 4, 16}, 6, L::Auto, false},  // other B offsets
+      {5000, 96, 96, false, {0}, {1}, 4, L::Auto, false},           // back to the first weights: rewritten
+      {5000, 96, 96, false, {0}, {1}, 4, L::Auto, true},            //
+  };
+  int k = 0;
+  for (const Step& s : steps) {
+    Problem pr(s.n, s.d, s.heads, s.fp64, s.aoff, s.seed);
+    pr.boff = s.boff;
+    pr.p.b.offsets = pr.boff.data();
+    pr.p.b.k = static_cast<std::uint32_t>(pr.boff.size());
+    std::vector<double> xd;
+    const auto x = make_x(s.n, s.d, s.fp64, xd);
+    Opt o;
+    o.fused_seeded = Opt::Fused::Off;
+    o.layout = s.layout;
+    std::vector<unsigned char> y, y_host(x.size());
+    const auto r = device_run(pr.p, x, y, o);
+    ASSERT_TRUE(r.ran) << "step " << k << ": " << r.note;
+    EXPECT_EQ(r.coefs_reused, s.reused) << "step " << k << " (" << r.kernel << ")";
+    const auto rh = gpu::solve(pr.p, x.data(), y_host.data(), o);
+    ASSERT_TRUE(rh.ran) << rh.note;
+    EXPECT_FALSE(rh.coefs_reused);
+    EXPECT_TRUE(y == y_host) << "step " << k << " (" << r.kernel << ")";
+    ++k;
+  }
+  EXPECT_EQ(gpu::release_workspace(), "");
+  Problem pr(5000, 96, 96, false, {0}, 4);  // after a release nothing is cached
+  std::vector<double> xd;
+  const auto x = make_x(5000, 96, false, xd);
+  std::vector<unsigned char> y;
+  Opt o;
+  o.fused_seeded = Opt::Fused::Off;
+  const auto r = device_run(pr.p, x, y, o);
+  ASSERT_TRUE(r.ran) << r.note;
+  EXPECT_FALSE(r.coefs_reused);
+}
+
 // The one options-from-environment function maps MIXGRAPH_GPU_FUSED.
 TEST(GpuScanFused, FusedOptionFromEnvironment) {
   ::unsetenv("MIXGRAPH_GPU_FUSED");

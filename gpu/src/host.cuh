@@ -24,15 +24,22 @@ std::string err_text(cudaError_t e, const char* what) {
     if (e_ != cudaSuccess) throw std::string(err_text(e_, what)); \
   } while (0)
 
+// What a workspace slot holds, where a call can use it again as it is: every input of the fill that wrote
+// it, compared word for word (no hash). Empty: nothing known (the default).
+using SlotKey = std::vector<std::uint64_t>;
+
 // The cached device buffers of one device (gpu_solve.hpp, solve_device): slot j serves the j-th buffer
-// of a call, grow-only. `mu` is held for a whole call (WsScope).
+// of a call, grow-only. `mu` is held for a whole call (WsScope). keys[j] names slot j's content where a
+// fill left it reusable (seeded coefficients, device_coefs); any other use of the slot clears it.
 struct Workspace {
   std::mutex mu;
   std::vector<std::pair<void*, std::size_t>> slots;  // pointer, capacity in bytes
-  void release() {                                   // with mu held
+  std::vector<SlotKey> keys;
+  void release() {  // with mu held
     for (auto& s : slots)
       if (s.first) cudaFree(s.first);
     slots.clear();
+    keys.clear();
   }
 };
 
@@ -62,27 +69,41 @@ struct WsScope {
   WsScope(const WsScope&) = delete;
   WsScope& operator=(const WsScope&) = delete;
   ~WsScope() { tl_ws = prev; }
-  void* take(std::size_t bytes) {
-    if (next == w.slots.size()) w.slots.emplace_back(nullptr, 0);
-    auto& s = w.slots[next++];
+  // The next slot, at least `bytes` long. *hit: it still holds what `key` names (then the caller need
+  // not write it). The slot's key is cleared unless it hit; remember() sets it once the content is written.
+  void* take(std::size_t bytes, std::size_t& slot, const SlotKey* key = nullptr, bool* hit = nullptr) {
+    if (next == w.slots.size()) {
+      w.slots.emplace_back(nullptr, 0);
+      w.keys.emplace_back();
+    }
+    slot = next++;
+    auto& s = w.slots[slot];
+    SlotKey& k = w.keys[slot];
     if (s.second < bytes) {
+      k.clear();
       if (s.first) cudaFree(s.first);
       s = {nullptr, 0};
       MG_CUDA(cudaMalloc(&s.first, bytes), "cudaMalloc");
       s.second = bytes;
     }
+    const bool same = key && !k.empty() && k == *key;
+    if (hit) *hit = same;
+    if (!same) k.clear();
     return s.first;
   }
 };
 
 struct DevBuf {
   void* p = nullptr;
-  bool owned = true;  // false: a workspace slot (WsScope), never freed here
+  bool owned = true;                                // false: a workspace slot (WsScope), never freed here
+  std::size_t slot = static_cast<std::size_t>(-1);  // that slot's index
   DevBuf() = default;
-  explicit DevBuf(std::size_t bytes) {
+  // key / hit: see WsScope::take (outside a WsScope nothing is cached: *hit = false)
+  explicit DevBuf(std::size_t bytes, const SlotKey* key = nullptr, bool* hit = nullptr) {
+    if (hit) *hit = false;
     if (!bytes) return;
     if (tl_ws) {
-      p = tl_ws->take(bytes);
+      p = tl_ws->take(bytes, slot, key, hit);
       owned = false;
       return;
     }
@@ -95,8 +116,10 @@ struct DevBuf {
       if (p && owned) cudaFree(p);
       p = o.p;
       owned = o.owned;
+      slot = o.slot;
       o.p = nullptr;
       o.owned = true;
+      o.slot = static_cast<std::size_t>(-1);
     }
     return *this;
   }
@@ -108,6 +131,11 @@ struct DevBuf {
     return static_cast<U*>(p);
   }
 };
+
+// Marks b's workspace slot as holding what key names (after its content is written and synchronized).
+void remember(const DevBuf& b, SlotKey key) {
+  if (tl_ws && !b.owned && b.slot < tl_ws->w.keys.size()) tl_ws->w.keys[b.slot] = std::move(key);
+}
 
 template <class U>
 void upload(DevBuf& b, const U* h, std::size_t count) {

@@ -78,6 +78,8 @@ void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, c
   DevStruct sa, sb;
   DevBuf va, vb;
   ScanGen sg;
+  int arrays = 0;  // coefficient arrays of this call, and whether each came from the device cache
+  bool reused_all = true;
   // the device coefficients of one matrix: the caller's device array, none (made in the scan kernels),
   // or device_coefs's array
   auto coefs = [&](const SolveMatrix& m, DevBuf& v, ScanSeed& seed) -> SolveMatrix {
@@ -94,9 +96,14 @@ void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, c
       r.vals = nullptr;
       return r;
     }
-    return device_coefs<T>(m, p.n, p.heads, v, cm);
+    bool reused = false;
+    const SolveMatrix dm = device_coefs<T>(m, p.n, p.heads, v, cm, &reused);
+    ++arrays;
+    reused_all = reused_all && reused;
+    return dm;
   };
   const SolveMatrix ma = coefs(p.a, va, sg.a), mb = coefs(p.b, vb, sg.b);
+  r.coefs_reused = arrays > 0 && reused_all;
   auto vals_of = [](const SolveMatrix& m, const DevBuf& v) {
     return m.vals_on_device ? static_cast<const T*>(m.vals) : v.as<T>();
   };

@@ -184,7 +184,7 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   i["d"] = d;
   i["heads"] = heads;
   i["gates"] = !gates.is_none();
-  i["weights_cached"] = false;
+  i["weights_cached"] = r.coefs_reused;  // the device's copy of the seeded weights from an earlier call
   i["input"] = xv.kind;
   i["device"] = "cuda:" + std::to_string(xv.device_id);
   i["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);

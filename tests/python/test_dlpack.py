@@ -168,8 +168,13 @@ def test_torch_cuda_tensor():
         rel = np.linalg.norm(got - ref) / np.linalg.norm(ref)
         assert rel <= (1e-5 if dtype == torch.float32 else 1e-12), (spec, rel, info["kernel"])
         out = torch.empty_like(X)
-        assert mixgraph.solve(p, X, heads=heads, out=out) is out
-        assert torch.allclose(out, Y, rtol=1e-6, atol=1e-7)
+        got2, info2 = mixgraph.solve(p, X, heads=heads, out=out, info=True)
+        assert got2 is out
+        # the same weights again: the device's seeded weights are reused, with the same bytes of Y
+        assert info2["weights_cached"] is True and torch.equal(out, Y), info2
+        _, info3 = mixgraph.solve(p, X, heads=heads, seed=7, out=out, info=True)
+        assert info3["weights_cached"] is False  # another seed: written again
+        assert not torch.equal(out, Y)
 
 
 def _gated_reference(p, X, G, seed=1):
