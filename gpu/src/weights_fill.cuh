@@ -139,14 +139,32 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
     r.ks = 0;
   }
   const std::uint64_t count = m.implicit ? std::uint64_t(heads) * n * m.k : value_count(r, n, heads);
-  // Seeded implicit coefficients depend only on what the key lists, so a solve_device workspace slot that
-  // still holds them (the same key, compared in full) is used as it is: a repeated call pays the kernel.
+  // Seeded and per-offset implicit coefficients depend only on what the key lists (for per-offset ones
+  // the table's values too), so a solve_device workspace slot that still holds them (the same key,
+  // compared in full) is used as it is: a repeated call pays the kernel alone.
   SlotKey key;
-  if (m.gen == CoefGen::Seeded && m.implicit) {
+  if (m.implicit && (m.gen == CoefGen::Seeded || m.gen == CoefGen::PerOffset)) {
     std::uint64_t total_bits = 0;
     std::memcpy(&total_bits, &m.gen_total, sizeof total_bits);
-    key = {1, sizeof(T), chmajor ? 1u : 0u, n, heads, m.k, m.gen_seed, m.gen_matrix, total_bits};
+    key = {m.gen == CoefGen::Seeded ? 1u : 2u,
+           sizeof(T),
+           chmajor ? 1u : 0u,
+           n,
+           heads,
+           m.k,
+           m.gen_seed,
+           m.gen_matrix,
+           total_bits};
     key.insert(key.end(), m.offsets, m.offsets + m.k);
+    if (m.gen == CoefGen::PerOffset) {
+      const std::size_t count = std::size_t(heads) * m.k;
+      const auto* vals = static_cast<const T*>(m.vals);
+      for (std::size_t q = 0; q < count; ++q) {
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, vals + q, sizeof(T));
+        key.push_back(bits);
+      }
+    }
   }
   bool hit = false;
   v = DevBuf(count * sizeof(T), key.empty() ? nullptr : &key, &hit);
@@ -157,6 +175,7 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
   DevBuf table;
   if (hit) {  // take the slot the fill's offsets take, so the call's later buffers keep their slots
     s.off = DevBuf(std::size_t(m.k) * sizeof(std::uint32_t));
+    if (m.gen == CoefGen::PerOffset) table = DevBuf(std::size_t(heads) * m.k * sizeof(T));
     if (reused) *reused = true;
     return r;
   }

@@ -205,11 +205,12 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     the next solve with other settings or until the Pattern is freed); on the GPU the device keeps the
     seeded weights of translation-invariant patterns the same way (weights_cached in info). info=True returns (Y, {kernel,
     threads, seconds, weights_cached, input, ...}); seconds is the kernel's time.
-    gates: per-channel gates for first-order patterns (``ssm``) with X a CUDA tensor: a CUDA tensor of X's
-    dtype and shape (n, d) on X's device, read in place by the kernel (never copied), as the CLI's
-    ``--gates`` file: y[i, c] = gates[i, c] * y[i-1, c] + alpha[i, c] * X[i, c] (gates[0] is not used);
-    every column becomes its own head (heads left out or d) and alpha is the seeded diagonal of A of
-    head c (``Pattern.weights(seed + c)``).
+    gates / input_gates with X a CUDA tensor: per-channel gates for first-order patterns (``ssm``), CUDA
+    tensors of X's dtype and shape (n, d) on X's device, read in place by the kernel (never copied), as the
+    CLI's ``--gates`` / ``--input-gates`` files: y[i, c] = gates[i, c] * y[i-1, c] + input_gates[i, c] *
+    X[i, c] (gates[0] is not used; input_gates default 1, so gates alone give h_t = g_t h_{t-1} + x_t as
+    HGRN-style scans compute it; without gates B stays seeded). Every column becomes its own head (heads
+    left out or d). The same keywords with X on the host take host arrays and give the same mixer.
 
     The user's weights, as the CLI's ``solve`` options of the same names (``--weights-a``, ``--weights-b``,
     ``--gates``, ``--input-gates``, ``--attn-q``, ``--attn-k``, ``--attn-kernel``; layouts in
@@ -223,7 +224,8 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     (numpy, or DLPack / buffer objects) are read in place; other numpy arrays and lists are converted to
     float64 first, and attn_q / attn_k are copied. Either precision with either X; values are converted to
     X's precision as the CLI does. Bad shapes or values raise UsageError / InputError with the CLI's
-    messages. The weights are not cached on the Pattern. A CUDA X takes only ``gates`` (a CUDA tensor).
+    messages. The weights are not cached on the Pattern. A CUDA X takes only ``gates`` and ``input_gates``
+    (CUDA tensors, above).
     """
     if _stack.is_stack(pattern):
         raise UsageError(f"pattern '{pattern}': a stack of layers is not a single-layer pattern; solve runs "

@@ -124,7 +124,8 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
 // when X is a torch tensor (else the default stream); returns once Y is written.
 template <class T>
 pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& x, const pb::object& out,
-                   int heads, std::uint64_t seed, std::uint64_t mem_limit, const pb::object& gates) {
+                   int heads, std::uint64_t seed, std::uint64_t mem_limit, const pb::object& gates,
+                   const pb::object& input_gates) {
   const Pattern& p = hp->p;
   const std::size_t d = static_cast<std::size_t>(xv.cols);
   if (out.is_none())
@@ -151,23 +152,38 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   if (!dev_note.empty()) throw RuntimeFailure("GPU solve: " + dev_note);
   const MixerWeights<T> w = seeded_mixer_weights<T>(p, heads, seed);
   gpu::SolveProblem prob = gpu_problem(w, d);
-  ArrayView gv;
-  if (!gates.is_none()) {  // per-channel gates read in place: B's coefficient of row i, channel c
-    gv = array_view(gates, false, "gates");
-    if (!gv.cuda || gv.device_id != xv.device_id)
-      throw UsageError("gates must be a CUDA array on X's device (cuda:" + std::to_string(xv.device_id) +
-                       ")");
-    if (gv.itemsize != xv.itemsize || gv.ndim != xv.ndim || gv.rows != xv.rows || gv.cols != xv.cols)
-      throw UsageError("gates must have X's dtype and shape (n, d) and be C-contiguous");
-    if (!(prob.b.implicit && prob.b.k == 1 && prob.b.offsets[0] == 1))
-      throw UsageError("gates are for first-order patterns (B reads only i - 1, the ssm family); " + p.spec +
-                       " is not one");
-    prob.b.gen = gpu::CoefGen::Values;
-    prob.b.vals = gv.data;
-    prob.b.vals_on_device = true;
-    prob.b.hs = 1;
-    prob.b.is = d;
-    prob.b.ks = std::uint64_t(p.n) * d;
+  // Per-channel gates read in place (the CLI's --gates / --input-gates): B's coefficient of row i, channel
+  // c from gates[i, c], A's from input_gates[i, c], or 1 where only gates are given (y = G y_prev + X).
+  const std::vector<T> ones(heads, T(1));
+  if (!gates.is_none() || !input_gates.is_none()) {
+    if (!(prob.b.implicit && prob.b.k == 1 && prob.b.offsets[0] == 1 && prob.a.implicit && prob.a.k == 1 &&
+          prob.a.offsets[0] == 0))
+      throw UsageError(
+          "gates / input_gates are for first-order patterns with a diagonal A (B reads only i - 1, "
+          "the ssm family); " +
+          p.spec + " is not one");
+    auto on_device = [&](const pb::object& o, const char* name, gpu::SolveMatrix& m) {
+      const ArrayView v = array_view(o, false, name);
+      if (!v.cuda || v.device_id != xv.device_id)
+        throw UsageError(std::string(name) +
+                         " must be a CUDA array on X's device (cuda:" + std::to_string(xv.device_id) + ")");
+      if (v.itemsize != xv.itemsize || v.ndim != xv.ndim || v.rows != xv.rows || v.cols != xv.cols)
+        throw UsageError(std::string(name) + " must have X's dtype and shape (n, d) and be C-contiguous");
+      m.gen = gpu::CoefGen::Values;
+      m.vals = v.data;
+      m.vals_on_device = true;
+      m.hs = 1;
+      m.is = d;
+      m.ks = std::uint64_t(p.n) * d;
+    };
+    if (!gates.is_none()) on_device(gates, "gates", prob.b);
+    if (!input_gates.is_none()) {
+      on_device(input_gates, "input_gates", prob.a);
+    } else {  // A = 1 per channel: one coefficient per head (the device keeps the array between calls)
+      prob.a.gen = gpu::CoefGen::PerOffset;
+      prob.a.vals = ones.data();
+      prob.a.vals_on_device = false;
+    }
   }
   gpu::SolveRun r;
   {
@@ -184,6 +200,7 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   i["d"] = d;
   i["heads"] = heads;
   i["gates"] = !gates.is_none();
+  i["input_gates"] = !input_gates.is_none();
   i["weights_cached"] = r.coefs_reused;  // the device's copy of the seeded weights from an earlier call
   i["input"] = xv.kind;
   i["device"] = "cuda:" + std::to_string(xv.device_id);
@@ -209,14 +226,17 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
   UserWeights uw;  // host weights (X on the host): the CLI's weight options
   uw.a = weights_a;
   uw.b = weights_b;
-  uw.input_gates = input_gates;
   uw.q = attn_q;
   uw.k = attn_k;
   uw.kernel = attn_kernel;
   if (xv.cuda && uw.any())
     throw UsageError(uw.given_names() +
-                     ": host weights need X on the host; with a CUDA X only gates= (a CUDA tensor) is taken");
-  if (!xv.cuda) uw.gates = gates;
+                     ": host weights need X on the host; with a CUDA X only gates= and input_gates= (CUDA "
+                     "tensors) are taken");
+  if (!xv.cuda) {
+    uw.gates = gates;
+    uw.input_gates = input_gates;
+  }
   if (uw.any()) {
     const std::uint64_t lim = mem_limit_from(mem);
     heads = user_weight_heads(uw, heads, d);
@@ -226,7 +246,7 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
     return run<float>(h, xv, out, heads, seed, threads, lim, progress,
                       user_weights<float>(h->p, heads, seed, uw, lim));
   }
-  if (!gates.is_none()) {  // per-channel gates make every column its own head (the CLI's --gates)
+  if (!gates.is_none() || !input_gates.is_none()) {  // every column its own head (the CLI's --gates)
     if (heads != 1 && std::size_t(heads) != d)
       throw UsageError("gates make every column its own head: heads must be " + std::to_string(d) +
                        " (or left out)");
@@ -243,8 +263,8 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
     if (!info.usable())
       throw GpuRequired("X is a CUDA tensor (device " + std::to_string(xv.device_id) +
                         "), but no GPU is usable here (" + info.note + "); pass X.cpu() for the CPU solve");
-    if (xv.itemsize == 8) return run_cuda<double>(h, xv, x, out, heads, seed, lim, gates);
-    return run_cuda<float>(h, xv, x, out, heads, seed, lim, gates);
+    if (xv.itemsize == 8) return run_cuda<double>(h, xv, x, out, heads, seed, lim, gates, input_gates);
+    return run_cuda<float>(h, xv, x, out, heads, seed, lim, gates, input_gates);
   }
   if (xv.itemsize == 8) return run<double>(h, xv, out, heads, seed, threads, lim, progress);
   return run<float>(h, xv, out, heads, seed, threads, lim, progress);

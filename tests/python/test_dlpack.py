@@ -177,39 +177,48 @@ def test_torch_cuda_tensor():
         assert not torch.equal(out, Y)
 
 
-def _gated_reference(p, X, G, seed=1):
-    """y[i, c] = G[i, c] y[i-1, c] + alpha_c[i] X[i, c] in float64, alpha_c the seeded diagonal of A of
-    head c (Pattern.weights(seed + c)): the per-channel gates as the CLI's --gates reads them."""
+def _gated_reference(X, G, U=None):
+    """y[i, c] = G[i, c] y[i-1, c] + U[i, c] X[i, c] in float64 (U = 1 when not given): the per-channel
+    gates as the CLI's --gates / --input-gates read them."""
     n, d = X.shape
-    alpha = np.stack([p.weights(seed + c)[0].diagonal() for c in range(d)], axis=1)
+    U = np.ones((n, d)) if U is None else U
     Y = np.zeros((n, d))
     prev = np.zeros(d)
     for i in range(n):
-        prev = alpha[i] * X[i] + (G[i] * prev if i > 0 else 0)
+        prev = U[i] * X[i] + (G[i] * prev if i > 0 else 0)
         Y[i] = prev
     return Y
 
 
 def test_torch_cuda_gates():
     torch = pytest.importorskip("torch", reason="PyTorch is not installed (python3-torch)")
-    pytest.importorskip("scipy", reason="scipy is not installed (python3-scipy)")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device: gates= reads CUDA tensors in place")
     n = 3000
     p = mixgraph.Pattern("ssm", n)
-    for d, dtype in [(64, torch.float32), (5, torch.float64), (40, torch.float64)]:
+    for d, dtype, with_u in [(64, torch.float32, False), (5, torch.float64, False), (40, torch.float64, True),
+                             (64, torch.float32, True)]:
         X = torch.randn(n, d, device="cuda", dtype=dtype)
         G = 0.05 + 0.9 * torch.rand(n, d, device="cuda", dtype=dtype)
+        U = torch.randn(n, d, device="cuda", dtype=dtype) if with_u else None
         Y = torch.empty_like(X)
-        got, info = mixgraph.solve(p, X, gates=G, out=Y, info=True)
-        assert got is Y and info["heads"] == d and info["gates"] is True
+        got, info = mixgraph.solve(p, X, gates=G, input_gates=U, out=Y, info=True)
+        assert got is Y and info["heads"] == d and info["gates"] is True and info["input_gates"] is with_u
         assert "gpu-scan1" in info["kernel"], info["kernel"]
-        ref = _gated_reference(p, X.cpu().double().numpy(), G.cpu().double().numpy())
+        ref = _gated_reference(X.cpu().double().numpy(), G.cpu().double().numpy(),
+                               None if U is None else U.cpu().double().numpy())
         rel = np.linalg.norm(Y.cpu().double().numpy() - ref) / np.linalg.norm(ref)
         assert rel <= (1e-5 if dtype == torch.float32 else 1e-12), (d, rel, info["kernel"])
-        # heads=d said explicitly: the same bytes
-        Y2 = mixgraph.solve(p, X, gates=G, heads=d)
+        # heads=d said explicitly: the same bytes; a repeat reuses the device's copy of A (all ones or U)
+        Y2, info2 = mixgraph.solve(p, X, gates=G, input_gates=U, heads=d, info=True)
         assert torch.equal(Y2, Y)
+        if not with_u:
+            assert info2["weights_cached"] is True, info2
+        # the same keywords with X and the gates on the host: the CPU solve of the same mixer
+        Yh = mixgraph.solve(p, X.cpu().numpy(), gates=G.cpu().numpy(),
+                            input_gates=None if U is None else U.cpu().numpy())
+        relh = np.linalg.norm(Yh - Y.cpu().numpy()) / np.linalg.norm(Yh)
+        assert relh <= (1e-5 if dtype == torch.float32 else 1e-12), (d, relh)
     X = torch.randn(n, 8, device="cuda")
     G = torch.rand(n, 8, device="cuda")
     bad = [
@@ -223,5 +232,7 @@ def test_torch_cuda_gates():
             mixgraph.solve(p, X, **kw)
     with pytest.raises(mixgraph.UsageError, match="first-order"):
         mixgraph.solve(mixgraph.Pattern("pow2", n), X, gates=G)
-    with pytest.raises(mixgraph.UsageError, match="CUDA device"):
-        mixgraph.solve(p, X.cpu().numpy(), gates=G.cpu().numpy())
+    with pytest.raises(mixgraph.UsageError, match="input_gates must be a CUDA"):
+        mixgraph.solve(p, X, gates=G, input_gates=G.cpu())
+    with pytest.raises(mixgraph.UsageError, match="host weights need X on the host"):
+        mixgraph.solve(p, X, weights_b=np.ones((8, 1)))

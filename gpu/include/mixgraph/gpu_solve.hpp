@@ -108,7 +108,8 @@ struct SolveRun {
   double total_ms = 0;   ///< uploads + device weights + kernel + download (the whole call)
   double y_sum = 0;      ///< solve_seeded_x: the sum of Y's entries, taken on the device (in double)
   /// solve_device: every coefficient array of the call was already in the device cache from an earlier
-  /// call with the same seeded weights (same pattern offsets, n, heads, seed, precision, layout), so none
+  /// call with the same seeded or per-offset weights (offsets, n, heads, seed or values, precision,
+  /// layout), so none
   /// was written: the call paid the kernel alone. False where an array was written (or none exists).
   bool coefs_reused = false;
   std::string note;  ///< why it did not run
@@ -128,10 +129,11 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// of a call reuses the cache's j-th slot, reallocated only when too small. The cache is held until
 /// release_workspace() or the end of the process. Calls on one device are serialized by a mutex (each call
 /// returns once Y is written, so the next may reuse the buffers); calls on different devices run in
-/// parallel. Seeded coefficients of translation-invariant patterns are made once: a slot keeps what it
-/// holds, and a later call with the same weights (offsets, n, heads, seed, precision, layout: compared in
-/// full) reads them as they are (SolveRun::coefs_reused), so a repeated call costs the kernel alone. solve(),
-/// solve_seeded_x() and the benchmarks allocate, write and free per call as before.
+/// parallel. Seeded and per-offset coefficients of translation-invariant patterns are made once: a slot
+/// keeps what it holds, and a later call with the same weights (offsets, n, heads, seed or per-offset
+/// values, precision, layout: compared in full) reads them as they are (SolveRun::coefs_reused), so a
+/// repeated call costs the kernel alone. solve(), solve_seeded_x() and the benchmarks allocate, write and
+/// free per call as before.
 ///
 ///   float *x, *y;  cudaMalloc(&x, n * d * 4); cudaMalloc(&y, n * d * 4);  // X filled on the device
 ///   auto r = mixgraph::gpu::solve_device(p, x, y, {}, stream);
