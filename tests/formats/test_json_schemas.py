@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from cases import json_cases, report_args
+from cases import capped_report_args, json_cases, report_args
 from conftest import SCHEMAS, load_schema
 
 jsonschema = pytest.importorskip("jsonschema", reason="python3-jsonschema is not installed")
@@ -45,7 +45,8 @@ def test_every_command_validates(cli, tmp_path):
         assert validate(doc, stem) == [], args
         seen.add(stem)
     assert seen == {"pattern", "distances", "congestion", "rank", "rank.loglinear", "rank.ssm", "rank.heads",
-                    "solve", "validate", "verify", "info", "pattern.stack", "distances.stack", "rank.stack"}
+                    "solve", "validate", "verify", "info", "pattern.stack", "distances.stack", "rank.stack",
+                    "gallery"}
 
 
 def test_report_json_and_tables_validate(cli, tmp_path):
@@ -65,6 +66,38 @@ def test_report_json_and_tables_validate(cli, tmp_path):
         assert validate(t, "report.table") == [], name
         for row in t["rows"]:
             assert list(row) == t["columns"], name  # rows keep the column order
+
+
+def test_capped_report_validates(cli, tmp_path):
+    """A report with capped distances (a sampled lower bound, a stack's distances skipped), text cells in Table
+    1's shortest_path and skipped sections: report.json validates and says what was capped."""
+    out = str(tmp_path / "rep")
+    cli(capped_report_args(out), "json")
+    with open(os.path.join(out, "report.json")) as f:
+        manifest = json.load(f)
+    assert validate(manifest, "report") == []
+    sections = {s["id"]: s for s in manifest["sections"]}
+    dist = sections["distances"]["results"]["sq1+cache"]
+    assert dist["capped"] is True and dist["method"] == "sampled"
+    assert isinstance(dist["diameter_lower_bound"], int) and dist["diameter_lower_bound"] >= 1
+    assert "diameter" not in dist
+    assert sections["stacks"]["results"]["stack:block:4,ssm"]["capped"] is True
+    assert sections["verify"]["status"].startswith("skipped") and "results" not in sections["verify"]
+    shortest = {r["pattern"]: r["shortest_path"] for r in manifest["table1"]}
+    assert isinstance(shortest["sq1+cache"], str) and isinstance(shortest["local:3"], str)
+    assert shortest["stack:block:4,ssm"] is None  # not computed: missing
+    # the schema is strict about the new keys: a capped flag as text, a lower bound as a float, a done
+    # section without results are rejected
+    for key, bad in (("capped", "yes"), ("diameter_lower_bound", 5.5)):
+        d = copy.deepcopy(manifest)
+        next(s for s in d["sections"] if s["id"] == "distances")["results"]["sq1+cache"][key] = bad
+        assert validate(d, "report") != [], key
+    d = copy.deepcopy(manifest)
+    del next(s for s in d["sections"] if s["id"] == "distances")["results"]
+    assert validate(d, "report") != []
+    for t in [f for f in manifest["files"] if f.startswith("tables/") and f.endswith(".json")]:
+        with open(os.path.join(out, t)) as f:
+            assert validate(json.load(f), "report.table") == [], t
 
 
 def planted(doc):
