@@ -36,6 +36,36 @@ def test_every_schema_file_is_a_valid_schema():
         assert s["additionalProperties"] is False, f.name
 
 
+def field_names(schema):
+    """Every property name a schema gives, at any depth (maps keyed by data have no property names)."""
+    out = set()
+    if isinstance(schema, dict):
+        out |= set(schema.get("properties", {}))
+        for v in schema.get("properties", {}).values():
+            out |= field_names(v)
+        for k in ("items", "additionalProperties", "if", "then"):
+            out |= field_names(schema.get(k))
+        for k in ("oneOf", "anyOf", "allOf"):
+            for v in schema.get(k, []):
+                out |= field_names(v)
+    return out
+
+
+def undocumented_fields(schema, text):
+    return sorted(f for f in field_names(schema) if f"`{f}`" not in text)
+
+
+def test_every_json_field_is_documented():
+    """docs/formats.md names (in backticks) every field of every schema."""
+    text = (SCHEMAS.parent / "formats.md").read_text()
+    missing = {f.name: undocumented_fields(json.loads(f.read_text()), text)
+               for f in sorted(SCHEMAS.glob("*.schema.json"))}
+    assert {k: v for k, v in missing.items() if v} == {}
+    planted = {"properties": {"n": {"type": "integer"}, "deep": {"type": "array", "items": {
+        "properties": {"not_a_documented_field": {"type": "integer"}}}}}}
+    assert undocumented_fields(planted, text) == ["deep", "not_a_documented_field"]
+
+
 def test_every_command_validates(cli, tmp_path):
     seen = set()
     for stem, args in json_cases(str(tmp_path)):
