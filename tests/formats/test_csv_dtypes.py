@@ -152,6 +152,10 @@ def test_missing_and_boolean_spelling(cli):
     assert "-" not in cells and "" in cells
     rank = pd.read_csv(io.StringIO(cli(["rank", "-p", "sq1", "-n", "40", "--method", "flow"], "csv")))
     assert rank["rank_numeric"].isna().all() and rank["agree"].all()
+    # text tables for people say `-` where a method did not run (a stack's exact rank has no flow column)
+    lines = cli(["rank", "-p", "stack:pow2,window:2", "-n", "16", "--method", "exact", "--cuts", "3"], "table")
+    rows = [line.split() for line in lines.splitlines()[-3:]]
+    assert [r[0] for r in rows] == ["4", "8", "12"] and all(r[2:] == ["-"] for r in rows), lines
 
 
 # The report's tables: documented kinds of the columns that must be numeric or boolean.
