@@ -76,7 +76,7 @@ def test_every_command_validates(cli, tmp_path):
         seen.add(stem)
     assert seen == {"pattern", "distances", "congestion", "rank", "rank.loglinear", "rank.ssm", "rank.heads",
                     "solve", "validate", "verify", "info", "pattern.stack", "distances.stack", "rank.stack",
-                    "gallery"}
+                    "gallery", "verify.list"}
 
 
 def test_report_json_and_tables_validate(cli, tmp_path):
