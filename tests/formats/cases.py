@@ -102,6 +102,8 @@ def json_cases(tmp):
         ("validate", ["validate", "-p", "mtx:" + mtx, "--backend", "cpu"]),
         ("verify", ["verify", "--n-max", "64", "--claim", "fagnou.prop4.4", "--claim", "fagnou.cor4.9"]),
         ("verify", ["verify", "--n-max", "32", "--claim", "fagnou.prop4.4", "-p", "local:3"]),
+        ("verify", ["verify", "--n-max", "32", "--claim", "fagnou.prop4.4", "-p", "bigbird:2,1,1"]),  # NOT APPLICABLE
+        ("verify", ["verify", "--n-max", "2", "--claim", "fagnou.prop4.7"]),  # ERROR: below the smallest range
         ("verify.list", ["verify", "--list"]),
         ("info", ["info"]),
         ("gallery", ["gallery", "-n", "32", "--cuts", "4", "-p", "pow2", "-p", "local:3", "-p", "stack:ssm,window:4",
