@@ -166,3 +166,10 @@ def test_schemas_reject_planted_violations(cli):
     c = json.loads(cli(["congestion", "-p", "pow2", "-n", "16"], "json"))
     c["optimal"] = "yes"  # booleans are JSON booleans
     assert validate(c, "congestion") != []
+    g = json.loads(cli(["gallery", "-n", "16", "--cuts", "2", "-p", "local:3"], "json"))
+    assert validate(g, "gallery") == [] and g["designs"][0]["copy_possible"] is False
+    g["designs"][0]["diameter"] = "1*"  # the text table's mark is not a JSON value
+    assert validate(g, "gallery") != []
+    g = json.loads(cli(["gallery", "-n", "16", "--cuts", "2", "-p", "local:3"], "json"))
+    g["designs"][0]["copy_congestion_lower"] = "impossible"  # missing is null
+    assert validate(g, "gallery") != []
