@@ -1,6 +1,7 @@
 #include "cli_grammar_rules.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <sstream>
 
@@ -150,6 +151,75 @@ std::vector<std::string> grammar_violations(CLI::App& root, const AliasTable& al
   w.walk(root, {});
   root.clear();
   return w.out;
+}
+
+namespace {
+
+/// The text under the heading that names "`mixgraph <cmd>`" (levels 2 and 3), up to the next "## " heading
+/// or the next heading of another command; empty when there is none.
+std::string command_section(const std::string& markdown, const std::string& cmd) {
+  std::istringstream in(markdown);
+  std::string line, text;
+  bool inside = false;
+  const std::string want = "`mixgraph " + cmd + "`";
+  while (std::getline(in, line)) {
+    const bool h2 = line.rfind("## ", 0) == 0, h3 = line.rfind("### ", 0) == 0;
+    if (h2 || (h3 && line.find("`mixgraph ") != std::string::npos)) {
+      if (inside) break;
+      inside = line.substr(line.find(' ') + 1) == want;
+      continue;
+    }
+    if (inside) text += line + "\n";
+  }
+  return text;
+}
+
+/// `name` (e.g. --seed) occurs in `text` as a whole option name (not as the start of --seed-file).
+bool names(const std::string& text, const std::string& name) {
+  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    const char next = end < text.size() ? text[end] : ' ';
+    if (!(std::isalnum(static_cast<unsigned char>(next)) || next == '-' || next == '_')) return true;
+  }
+  return false;
+}
+
+void undocumented_in(const CLI::App& app, const std::string& cmd, const std::string& markdown,
+                     const AliasTable& aliases, const std::string& conventions,
+                     std::vector<std::string>& out) {
+  const std::string section = command_section(markdown, cmd);
+  if (section.empty()) out.push_back(cmd + ": no section headed `mixgraph " + cmd + "` in docs/cli.md");
+  for (const CLI::Option* o : app.get_options()) {
+    if (o == app.get_help_ptr() || o == app.get_help_all_ptr()) continue;
+    for (const auto& l : o->get_lnames()) {
+      const std::string name = "--" + l;
+      if (names(section, name) || aliases.count({cmd, name})) continue;
+      if (kSharedOptions.count(name) && names(conventions, name)) continue;
+      out.push_back(cmd + " " + name + ": not in its section of docs/cli.md");
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    undocumented_in(*sub, cmd + " " + sub->get_name(), markdown, aliases, conventions, out);
+}
+
+}  // namespace
+
+std::vector<std::string> undocumented_options(const CLI::App& root, const std::string& markdown) {
+  std::vector<std::string> out;
+  const AliasTable aliases = parse_alias_table(markdown);
+  std::string conventions;
+  {
+    std::istringstream in(markdown);
+    std::string line;
+    bool inside = false;
+    while (std::getline(in, line)) {
+      if (line.rfind("## ", 0) == 0) inside = line == "## Conventions";
+      if (inside) conventions += line + "\n";
+    }
+  }
+  for (const CLI::App* sub : root.get_subcommands([](const CLI::App*) { return true; }))
+    undocumented_in(*sub, sub->get_name(), markdown, aliases, conventions, out);
+  return out;
 }
 
 }  // namespace mixgraph::test

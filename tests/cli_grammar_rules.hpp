@@ -20,4 +20,13 @@ AliasTable parse_alias_table(const std::string& markdown);
 /// values, so the bound variables change): "<command> <option>: <rule>".
 std::vector<std::string> grammar_violations(CLI::App& root, const AliasTable& aliases);
 
+/// The options every command shares (add_common_options): docs/cli.md's "Conventions" documents them once.
+inline const std::set<std::string> kSharedOptions = {"--format", "--threads", "--mem-limit"};
+
+/// Every long option name of `root`'s subcommands that docs/cli.md (`markdown`) does not document: not in
+/// the command's own section (the heading "## `mixgraph <command path>`" or "### ...", up to the next
+/// command heading or "## " heading), not an old spelling of that command in the alias table, and not a
+/// shared option (kSharedOptions) that the "## Conventions" section names. "<command> <--name>: <why>".
+std::vector<std::string> undocumented_options(const CLI::App& root, const std::string& markdown);
+
 }  // namespace mixgraph::test

@@ -51,7 +51,8 @@ struct GalleryOptions {
 struct Row {
   std::string spec;
   ojson j;
-  std::vector<std::string> cells;
+  std::vector<std::string> cells;  ///< text and Markdown cells (`*`, `impossible`, `-`)
+  std::vector<std::string> csv;    ///< CSV cells: numbers, `inf` when unreachable, empty when missing
 };
 
 std::string opt_text(const std::optional<std::uint32_t>& v) {
@@ -64,15 +65,32 @@ void fill_row(Row& r, const CongestionResult& cong, std::uint32_t max_cut_rank, 
   r.j["copy_possible"] = cong.copy_possible;
   r.j["copy_distance"] = cong.copy_possible ? ojson(cong.copy_distance) : ojson(nullptr);
   r.j["copy_congestion_lower"] = cong.copy_possible ? ojson(cong.lower_bound) : ojson(nullptr);
-  r.j["copy_congestion_lower_from"] = cong.lower_bound_name;
+  r.j["copy_congestion_lower_from"] = cong.copy_possible ? ojson(cong.lower_bound_name) : ojson(nullptr);
   r.j["copy_congestion_upper"] = opt(cong.upper_bound);
-  r.j["copy_congestion_upper_from"] = cong.best_routing;
+  r.j["copy_congestion_upper_from"] =
+      cong.copy_possible && cong.upper_bound ? ojson(cong.best_routing) : ojson(nullptr);
   r.j["max_cut_rank"] = max_cut_rank;
   r.j["max_cut_rank_at"] = argmax_cut;
   r.cells.push_back(cong.copy_possible ? std::to_string(cong.copy_distance) : "-");
   r.cells.push_back(cong.copy_possible ? std::to_string(cong.lower_bound) : "impossible");
   r.cells.push_back(cong.copy_possible ? opt_text(cong.upper_bound) : "-");
   r.cells.push_back(std::to_string(max_cut_rank));
+  const std::string upper = cong.copy_possible && cong.upper_bound ? std::to_string(*cong.upper_bound) : "";
+  r.csv.insert(r.csv.end(), {cong.copy_possible ? std::to_string(cong.copy_distance) : "inf",
+                             cong.copy_possible ? std::to_string(cong.lower_bound) : "", upper,
+                             std::to_string(max_cut_rank), r.j["unreachable_pairs"].dump(),
+                             bool_cell(cong.copy_possible)});
+}
+
+/// The cells every row starts with: the spec, decode cost, cache and diameter (text: `*` marks unreachable
+/// pairs; CSV: the number, the unreachable pairs in their own column).
+template <class Profile>  // PatternProfile or StackProfile
+void start_cells(Row& r, const Profile& prof, const DistanceSummary& dist) {
+  r.cells = {r.spec, std::to_string(prof.total_decode_cost), std::to_string(prof.max_decode_cost),
+             std::to_string(prof.max_cache),
+             std::to_string(dist.diameter) + (dist.unreachable_pairs ? "*" : "")};
+  r.csv = {r.spec, std::to_string(prof.total_decode_cost), std::to_string(prof.max_decode_cost),
+           std::to_string(prof.max_cache), std::to_string(dist.diameter)};
 }
 
 Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
@@ -119,9 +137,7 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
          {"max_cache", prof.max_cache},
          {"diameter", dist.diameter},
          {"unreachable_pairs", dist.unreachable_pairs}};
-  r.cells = {spec, std::to_string(prof.total_decode_cost), std::to_string(prof.max_decode_cost),
-             std::to_string(prof.max_cache),
-             std::to_string(dist.diameter) + (dist.unreachable_pairs ? "*" : "")};
+  start_cells(r, prof, dist);
   fill_row(r, cong, rank.max_cut_rank, rank.argmax_cut);
   return r;
 }
@@ -164,9 +180,7 @@ Row analyse_stack(const std::string& spec, std::uint64_t n, const GalleryOptions
          {"max_cache", prof.max_cache},
          {"diameter", dist.diameter},
          {"unreachable_pairs", dist.unreachable_pairs}};
-  r.cells = {spec, std::to_string(prof.total_decode_cost), std::to_string(prof.max_decode_cost),
-             std::to_string(prof.max_cache),
-             std::to_string(dist.diameter) + (dist.unreachable_pairs ? "*" : "")};
+  start_cells(r, prof, dist);
   fill_row(r, cong.base, rank.max_cut_rank, rank.argmax_cut);
   return r;
 }
@@ -217,8 +231,9 @@ int run_gallery(const GalleryOptions& o) {
     }
     case Format::Csv: {
       Table t({"pattern", "total_decode_cost", "max_decode_cost", "max_cache", "diameter", "copy_distance",
-               "copy_congestion_lower", "copy_congestion_upper", "max_cut_rank"});
-      for (const auto& r : rows) t.add(r.cells);
+               "copy_congestion_lower", "copy_congestion_upper", "max_cut_rank", "unreachable_pairs",
+               "copy_possible"});
+      for (const auto& r : rows) t.add(r.csv);
       t.print_csv(std::cout);
       break;
     }

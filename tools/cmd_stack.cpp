@@ -302,16 +302,16 @@ int run_stack_rank(const StackRequest& r) {
     return 0;
   }
   Table t({"cut", "rank_numeric", "rank_flow"});
+  const std::string missing = fmt == Format::Csv ? "" : kMissingText;  // a method not run
   for (std::size_t c = 0; c < res.cuts.size(); ++c)
-    t.add({std::to_string(res.cuts[c]), res.numeric_done ? std::to_string(res.numeric[c]) : "",
-           res.flow_done ? std::to_string(res.flow[c]) : ""});
+    t.add({std::to_string(res.cuts[c]), res.numeric_done ? std::to_string(res.numeric[c]) : missing,
+           res.flow_done ? std::to_string(res.flow[c]) : missing});
   if (fmt == Format::Csv) {
     t.print_csv(std::cout);
     return 0;
   }
   const bool dense_skipped = opt.numeric && !res.numeric_done;
-  print_kv(
-      std::cout,
+  std::vector<std::pair<std::string, std::string>> kv{
       {{"pattern", s.spec},
        {"n", std::to_string(s.n)},
        {"depth (layers)", std::to_string(s.depth())},
@@ -325,10 +325,11 @@ int run_stack_rank(const StackRequest& r) {
                             (res.argmax_cut ? " at K = " + std::to_string(res.argmax_cut) : "")},
        {"numeric above flow", res.numeric_above_flow.empty()
                                   ? "none"
-                                  : std::to_string(res.numeric_above_flow.size()) + " cuts (a defect)"}});
-  if (res.numeric_done && res.numeric_method == "exact")
-    print_kv(std::cout, {{"failure bound", fmt_double(res.failure_bound, 3) +
-                                               " (P(some cut below the generic rank), Schwartz-Zippel)"}});
+                                  : std::to_string(res.numeric_above_flow.size()) + " cuts (a defect)"}}};
+  if (res.numeric_done && res.numeric_method == "exact")  // one aligned listing with the lines above
+    kv.push_back({"failure bound", fmt_double(res.failure_bound, 3) +
+                                       " (P(some cut below the generic rank), Schwartz-Zippel)"});
+  print_kv(std::cout, kv);
   std::cout << "\n";
   t.print_text(std::cout);
   return 0;

@@ -60,6 +60,19 @@ ojson to_json(const ClaimResult& r) {
 int run_verify(const VerifyOptions& o) {
   o.common.apply();
   if (o.list) {
+    if (o.common.fmt() == Format::Json) {  // schema mixgraph.verify.list/1
+      auto j = json_header("verify.list", 1, {{"format", o.common.format}, {"list", true}});
+      j["command"] = "verify";
+      j["claims"] = ojson::array();
+      for (const auto& c : registered_claims())
+        j["claims"].push_back({{"id", c.id},
+                               {"source", c.source},
+                               {"number", c.number},
+                               {"statement", c.statement},
+                               {"applies_to", c.applies_to}});
+      print_json(std::cout, j);
+      return 0;
+    }
     Table t({"id", "source", "statement"});
     for (const auto& c : registered_claims()) t.add({c.id, c.number, c.statement});
     if (o.common.fmt() == Format::Csv)

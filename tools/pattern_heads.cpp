@@ -9,8 +9,8 @@
 
 namespace mixgraph::cli {
 
-nlohmann::json head_pattern_rows(const Pattern& p, int threads) {
-  nlohmann::json rows = nlohmann::json::array();
+nlohmann::ordered_json head_pattern_rows(const Pattern& p, int threads) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const auto& spec : p.heads) {
     const Pattern h = make_pattern(spec, p.n);
     ProfileOptions po;
@@ -29,8 +29,8 @@ nlohmann::json head_pattern_rows(const Pattern& p, int threads) {
   return rows;
 }
 
-nlohmann::json head_distance_rows(const Pattern& p, int threads, std::uint64_t mem_limit) {
-  nlohmann::json rows = nlohmann::json::array();
+nlohmann::ordered_json head_distance_rows(const Pattern& p, int threads, std::uint64_t mem_limit) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const auto& spec : p.heads) {
     check_memory(estimate_pattern_bytes(spec, p.n, false), mem_limit,
                  "head " + spec + " at n = " + std::to_string(p.n));
@@ -58,7 +58,7 @@ nlohmann::json head_distance_rows(const Pattern& p, int threads, std::uint64_t m
   return rows;
 }
 
-void print_head_rows(std::ostream& os, const nlohmann::json& rows) {
+void print_head_rows(std::ostream& os, const nlohmann::ordered_json& rows) {
   if (rows.empty()) return;
   std::vector<std::string> h = {"head"};
   for (auto it = rows[0].begin(); it != rows[0].end(); ++it) h.push_back(it.key());

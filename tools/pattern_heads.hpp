@@ -1,6 +1,7 @@
 #pragma once
 // Per-head results of a heads:P1;P2;... pattern (the pattern itself is the union of its heads; docs/math.md
-// §2): one JSON object per head, built on the same n as the combined pattern.
+// §2): one JSON object per head (fields in a fixed order, `pattern` first), built on the same n as the
+// combined pattern.
 #include <nlohmann/json.hpp>
 
 #include "mixgraph/pattern.hpp"
@@ -8,13 +9,13 @@
 namespace mixgraph::cli {
 
 /// For `pattern`: each head's nnz_A, nnz_B, total/max decode cost and max cache. Empty array unless p.heads.
-nlohmann::json head_pattern_rows(const Pattern& p, int threads);
+nlohmann::ordered_json head_pattern_rows(const Pattern& p, int threads);
 
 /// For `distances`: each head's diameter, mean distance and reachable/unreachable pairs (the distance
 /// profile for translation-invariant heads, all-pairs BFS otherwise). Empty array unless p.heads.
-nlohmann::json head_distance_rows(const Pattern& p, int threads, std::uint64_t mem_limit);
+nlohmann::ordered_json head_distance_rows(const Pattern& p, int threads, std::uint64_t mem_limit);
 
 /// Prints a table of the rows above (one line per head) after a blank line; nothing when rows is empty.
-void print_head_rows(std::ostream& os, const nlohmann::json& rows);
+void print_head_rows(std::ostream& os, const nlohmann::ordered_json& rows);
 
 }  // namespace mixgraph::cli

@@ -81,6 +81,7 @@ void run_stacks(ReportContext& ctx) {
     if (!s.translation_invariant() && s.n > P.all_pairs_cap) {
       ctx.out.note("capped", "distances of " + spec + ": all-pairs search skipped (n > --all-pairs-cap " +
                                  nstr(P.all_pairs_cap) + ", a layer is not translation-invariant)");
+      res["capped"] = true;
       row.insert(row.end(), {Cell::empty(), Cell::empty(), Cell::empty()});
     } else {
       try {

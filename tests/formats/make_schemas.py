@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cases import json_cases, report_args  # noqa: E402
+from cases import capped_report_args, json_cases, report_args  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Objects keyed by data (pattern specs, positions, class names, column names): a map of values.
@@ -22,7 +22,8 @@ MAPS = {"rows_map", "residuals", "results", "lower_bound_notes", "table_row"}
 OPEN = {"parameters"}
 # Fields that are null in some builds or inputs and numbers in others.
 NULLABLE_INT = {"prop47", "cut", "lp", "ip", "prop48_bound", "upper_bound", "congestion", "gap", "lower_bound",
-                "copy_distance", "min_distance", "distance_sum", "distance", "max_delta"}
+                "copy_distance", "min_distance", "distance_sum", "distance", "max_delta", "copy_congestion_lower",
+                "copy_congestion_upper", "diameter_lower_bound"}
 NULLABLE_NUM = {"kappa", "lp_value", "exponent", "relative_rms", "other_log_relative_rms", "bound_exponent",
                 "lower_order_exponent", "smallest_kept", "largest_dropped", "ratio"}
 
@@ -85,6 +86,8 @@ INT, STR = {"type": "integer"}, {"type": "string"}
 # Fields the samples leave empty or always null: their documented shape.
 FIXES = {
     "congestion": {"skipped": {"items": obj(name=STR, reason=STR)}},
+    "gallery": {"copy_congestion_lower_from": {"type": ["null", "string"]},
+                "copy_congestion_upper_from": {"type": ["null", "string"]}},
     "pattern": {"decided_class": {"type": ["null", "string"]}},
     "rank": {"disagreements": {"items": obj(cut=INT, numeric=INT, flow=INT)}, "numeric_above_flow": {"items": INT},
              "violations": {"items": INT}},
@@ -133,11 +136,13 @@ def main():
         for stem, args in json_cases(tmp):
             out = subprocess.run([cli, *args, "--format", "json"], capture_output=True, text=True, check=True)
             docs.setdefault(stem, []).append(json.loads(out.stdout))
-        rep = os.path.join(tmp, "rep")
-        subprocess.run([cli, *report_args(rep), "--format", "json"], capture_output=True, check=True)
-        with open(os.path.join(rep, "report.json")) as f:
-            docs["report"] = [json.load(f)]
-        tables = []
+        docs["report"], tables = [], []
+        for k, make_args in enumerate((report_args, capped_report_args)):
+            rep = os.path.join(tmp, f"rep{k}")
+            subprocess.run([cli, *make_args(rep), "--format", "json"], capture_output=True, check=True)
+            with open(os.path.join(rep, "report.json")) as f:
+                docs["report"].append(json.load(f))
+        rep = os.path.join(tmp, "rep0")
         for name in docs["report"][0]["files"]:
             if name.startswith("tables/") and name.endswith(".json"):
                 with open(os.path.join(rep, name)) as f:

@@ -10,13 +10,14 @@ import os
 import numpy as np
 import pytest
 
-from cases import report_args, write_mtx, write_qk
+from cases import capped_report_args, report_args, write_mtx, write_qk
 
 pd = pytest.importorskip("pandas", reason="python3-pandas is not installed")
 
 I, F, B, S = "int", "float", "bool", "str"
-# distances: int64, or float64 where some are unreachable (inf); I? / S?: may be empty (missing)
-D, Iq, Sq = "dist", "int?", "str?"
+# distances: int64, or float64 where some are unreachable (inf); I? / S? / D?: may be empty (missing, not
+# computed)
+D, Iq, Sq, Dq = "dist", "int?", "str?", "dist?"
 
 SUMMARY = {"pattern": S, "n": I, "family": S, "a_mode": S, "num_offsets": I, "nnz_A": I, "nnz_B": I,
            "total_decode_cost": I, "max_decode_cost": I, "max_cache": I, "max_cache_position": I}
@@ -25,8 +26,20 @@ CONGESTION = {"pattern": S, "N": I, "copy_distance": D, "prop47": Iq, "cut": Iq,
               "status": S}
 
 
+GALLERY = {"pattern": S, "total_decode_cost": I, "max_decode_cost": I, "max_cache": I, "diameter": I,
+           "copy_distance": D, "copy_congestion_lower": Iq, "copy_congestion_upper": Iq, "max_cut_rank": I,
+           "unreachable_pairs": I, "copy_possible": B}
+SOLVE = {"pattern": S, "n": I, "d": I, "heads": I, "d_h": I, "precision": S, "family": S, "structure": S, "nnz_A": I,
+         "nnz_B": I, "backend": S, "backend_reason": S, "kernel": S, "threads": I, "reps": I, "seconds": F,
+         "kernel_seconds": F, "solve_seconds": F, "total_seconds": F, "weights": S, "input": Sq, "output": Sq,
+         "checksum": F}
+VALIDATE = {"check": S, "result": S, "detail": S, "passed": B}
+
+
 def csv_cases(tmp):
     mtx = write_mtx(os.path.join(tmp, "B.mtx"), 24)
+    q, k = write_qk(tmp)
+    q2, k2 = write_qk(tmp, 32, 4)
     prof = {"position": I, "decode_cost": I, "cache_size": I}
     sweep = {"n": I, "nnz_A": I, "nnz_B": I, "total_decode_cost": I, "max_decode_cost": I, "max_cache": I}
     return [
@@ -49,6 +62,9 @@ def csv_cases(tmp):
         (["congestion", "-p", "pow2", "-n", "16"], CONGESTION),
         (["congestion", "-p", "pow2", "-p", "local:3", "--sweep", "4..16"], CONGESTION),
         (["congestion", "-p", "heads:window:4;pow2", "-N", "16"], {**CONGESTION, "head": S}),
+        (["congestion", "-p", "heads:pow2;local:3", "-N", "8", "--lp"], {**CONGESTION, "head": S}),
+        (["congestion", "-p", "pow2", "-N", "8", "--lp"], CONGESTION),
+        (["congestion", "-p", "local:3", "-N", "4", "--lp"], CONGESTION),
         (["rank", "-p", "pow2", "-n", "32"],
          {"cut": I, "rank_numeric": I, "rank_flow": I, "cache_at_cut": I, "bound": I, "agree": B}),
         (["pattern", "-p", "stack:ssm,window:4", "-n", "32"],
@@ -64,6 +80,12 @@ def csv_cases(tmp):
           "lower": Iq, "prop48": Iq, "shift": Iq, "random": Iq, "minmax": Iq, "exact": Iq, "upper": Iq, "gap": Iq,
           "status": S}),
         (["rank", "-p", "stack:ssm,ssm", "-n", "16", "--method", "flow"], {"cut": I, "rank_numeric": Iq, "rank_flow": I}),
+        (["rank", "-p", "stack:pow2,window:2", "-n", "16", "--method", "exact", "--cuts", "3"],
+         {"cut": I, "rank_numeric": I, "rank_flow": Iq}),
+        (["congestion", "-p", "stack:ssm,window:2", "-N", "6", "--lp"],
+         {"pattern": S, "N": I, "depth": I, "copy_distance": D, "prop47": Iq, "cut": Iq, "lp": Iq, "ip": Iq,
+          "lower": Iq, "prop48": Iq, "shift": Iq, "random": Iq, "minmax": Iq, "exact": Iq, "upper": Iq, "gap": Iq,
+          "status": S}),
         (["rank", "-p", "pow2", "-n", "32", "--method", "flow"],
          {"cut": I, "rank_numeric": Iq, "rank_flow": I, "cache_at_cut": I, "bound": I, "agree": B}),
         (["rank", "-p", "attention", "-n", "32", "--attn-q", write_qk(tmp)[0], "--attn-k", write_qk(tmp)[1]],
@@ -73,17 +95,25 @@ def csv_cases(tmp):
         (["rank", "ssm", "-n", "16", "--state", "4", "--p", "2", "--d", "2"], {"H": I, "residual": F, "sigma_H": F}),
         (["rank", "heads", "--pattern", "pow2", "--pattern", "sq1", "-n", "16", "--p", "2", "--d", "2"],
          {"H": I, "residual": F, "sigma_H": F}),
-        (["solve", "-p", "pow2", "-n", "64", "--random", "4", "--backend", "cpu"],
-         {"pattern": S, "n": I, "d": I, "heads": I, "d_h": I, "precision": S, "family": S, "structure": S,
-          "nnz_A": I, "nnz_B": I, "backend": S, "backend_reason": S, "kernel": S, "threads": I, "reps": I,
-          "seconds": F, "kernel_seconds": F, "solve_seconds": F, "total_seconds": F, "weights": S, "input": Sq, "output": Sq, "checksum": F}),
-        (["validate", "-p", "pow2", "-n", "32", "--backend", "cpu"],
-         {"check": S, "result": S, "detail": S, "passed": B}),
+        (["solve", "-p", "pow2", "-n", "64", "--random", "4", "--backend", "cpu"], SOLVE),
+        (["solve", "-p", "attention", "-n", "32", "--random", "4", "--backend", "cpu", "--attn-q", q, "--attn-k", k],
+         SOLVE),
+        (["solve", "-p", "window:3", "-n", "32", "--random", "4", "--heads", "2", "--backend", "cpu", "--attn-q", q2,
+          "--attn-k", k2, "--attn-kernel", "linear"], SOLVE),
+        (["validate", "-p", "pow2", "-n", "32", "--backend", "cpu"], VALIDATE),
+        (["validate", "-p", "attention", "-n", "32", "--backend", "cpu", "--attn-q", q, "--attn-k", k], VALIDATE),
+        (["validate", "-p", "window:3", "-n", "32", "--heads", "2", "--backend", "cpu", "--attn-q", q2, "--attn-k", k2,
+          "--attn-kernel", "linear"], VALIDATE),
         (["verify", "--n-max", "64", "--claim", "fagnou.prop4.4", "--claim", "fagnou.cor4.9"],
+         {"id": S, "status": S, "statement": S, "checked": Sq, "worst": Sq, "counterexample": Sq, "error": Sq,
+          "not_applicable": Sq}),
+        (["verify", "--n-max", "32", "--claim", "fagnou.prop4.4", "-p", "bigbird:2,1,1", "--claim", "fagnou.cor4.9"],
          {"id": S, "status": S, "statement": S, "checked": Sq, "worst": Sq, "counterexample": Sq, "error": Sq,
           "not_applicable": Sq}),
         (["verify", "--list"], {"id": S, "source": S, "statement": S}),
         (["info"], {"key": S, "value": S}),
+        (["gallery", "-n", "32", "--cuts", "4", "-p", "pow2", "-p", "local:3", "-p", "stack:ssm,window:4", "-p",
+          "heads:window:4;pow2+cache"], GALLERY),
     ]
 
 
@@ -97,7 +127,7 @@ def check_column(df, col, kind, where):
     elif kind == D:
         assert dt in (np.int64, np.float64), (where, col, dt)
         assert not empty, (where, col, "a distance is a number or inf, never empty")
-    elif kind == Iq:
+    elif kind in (Iq, Dq):  # NaN where missing; a distance may also be inf
         assert dt in (np.int64, np.float64), (where, col, dt)
         if dt == np.float64:
             v = df[col].dropna().to_numpy()
@@ -125,6 +155,10 @@ def test_missing_and_boolean_spelling(cli):
     assert "-" not in cells and "" in cells
     rank = pd.read_csv(io.StringIO(cli(["rank", "-p", "sq1", "-n", "40", "--method", "flow"], "csv")))
     assert rank["rank_numeric"].isna().all() and rank["agree"].all()
+    # text tables for people say `-` where a method did not run (a stack's exact rank has no flow column)
+    lines = cli(["rank", "-p", "stack:pow2,window:2", "-n", "16", "--method", "exact", "--cuts", "3"], "table")
+    rows = [line.split() for line in lines.splitlines()[-3:]]
+    assert [r[0] for r in rows] == ["4", "8", "12"] and all(r[2:] == ["-"] for r in rows), lines
 
 
 # The report's tables: documented kinds of the columns that must be numeric or boolean.
@@ -132,10 +166,11 @@ REPORT = {
     "summary": {"n": I, "nnz_A": I, "nnz_B": I, "total_decode_cost": I, "max_decode_cost": I, "max_cache": I,
                 "max_cache_position": I, "num_offsets": Iq, "max_kept_set": Iq},
     "sweep": {"n": I, "nnz_B": I, "total_decode_cost": I, "max_decode_cost": I, "max_cache": I},
-    "growth": {"exponent": F, "exponent_lo": F, "exponent_hi": F, "relative_residual": F,
-               "runner_up_residual": F, "ambiguous": B},
+    "growth": {"pattern": S, "quantity": S, "label": S, "exponent": F, "exponent_lo": F, "exponent_hi": F,
+               "decided_class": Sq, "class": S, "relative_residual": F, "runner_up": S, "runner_up_residual": F,
+               "ambiguous": B},
     "distances": {"n": I, "diameter": Iq, "diameter_lower_bound": Iq, "mean_distance": F,
-                  "reachable_pairs": Iq, "unreachable_pairs": Iq, "copy_distance_n_half": D},
+                  "reachable_pairs": Iq, "unreachable_pairs": Iq, "copy_distance_n_half": Dq},
     "distance_histogram": {"distance": I, "pairs": I, "fraction": F},
     "congestion": {"N": I, "copy_distance": D, "prop47": Iq, "lower": Iq, "upper": Iq, "gap": Iq, "seconds": F},
     "cut_rank_summary": {"n": I, "cuts": I, "numeric_cuts": I, "max_cut_rank": I, "argmax_cut": I,
@@ -146,13 +181,14 @@ REPORT = {
     "validation_summary": {"n": I, "checks": I, "passed": I, "failed": I, "sources": I, "all_sources": B,
                            "seconds": F},
     "verify": {"seconds": F},
-    "stacks": {"n": I, "depth": I, "total_decode_cost": I, "max_decode_cost": I, "max_cache": I, "diameter": Iq,
-               "mean_distance": F, "unreachable_pairs": Iq, "N": Iq, "copy_distance": D, "lower": Iq, "upper": Iq,
-               "max_cut_rank": Iq, "argmax_cut": Iq},
-    "stack_layers": {"layer": I, "nnz_A": I, "nnz_B": I, "total_decode_cost": I, "max_decode_cost": I,
-                     "max_cache": I},
-    "stack_depth": {"depth": I, "diameter": I, "mean_distance": F, "reachable_pairs": I, "unreachable_pairs": I},
-    "stack_ranks": {"cut": I, "rank_flow": I, "rank_numeric": Iq},
+    "stacks": {"pattern": S, "n": I, "depth": I, "total_decode_cost": I, "max_decode_cost": I, "max_cache": I,
+               "diameter": Iq, "mean_distance": F, "unreachable_pairs": Iq, "N": Iq, "copy_distance": D, "lower": Iq,
+               "upper": Iq, "best_routing": Sq, "max_cut_rank": Iq, "argmax_cut": Iq},
+    "stack_layers": {"stack": S, "layer": I, "pattern": S, "nnz_A": I, "nnz_B": I, "total_decode_cost": I,
+                     "max_decode_cost": I, "max_cache": I},
+    "stack_depth": {"stack": S, "depth": I, "layer_pattern": S, "diameter": I, "mean_distance": F,
+                    "reachable_pairs": I, "unreachable_pairs": I},
+    "stack_ranks": {"stack": S, "cut": I, "rank_flow": I, "rank_numeric": Iq},
 }
 
 
@@ -169,9 +205,9 @@ def json_kind(values):
     return object
 
 
-def test_report_csvs(cli, tmp_path):
-    out = str(tmp_path / "rep")
-    cli(report_args(out), "json")
+def check_report_csvs(cli, out, args):
+    """Every CSV table of the report in `out` against REPORT and its JSON sibling; the stems checked."""
+    cli(args, "json")
     with open(os.path.join(out, "report.json")) as f:
         files = json.load(f)["files"]
     csvs = [f for f in files if f.startswith("tables/") and f.endswith(".csv")]
@@ -198,4 +234,25 @@ def test_report_csvs(cli, tmp_path):
         else:  # streamed per-pattern CSVs: every column numeric
             for col in df.columns:
                 assert df[col].dtype in (np.int64, np.float64), (name, col, df[col].dtype)
+    return checked
+
+
+def test_report_csvs(cli, tmp_path):
+    out = str(tmp_path / "rep")
+    checked = check_report_csvs(cli, out, report_args(out))
     assert set(REPORT) - {"verify"} <= checked | {"validation", "validation_summary"}
+
+
+def test_capped_report_csvs(cli, tmp_path):
+    """The capped report (cases.capped_report_args): a sampled diameter, a stack without distances, growth fits
+    with an exponent; missing cells stay empty, numbers stay numbers."""
+    out = str(tmp_path / "rep")
+    checked = check_report_csvs(cli, out, capped_report_args(out))
+    assert {"distances", "growth", "stacks"} <= checked
+    dist = pd.read_csv(os.path.join(out, "tables", "distances.csv")).set_index("pattern")
+    assert dist.loc["sq1+cache", "method"] == "sampled" and dist.loc["sq1+cache", "diameter_lower_bound"] >= 1
+    assert np.isnan(dist.loc["sq1+cache", "diameter"]) and np.isnan(dist.loc["local:3", "diameter_lower_bound"])
+    growth = pd.read_csv(os.path.join(out, "tables", "growth.csv"))
+    assert growth["exponent"].notna().all() and (growth["label"] != "").all()
+    stacks = pd.read_csv(os.path.join(out, "tables", "stacks.csv"))
+    assert stacks["diameter"].isna().all() and stacks["copy_distance"].notna().all()
