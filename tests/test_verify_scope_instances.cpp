@@ -219,3 +219,32 @@ TEST(VerifyScopeInstances, CheckpointedCliGivesTheSameVerdictsAndNoPlaceholder) 
     }
   }
 }
+
+TEST(VerifyScopeInstances, ReportVerifySectionMatchesVerifyAndPrintsNoPlaceholder) {
+  // the report's "Propositions checked" at n = 2 (a range of one for most claims) and 16: every claim's
+  // status is verify's at the same n-max, and no placeholder value is in its Markdown, CSV or JSON
+  for (const std::uint64_t n : {2u, 16u}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto dir = temp_dir();
+    const auto rep = mixgraph::test::run_cli("report -p pow2 -n " + std::to_string(n) +
+                                             " --sections verify --out " + quoted(dir + "/r"));
+    ASSERT_EQ(rep.code, 0) << rep.err;
+    const auto ver = mixgraph::test::run_cli("verify --n-max " + std::to_string(n) + " --format json");
+    ASSERT_EQ(ver.code, 0) << ver.err;
+    std::map<std::string, std::string> want;
+    const auto vj = nlohmann::json::parse(ver.out);
+    for (const auto& c : vj.at("claims")) want[c.at("id")] = c.at("status");
+    const auto table = nlohmann::json::parse(mixgraph::test::read_file(dir + "/r/tables/verify.json"));
+    ASSERT_EQ(table.at("rows").size(), want.size());
+    for (const auto& row : table.at("rows"))
+      EXPECT_EQ(row.at("status"), want.at(row.at("claim").get<std::string>())) << row.dump();
+    for (const char* file :
+         {"/r/report.md", "/r/tables/verify.csv", "/r/tables/verify.json", "/r/report.json"}) {
+      const auto text = mixgraph::test::read_file(dir + file);
+      EXPECT_FALSE(text.empty()) << file;
+      for (const char* bad : kSentinels)
+        EXPECT_EQ(text.find(bad), std::string::npos) << file << " has " << bad;
+    }
+    std::filesystem::remove_all(dir);
+  }
+}
