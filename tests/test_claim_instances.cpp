@@ -67,9 +67,11 @@ std::vector<Case> cases() {
   tiny.n_max = 20;
   for (const char* id : {"fagnou.menger", "fagnou.prop4.4", "fagnou.cache-rank-bound"})
     for (const auto& c : {small, some, tiny}) v.push_back({id, c});
-  ClaimContext clamped = small;  // above prop4.4's n_limit (2048): the clamp note must survive the merge
+  // above prop4.4's n_limit (2048): the clamp note must survive the merge; a cheap pattern checked at the
+  // clamped n (pow2: every pair in ~0.1 s, where window:3 and offsets:2 took ~5 s) and one out of scope
+  ClaimContext clamped = small;
   clamped.n_max = 3000;
-  clamped.patterns = {"window:3", "offsets:2"};
+  clamped.patterns = {"pow2", "fib+cache"};
   v.push_back({"fagnou.prop4.4", clamped});
   return v;
 }
@@ -103,6 +105,12 @@ TEST(ClaimInstances, MergedEqualsWhole) {
     const auto merged = merge_claim_instances(c.id, c.ctx, run_parts(c.id, c.ctx, kNone));
     expect_same(whole, merged);
     EXPECT_EQ(merged.claim.id, c.id);
+    if (c.ctx.n_max > 2048 && c.id == "fagnou.prop4.4") {  // the clamped case: checked at 2048, said so
+      EXPECT_NE(merged.outcome.checked.find("n = 2048"), std::string::npos) << merged.outcome.checked;
+      EXPECT_NE(merged.outcome.checked.find("clamped to 2048"), std::string::npos) << merged.outcome.checked;
+      EXPECT_EQ(merged.outcome.verdict, "PASSED");
+      EXPECT_EQ(merged.outcome.not_applicable.size(), 1u);
+    }
   }
 }
 
@@ -178,6 +186,8 @@ TEST(ClaimInstances, MergeRulesMatchAFoldInOrder) {
       if (rng() % 4 == 0) {
         p.not_applicable.push_back({cat("p", std::to_string(k)), "why"});
         skips.push_back(cat("p", std::to_string(k)));
+      } else if (k > 0 && !skips.empty() && rng() % 3 == 0) {  // the last skip again: listed once
+        p.not_applicable.push_back({skips.back(), "why"});
       }
     }
     const auto m = merge_claim_parts(parts);

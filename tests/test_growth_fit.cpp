@@ -295,3 +295,13 @@ TEST(GrowthFit, DistanceSweepClassesCarryTheirResiduals) {
     }
   }
 }
+
+TEST(GrowthFit, StacksDoNotSweepSoNoUnbackedLabel) {
+  // a stack has no growth fit: --sweep is refused (exit 2, naming the option) rather than printing a class
+  for (const char* cmd : {"pattern", "distances", "congestion"}) {
+    const auto r = mixgraph::test::run_cli(std::string(cmd) + " -p 'stack:ssm,window:4' --sweep 64..1024");
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_NE(r.err.find("--sweep"), std::string::npos) << cmd << ": " << r.err;
+    EXPECT_EQ(r.out.find("growth"), std::string::npos) << cmd << ": " << r.out;
+  }
+}

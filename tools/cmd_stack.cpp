@@ -265,6 +265,7 @@ int run_stack_rank(const StackRequest& r) {
   opt.numeric = r.method != "flow";
   opt.flow = r.method != "dense" && r.method != "exact";
   opt.exact = r.method == "exact";
+  opt.exact_if_generic = r.method == "both";  // as for one pattern: exact for seeded weights
   if (r.method == "dense" && s.n > opt.numeric_limit)
     throw UsageError("rank --method dense on a stack multiplies dense n x n operators: n must be <= " +
                      std::to_string(opt.numeric_limit) + " (use --method flow)");

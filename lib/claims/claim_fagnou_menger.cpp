@@ -74,8 +74,10 @@ ClaimOutcome finish(const ClaimContext& ctx, const ClaimPart& all) {
   ClaimOutcome o;
   o.checked = join(pl.pats) + "; every cut K, n = " + nstr + " (" + std::to_string(all.checked) + " cuts)" +
               (n_max_or(ctx, kCap) > kCap ? "; n capped at 384 (dense numerics over every cut)" : "");
-  o.worst =
-      "largest cut rank " + std::to_string(static_cast<std::uint32_t>(all.worst)) + " (" + all.worst_at + ")";
+  o.worst = all.worst_at.empty()
+                ? "no cut checked"
+                : "largest cut rank " + std::to_string(static_cast<std::uint32_t>(all.worst)) + " (" +
+                      all.worst_at + ")";
   o.counterexample = counterexample_text(all);
   o.detail =
       "numeric: exact rank over GF(2^61-1) of M[K+1..n, 1..K] G (random weights, seed 1; "

@@ -126,7 +126,9 @@ ClaimPart merge_claim_parts(const std::vector<ClaimPart>& parts, std::size_t kee
       m.worst_at = p.worst_at;
     }
     m.sum += p.sum;
-    m.not_applicable.insert(m.not_applicable.end(), p.not_applicable.begin(), p.not_applicable.end());
+    for (const auto& k : p.not_applicable)  // a pattern skipped again by the next part: listed once
+      if (m.not_applicable.empty() || m.not_applicable.back().pattern != k.pattern)
+        m.not_applicable.push_back(k);
     if (m.note.empty()) m.note = p.note;
     m.seconds += p.seconds;
   }

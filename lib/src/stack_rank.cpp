@@ -198,6 +198,17 @@ std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& 
   return out;
 }
 
+/// Every distinct layer's weights seeded (generic), none from .mtx values.
+bool every_layer_generic(const Stack& s, std::uint64_t seed) {
+  std::vector<const Pattern*> seen;
+  for (const auto& layer : s.layers) {
+    if (std::find(seen.begin(), seen.end(), layer.get()) != seen.end()) continue;
+    if (!induced_weights(*layer, seed).generic) return false;
+    seen.push_back(layer.get());
+  }
+  return true;
+}
+
 }  // namespace
 
 Eigen::MatrixXd stack_operator_transposed(const std::vector<WeightedPattern>& w) {
@@ -215,7 +226,11 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     if (k < 1 || k >= s.n)
       throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(s.n ? s.n - 1 : 0));
   r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(s.n);
-  if (opt.numeric && opt.exact) {
+  const bool exact =
+      opt.numeric &&
+      (opt.exact || (opt.exact_if_generic && s.n <= opt.numeric_limit && every_layer_generic(s, opt.seed)));
+  const std::uint64_t loops = opt.flow ? 2 : 1;  // progress counts run over the numeric and flow loops
+  if (exact) {
     std::vector<InducedWeights> distinct;  // sparsity only: one per distinct layer
     std::vector<std::size_t> which;
     std::vector<const Pattern*> seen;
@@ -243,6 +258,12 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     NumericRankOptions no;
     no.seed = opt.seed;
     no.mem_limit = opt.mem_limit;
+    // its cut loop reports counts out of its own cuts: rescaled to both loops' total
+    const CutProgressHook* outer = cut_progress_hook();
+    const CutProgressHook scaled = [&](const std::string& what, std::uint64_t done, std::uint64_t) {
+      (*outer)(what, done, loops * r.cuts.size());
+    };
+    const CutProgressScope scope(outer && *outer ? &scaled : nullptr);
     auto ex = cut_ranks_exact_product(layers, r.cuts, no);
     r.numeric = std::move(ex.rank);
     r.numeric_method = "exact";
@@ -251,7 +272,6 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     r.tolerance = 0.0;
     r.numeric_done = true;
   } else if (opt.numeric && s.n <= opt.numeric_limit) {
-    const std::uint64_t loops = opt.flow ? 2 : 1;  // progress counts run over the dense and flow loops
     const std::uint64_t n = s.n;
     check_memory(sat_mul(sat_mul(n, n), 24), opt.mem_limit,
                  "stack '" + s.spec + "' dense product at n = " + std::to_string(n));

@@ -54,7 +54,7 @@ def test_stack_rank_against_the_dense_product():
     seed + l - 1 (Pattern.weights), M_l = (I - B_l)^{-1} A_l, computed here with numpy."""
     pytest.importorskip("scipy")
     spec, layers, n, seed = "stack:ssm,window:4,sq1", ["ssm", "window:4", "sq1"], 64, 3
-    r = mixgraph.rank(spec, n, cuts="all", seed=seed)
+    r = mixgraph.rank(spec, n, cuts="all", seed=seed, method="dense")
     m = np.eye(n)
     for l, name in enumerate(layers):
         a, b = mixgraph.Pattern(name, n).weights(seed + l)
@@ -66,8 +66,10 @@ def test_stack_rank_against_the_dense_product():
         sv = np.linalg.svd(block, compute_uv=False)
         ref.append(int((sv > 1e-9 * sv[0]).sum()) if sv.size and sv[0] > 0 else 0)
     assert r.cuts == list(range(1, n))
-    assert r.numeric == ref
-    assert r.flow == ref  # generic weights: the numeric rank is the Menger rank
+    assert r.numeric_method == "dense" and r.numeric == ref
+    # the default: the exact ranks of the product and the Menger ranks, both equal to it (generic weights)
+    d = mixgraph.rank(spec, n, cuts="all", seed=seed)
+    assert d.numeric_method == "exact" and d.numeric == ref and d.flow == ref
 
 
 def test_a_stack_is_not_a_single_layer_pattern():
@@ -102,12 +104,16 @@ def test_stack_exact_rank_and_lp_bounds_are_the_clis(cli):
 def test_stack_rank_takes_progress_and_pattern_sweep_refuses():
     r = mixgraph.rank("stack:ssm,window:8", 64, progress=lambda s, d, t: None)
     assert r.to_dict() == mixgraph.rank("stack:ssm,window:8", 64).to_dict()
-    # one call per cut: the dense loop's counts, then the flow loop's
-    calls = []
-    mixgraph.rank("stack:ssm,window:8", 64, cuts=5, progress=lambda s, d, t: calls.append((s, d, t)))
-    per_cut = [(s, d, t) for s, d, t in calls if s.startswith("cut ranks")]
-    assert [d for _, d, _ in per_cut] == list(range(1, 11)) and {t for _, _, t in per_cut} == {10}
-    assert [s for s, _, _ in per_cut] == ["cut ranks: dense"] * 5 + ["cut ranks: flow"] * 5
+    # one call per cut: the numeric loop's counts (exact by default, dense on request), then the flow loop's
+    for method, stage, loops in [("both", "cut ranks: exact", 2), ("dense", "cut ranks: dense", 1)]:
+        calls = []
+        mixgraph.rank("stack:ssm,window:8", 64, cuts=5, method=method,
+                      progress=lambda s, d, t: calls.append((s, d, t)))
+        per_cut = [(s, d, t) for s, d, t in calls if s.startswith("cut ranks")]
+        total = 5 * loops
+        assert [d for _, d, _ in per_cut] == list(range(1, total + 1))
+        assert {t for _, _, t in per_cut} == {total}
+        assert [s for s, _, _ in per_cut] == ([stage] * 5 + ["cut ranks: flow"] * 5)[:total]
 
     def stop(stage, done, total):  # a KeyboardInterrupt from the callback stops the loop at its next cut
         seen.append(done)

@@ -120,6 +120,11 @@ struct StackRankOptions {
   /// The numeric side is the exact rank over GF(2^61-1) (cut_ranks_exact_product, any n) instead of the
   /// dense product; refused (UsageError) when a layer's weights come from .mtx values (not generic).
   bool exact = false;
+  /// With `exact` false and n <= numeric_limit: the numeric side is the exact rank when every layer's weights
+  /// are generic (seeded), the dense product only when a layer's weights come from .mtx values, as rank
+  /// --method both does for one pattern. The dense product's floating-point rank can exceed the flow rank
+  /// by rounding; the exact rank never does.
+  bool exact_if_generic = false;
   /// Flow: the first window (positions within this distance of the cut) searched before the whole graph;
   /// 0 searches the whole graph at once. Changes the time only, never the answer.
   pos_t flow_window = 256;
@@ -145,7 +150,8 @@ struct StackCutRanks {
 /// O(E sqrt(V)) each with E = sum_l (nnz(A_l) + nnz(B_l)) + (L + 1) n, first confined to growing windows
 /// around the cut (flow_window) and then resumed on the whole graph. Numeric: the dense product of the
 /// layers' operators with seeded weights, numeric_rank_colpiv of each block; or (exact) the exact ranks
-/// over GF(2^61-1) of the product with generic weights, which never exceed the flow ranks.
+/// over GF(2^61-1) of the product with generic weights, which never exceed the flow ranks (opt.exact, or
+/// opt.exact_if_generic when every layer is seeded).
 StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt = {});
 
 /// The dense product, transposed: Mt(j, i) = M(i, j), M = M_L ... M_1 with layer l's weights w[l].
