@@ -103,12 +103,13 @@ def recurrence(X, alpha, G):
 
 
 def check(X, Y, G, seed, rows, fp32):
-    """relative Frobenius error of Y[:rows, :8] against the float64 recurrence (G None: seeded gates)."""
+    """relative Frobenius error of Y[:rows, :8] against the float64 recurrence (G None: seeded gates and
+    seeded alpha; else the gates G and alpha = 1, as gates= without input_gates= solves)."""
     cols = min(8, X.shape[1])
     Xs = X[:rows, :cols].double().cpu().numpy()
     Ys = Y[:rows, :cols].double().cpu().numpy()
     al, be = zip(*(seeded_ssm(seed, c, rows) for c in range(cols)))
-    alpha = np.stack(al, axis=1)
+    alpha = np.stack(al, axis=1) if G is None else np.ones((rows, cols))
     if fp32:
         alpha = alpha.astype(np.float32).astype(np.float64)
     if G is None:
