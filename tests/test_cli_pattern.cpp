@@ -120,6 +120,10 @@ TEST(CliInfo, ReportsBuildOptions) {
   const auto j = json::parse(r.out);
   EXPECT_TRUE(j["features"].contains("cuda"));
   EXPECT_TRUE(j["gpu"].contains("visible"));
+  // a device's name, capability and memory exist only where one is visible (null, not "" or 0, otherwise)
+  const bool seen = j["gpu"]["visible"].get<bool>();
+  for (const char* k : {"name", "compute_capability", "memory_bytes"})
+    EXPECT_EQ(j["gpu"][k].is_null(), !seen) << k;
 #ifdef MIXGRAPH_HAVE_MUPARSER
   EXPECT_TRUE(j["features"]["expressions"].get<bool>());
 #else

@@ -393,9 +393,15 @@ TEST(Cli, RankJsonFields) {
   EXPECT_EQ(j["max_cut_rank"], 14);
   EXPECT_EQ(j["max_cache"], 8);
   EXPECT_EQ(j["agree"], true);
-  EXPECT_TRUE(j["tolerance"].is_number());
+  EXPECT_TRUE(j["tolerance"].is_null());  // the default here is the exact rank: no floating-point tolerance
+  EXPECT_TRUE(j["tolerance_rule"].is_string());
   EXPECT_EQ(j["cache_bound"]["holds"], true);
+  const auto dn = run_json("--pattern pow2+cache --n 256 --method dense");
+  EXPECT_TRUE(dn["tolerance"].is_number());
+  EXPECT_TRUE(dn["tolerance_rule"].is_string());
   const auto f = run_json("--pattern pow2 --n 2000 --method flow --cuts 1000,");
+  EXPECT_TRUE(f["tolerance"].is_null());  // no numeric rank ran
+  EXPECT_TRUE(f["tolerance_rule"].is_null());
   EXPECT_EQ(f["cuts"], nlohmann::json::array({1000}));
   EXPECT_EQ(f["cut_rank_flow"][0], 1000);
   EXPECT_TRUE(f["cut_rank_numeric"].is_null());

@@ -32,13 +32,16 @@ int run_info(const InfoOptions& o) {
                      {"openmp", b.openmp}};
     j["threads"] = b.openmp_max_threads;
     j["physical_memory_bytes"] = physical_memory_bytes();
-    j["gpu"] = {{"built_in", g.built_in},
-                {"visible", g.device_count > 0},
-                {"device_count", g.device_count},
-                {"name", g.name},
-                {"compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)},
-                {"memory_bytes", g.memory_bytes},
-                {"note", g.note}};
+    const bool seen = g.device_count > 0;  // without a device its name, capability and memory are null
+    j["gpu"] = {
+        {"built_in", g.built_in},
+        {"visible", seen},
+        {"device_count", g.device_count},
+        {"name", seen ? ojson(g.name) : ojson(nullptr)},
+        {"compute_capability",
+         seen ? ojson(std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor)) : ojson(nullptr)},
+        {"memory_bytes", seen ? ojson(g.memory_bytes) : ojson(nullptr)},
+        {"note", g.note}};
     print_json(std::cout, j);
     return 0;
   }

@@ -82,8 +82,11 @@ ojson cut_ranks(const Pattern& p, const CutRankProfile& r, const std::optional<R
     if (r.numeric_done && r.flow_done && r.numeric[c] != r.flow[c])
       dis.push_back({{"cut", r.cuts[c]}, {"numeric", r.numeric[c]}, {"flow", r.flow[c]}});
   j["disagreements"] = std::move(dis);
-  j["tolerance"] = r.tolerance;
-  j["tolerance_rule"] = r.tolerance_rule;
+  // a floating-point tolerance exists only where a floating-point rank ran; the rule names how the numeric
+  // ranks were decided (null where none ran)
+  const bool float_rank = r.numeric_done && r.numeric_method != "exact";
+  j["tolerance"] = float_rank ? ojson(r.tolerance) : ojson(nullptr);
+  j["tolerance_rule"] = r.numeric_done ? ojson(r.tolerance_rule) : ojson(nullptr);
   if (r.numeric_done && r.numeric_method == "exact") {
     j["numeric_field"] = "GF(2^61-1)";
     j["failure_probability_bound"] = r.failure_bound;
