@@ -306,8 +306,13 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
   } else if (opt.numeric && s.n <= opt.numeric_limit) {
     const std::uint64_t loops = opt.flow ? 2 : 1;  // progress counts run over the dense and flow loops
     const std::uint64_t n = s.n;
-    check_memory(sat_mul(sat_mul(n, n), 24), opt.mem_limit,
-                 "stack '" + s.spec + "' dense product at n = " + std::to_string(n));
+    // three dense n x n matrices, and every layer's weights (own seed per layer: none shared), built first
+    std::uint64_t weights = 0;
+    for (const auto& layer : s.layers)
+      weights = sat_add(weights, sat_add(sat_mul(layer_reads(*layer), 12), sat_mul(n + 1, 16)));
+    check_memory(sat_add(sat_mul(sat_mul(n, n), 24), weights), opt.mem_limit,
+                 "stack '" + s.spec + "' dense product at n = " + std::to_string(n) + " (" +
+                     std::to_string(s.depth()) + " layers)");
     std::vector<WeightedPattern> w;
     for (std::size_t l = 0; l < s.depth(); ++l) w.push_back(induced_weights(*s.layers[l], opt.seed + l).w);
     const Eigen::MatrixXd mt = stack_operator_transposed(w);
