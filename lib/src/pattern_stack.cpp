@@ -156,7 +156,7 @@ Stack make_stack(const std::string& spec, std::uint64_t n) {
       try {
         slot = std::make_shared<const Pattern>(make_pattern(l, n_eff));
       } catch (const UsageError& e) {
-        if (!commas) throw;
+        if (!commas || l.find(',') == std::string::npos) throw;  // the hint is about a piece with a comma
         throw UsageError(std::string(e.what()) + " (in '" + s.spec +
                          "': with ',' between layers every piece must be a whole spec; separate layers with "
                          "';' when a spec has a comma, e.g. stack:bigbird:8,2,2;ssm)");
