@@ -254,6 +254,8 @@ def header(name, shape, pad=0):
 header('qhuge.npy', '(1099511627776, 1099511627776)')
 here = header('qbig.npy', '(16, 67108864)')
 with open('qbig.npy', 'r+b') as f: f.truncate(here + 16 * 67108864 * 8)  # 8 GiB, sparse
+here = header('ssq.npy', '(32768, 32768)')
+with open('ssq.npy', 'r+b') as f: f.truncate(here + 32768 * 32768 * 8)  # 8 GiB, sparse, square
 EOF5
 for cmd in "solve -p window:4 --random 2 -n 16" "validate -p window:4 -n 16" "rank -p window:4 -n 16"; do
   read -r -a c <<<"$cmd"
@@ -295,7 +297,9 @@ expect 3 "$E.*'/dev/zero' is not a regular file" -- pattern -p 'stack:ssm,mtx:/d
 expect 3 "$E.*'dir.npy' is a directory" -- gallery -p 'stack:ssm;mtx:dir.npy' -n 16
 expect 3 "$E.*'fifo.mtx' is not a regular file" -- report -p 'stack:ssm;mtx:fifo.mtx' -n 16 -o rep
 expect 3 "$E.*'fifo.npy' is not a regular file" -- pattern -p 'stack:topk-blocks:4,2,fifo.npy;ssm' -n 16
-expect 1 "$E.*reading qbig.npy needs about 8.0 GiB" -- pattern -p 'stack:topk-blocks:4,2,qbig.npy;ssm' -n 16 --mem-limit 1G
+# topk-blocks: scores: the shape is checked from the header before the data is read
+expect 3 "$E.*'qbig.npy' has shape \(16, 67108864\), but n = 16 in blocks of 4 needs \(4, 4\)" -- pattern -p 'stack:topk-blocks:4,2,qbig.npy;ssm' -n 16 --mem-limit 1G
+expect 1 "$E.*reading ssq.npy needs about 8.0 GiB.*refused before allocating" -- pattern -p 'stack:topk-blocks:4,2,ssq.npy;ssm' -n 131072 --mem-limit 1G
 expect 1 "$E.*pattern stack:dense,ssm at n = 2147483648 needs about .*refused before allocating" -- pattern -p 'stack:dense,ssm' -n '2^31' --mem-limit 1G
 expect 1 "$E.*pattern stack:dense,ssm at n = 2147483648 .*--mem-limit" -- distances -p 'stack:dense,ssm' -n '2^31' --mem-limit 1G
 expect 1 "$E.*all-pairs distances need about .* relaxations" -- distances -p 'stack:sink:4,ssm' -n '2^20' --mem-limit 1G
