@@ -277,6 +277,8 @@ nest=$($py -c "print('stack:' + '(' * 20 + 'ssm' + ')*2' * 20)")
 expect 2 "$E.*'stack:': give the layers" -- pattern -p 'stack:' -n 64
 expect 0 '^$' -- pattern -p 'stack:ssm' -n 64
 expect 2 "$E.*at most 4096 layers" -- pattern -p 'stack:(ssm)*1000000' -n 64
+wide=$($py -c "print('stack:' + ','.join(['ssm'] * 20000))")  # 80 KB: the message quotes its start only
+expect 2 "${E}pattern 'stack:ssm,ssm,[a-z,]{100,120}\.\.\. \(80005 characters\)': at most 4096 layers$" -- pattern -p "$wide" -n 64
 expect 2 "$E.*at most 4096 layers" -- distances -p 'stack:((ssm)*1000)*1000' -n 64
 expect 2 "$E.*repetitions nested more than 16 deep" -- rank -p "$nest" -n 64
 expect 2 "$E.*stack: cannot be nested" -- congestion -p 'stack:stack:ssm' -N 64
