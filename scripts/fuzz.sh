@@ -17,7 +17,8 @@ B=build-fuzz
 mkdir -p "$B/obj"
 flags=(-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Ilib/include -Ilib/src
   -isystem /usr/include/eigen3 -DMIXGRAPH_HAVE_MUPARSER)
-srcs=(mtx npy memory sweep input_file atomic_file pattern pattern_families pattern_stack profile expression csr)
+srcs=(mtx npy memory sweep input_file atomic_file pattern pattern_families pattern_stack profile expression csr
+  spec_files)
 objs=()
 for s in "${srcs[@]}"; do
   o=$B/obj/$s.o

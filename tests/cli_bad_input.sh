@@ -240,6 +240,87 @@ expect 3 "$E.*missing.npy.*No such file" -- solve -p window:4 --random 2 -n 16 -
 expect 2 "$E--attn-q and --attn-k go together" -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy
 expect 2 "$E--attn-q / --attn-k set A's weights" -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy --attn-k k16.npy --weights-a q16.npy
 expect 2 "$E.*--attn-kernel" -- solve -p window:4 --random 2 -n 16 --attn-q q16.npy --attn-k k16.npy --attn-kernel cubic
+# attention Q/K: rank, dtype, shape, a header announcing 2^40 x 2^40 in a 100-byte file, a large (sparse) file
+# against --mem-limit, special files; in solve, validate and rank alike
+$py - <<'EOF5'
+import numpy as np, struct
+np.save('q1d.npy', np.ones(16)); np.save('qint.npy', np.ones((16, 4), dtype=np.int64))
+np.save('q0.npy', np.ones((16, 0)))
+def header(name, shape, pad=0):
+    h = ("{'descr': '<f8', 'fortran_order': False, 'shape': %s, }" % shape).encode()
+    h += b' ' * pad
+    open(name, 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h)
+    return 10 + len(h)
+header('qhuge.npy', '(1099511627776, 1099511627776)')
+here = header('qbig.npy', '(16, 67108864)')
+with open('qbig.npy', 'r+b') as f: f.truncate(here + 16 * 67108864 * 8)  # 8 GiB, sparse
+here = header('ssq.npy', '(32768, 32768)')
+with open('ssq.npy', 'r+b') as f: f.truncate(here + 32768 * 32768 * 8)  # 8 GiB, sparse, square
+EOF5
+for cmd in "solve -p window:4 --random 2 -n 16" "validate -p window:4 -n 16" "rank -p window:4 -n 16"; do
+  read -r -a c <<<"$cmd"
+  expect 3 "$E.*q1d.npy: .*2-D array" -- "${c[@]}" --attn-q q1d.npy --attn-k k16.npy
+  expect 3 "$E.*qint.npy: dtype '<i8' is not supported" -- "${c[@]}" --attn-q qint.npy --attn-k k16.npy
+  expect 3 "$E.*qhuge.npy: data size .* does not match shape" -- "${c[@]}" --attn-q qhuge.npy --attn-k k16.npy --mem-limit 1G
+  expect 1 "$E.*reading qbig.npy needs about 8.0 GiB, more than the --mem-limit .*refused before allocating" -- "${c[@]}" --attn-q q16.npy --attn-k qbig.npy --mem-limit 1G
+  expect 3 "$E.*'fifo.npy' is not a regular file" -- "${c[@]}" --attn-q fifo.npy --attn-k k16.npy
+  expect 3 "$E.*'dir.npy' is a directory" -- "${c[@]}" --attn-q q16.npy --attn-k dir.npy
+  expect 3 "$E.*'/dev/zero' is not a regular file" -- "${c[@]}" --attn-q /dev/zero --attn-k k16.npy
+  expect 2 "$E--attn-kernel: cubic not in \{softmax,linear\}" -- "${c[@]}" --attn-q q16.npy --attn-k k16.npy --attn-kernel cubic
+done
+expect 3 "$E.*Q has 0 columns" -- solve -p window:4 --random 2 -n 16 --attn-q q0.npy --attn-k q0.npy
+expect 3 "$E.*Q has 4 columns but K has 3" -- rank -p window:4 -n 16 --attn-q q16.npy --attn-k k16x3.npy
+expect 3 "$E.*Q has 8 rows but the pattern has n = 16" -- validate -p window:4 -n 16 --attn-q q8.npy --attn-k k16.npy
+
+# --- stack: specs: grammar, depth, nesting, read marks in layers, sizes against --mem-limit -----------------
+nest=$($py -c "print('stack:' + '(' * 20 + 'ssm' + ')*2' * 20)")
+expect 2 "$E.*'stack:': give the layers" -- pattern -p 'stack:' -n 64
+expect 0 '^$' -- pattern -p 'stack:ssm' -n 64
+expect 2 "$E.*at most 4096 layers" -- pattern -p 'stack:(ssm)*1000000' -n 64
+wide=$($py -c "print('stack:' + ','.join(['ssm'] * 20000))")  # 80 KB: the message quotes its start only
+expect 2 "${E}pattern 'stack:ssm,ssm,[a-z,]{100,120}\.\.\. \(80005 characters\)': at most 4096 layers$" -- pattern -p "$wide" -n 64
+expect 2 "$E.*at most 4096 layers" -- distances -p 'stack:((ssm)*1000)*1000' -n 64
+expect 2 "$E.*repetitions nested more than 16 deep" -- rank -p "$nest" -n 64
+expect 2 "$E.*stack: cannot be nested" -- congestion -p 'stack:stack:ssm' -N 64
+expect 2 "$E.*heads: is not a stack layer" -- pattern -p 'stack:ssm;heads:ssm;pow2' -n 64
+expect 2 "$E.*'\(ssm\)\*0': a parenthesised list must be followed by \*k" -- pattern -p 'stack:(ssm)*0' -n 64
+expect 2 "$E.*a parenthesised list must be followed by \*k" -- pattern -p 'stack:(ssm)*99999999999999999999999' -n 64
+expect 2 "$E.*a '\)' without its '\('" -- pattern -p 'stack:ssm)(' -n 64
+expect 2 "$E.*unbalanced '\('" -- gallery -p 'stack:ssm,(' -n 64
+expect 2 "$E.*unbalanced '\('" -- report -p 'stack:ssm,(' -n 64 -o rep
+expect 2 "$E.*'window:0': parameter must be >= 1" -- pattern -p 'stack:ssm;window:0' -n 64
+expect 2 "$E.*a read mark \(@A, @B, @AB\) marks a part of a union" -- pattern -p 'stack:ssm;window:4@B' -n 64
+expect 2 "$E.*part '@B' is a read mark without a pattern" -- pattern -p 'stack:ssm;window:4|@B' -n 64
+expect 0 '^$' -- pattern -p 'stack:ssm;window:4@A|sink:2@B' -n 64
+expect 2 "$E.*'stack:ssm,window:4': a stack of layers is not a single-layer pattern" -- solve -p 'stack:ssm,window:4' --random 2 -n 16
+expect 2 "$E.*a stack of layers is not a single-layer pattern" -- validate -p 'stack:ssm,window:4' -n 16
+expect 3 "$E.*'fifo.mtx' is not a regular file" -- congestion -p 'stack:mtx:fifo.mtx,ssm' -N 8
+expect 3 "$E.*'/dev/zero' is not a regular file" -- pattern -p 'stack:ssm,mtx:/dev/zero'
+expect 3 "$E.*'dir.npy' is a directory" -- gallery -p 'stack:ssm;mtx:dir.npy' -n 16
+expect 3 "$E.*'fifo.mtx' is not a regular file" -- report -p 'stack:ssm;mtx:fifo.mtx' -n 16 -o rep
+expect 3 "$E.*'fifo.npy' is not a regular file" -- pattern -p 'stack:topk-blocks:4,2,fifo.npy;ssm' -n 16
+# topk-blocks: scores: the shape is checked from the header before the data is read
+expect 3 "$E.*'qbig.npy' has shape \(16, 67108864\), but n = 16 in blocks of 4 needs \(4, 4\)" -- pattern -p 'stack:topk-blocks:4,2,qbig.npy;ssm' -n 16 --mem-limit 1G
+expect 1 "$E.*reading ssq.npy needs about 8.0 GiB.*refused before allocating" -- pattern -p 'stack:topk-blocks:4,2,ssq.npy;ssm' -n 131072 --mem-limit 1G
+expect 1 "$E.*pattern stack:dense,ssm at n = 2147483648 needs about .*refused before allocating" -- pattern -p 'stack:dense,ssm' -n '2^31' --mem-limit 1G
+expect 1 "$E.*pattern stack:dense,ssm at n = 2147483648 .*--mem-limit" -- distances -p 'stack:dense,ssm' -n '2^31' --mem-limit 1G
+expect 1 "$E.*all-pairs distances need about .* relaxations" -- distances -p 'stack:sink:4,ssm' -n '2^20' --mem-limit 1G
+expect 1 "$E.*pattern stack:ssm,window:4 at n = 2147483648 .*--mem-limit" -- rank -p 'stack:ssm,window:4' -n '2^31' --mem-limit 1G
+expect 1 "$E.*weights over GF\(2\^61-1\) at n = 1048576 needs about .*--mem-limit \(150.0 MiB\)" -- rank -p 'stack:ssm,window:4' -n '2^20' --method exact --mem-limit 150M
+expect 1 "$E.*flow network at n = 4194304 \(2 layers\) needs about .*refused before allocating" -- rank -p 'stack:ssm,window:4' -n '2^22' --method flow --mem-limit 500M
+expect 1 "$E.*flow network at n = 1024 \(4096 layers\)" -- rank -p 'stack:(dense)*4096' -n 1024 --mem-limit 1G
+expect 1 "$E.*dense product at n = 1024 \(4096 layers\) needs about" -- rank -p 'stack:(dense)*4096' -n 1024 --method dense --mem-limit 1G
+expect 1 "$E.*stack stack:ssm,window:4 at 2N = 2147483648 .*--mem-limit" -- congestion -p 'stack:ssm,window:4' -N '2^30' --lp --mem-limit 1G
+expect 1 "$E.*the max-flow network of the cut bound .*--mem-limit" -- congestion -p 'stack:ssm,window:4' -N '2^20' --lp --mem-limit 1G
+expect 1 "$E.*pattern stack:ssm,window:4 at n = 2147483648 .*--mem-limit" -- gallery -p 'stack:ssm,window:4' -n '2^31' --mem-limit 1G
+expect 1 "$E.*pattern stack:ssm,window:4 at n = 2147483648 .*--mem-limit" -- report -p 'stack:ssm,window:4' -n '2^31' -o rep --mem-limit 1G
+# --lp whose GLPK model would be huge (2^16 commodities over dense): the variable count is refused, not built
+expect 0 '^$' -- congestion -p dense -N '2^16' --lp --mem-limit 1G
+expect 0 '^$' -- congestion -p 'stack:dense,dense' -N '2^12' --lp --mem-limit 1G
+# a file name without mtx: inside heads: and stack: layers gets the hint too
+expect 2 "$E--pattern: 'B.mtx' is a file name: did you mean mtx:B.mtx\?" -- pattern -p 'heads:window:4;B.mtx' -n 16
+expect 2 "$E--pattern: 'B.mtx' is a file name: did you mean mtx:B.mtx\?" -- distances -p 'stack:ssm,B.mtx' -n 16
+expect 2 "$E--pattern: 'B.mtx@A' is a file name: did you mean mtx:B.mtx@A\?" -- rank -p 'stack:ssm;(window:2|B.mtx@A)*2' -n 16
 expect 1 "$E.*error while writing '/dev/full'" -- congestion -p pow2 -N 64 --paths /dev/full
 expect 2 "$E--out 'bad.mtx' exists and is not a directory" -- report -p pow2 -n 64 -o bad.mtx
 expect 2 "$E--n must fit in 32 bits" -- report -p pow2 -n '2^40' -o rep

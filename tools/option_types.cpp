@@ -7,6 +7,7 @@
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
+#include "mixgraph/spec_files.hpp"
 #include "mixgraph/sweep.hpp"
 
 namespace mixgraph::cli {
@@ -134,20 +135,22 @@ CLI::Validator position_list(std::vector<std::string> extra) {
 CLI::Validator pattern_spec() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        if (trim(s).rfind("stack:", 0) == 0) return {};  // layers: make_stack names a bad one
-        std::size_t start = 0;
-        while (start <= s.size()) {
-          const auto bar = s.find('|', start);
-          const std::string part =
-              trim(s.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
-          std::string lower = strip_read_mark(part);  // a read mark is not part of the file name: B.mtx@A
-          std::transform(lower.begin(), lower.end(), lower.begin(),
-                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-          const bool mtx_name = lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".mtx") == 0;
-          if (mtx_name && part.rfind("mtx:", 0) != 0)
-            return "'" + part + "' is a file name: did you mean mtx:" + part + "?";
-          if (bar == std::string::npos) break;
-          start = bar + 1;
+        // every union part, head and stack layer (a bad stack gives none: make_stack names its fault)
+        for (const auto& part : spec_leaf_parts(s)) {
+          if (part.rfind("mtx:", 0) == 0 || part.rfind("topk-blocks:", 0) == 0) continue;
+          std::size_t start = 0;  // a ',' list that is not all layers stays one piece: stack:B.mtx,ssm
+          while (start <= part.size()) {
+            const auto comma = part.find(',', start);
+            const std::string piece =
+                trim(part.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            std::string lower = strip_read_mark(piece);  // a read mark is not part of the file name: B.mtx@A
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".mtx") == 0)
+              return "'" + piece + "' is a file name: did you mean mtx:" + piece + "?";
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+          }
         }
         return {};
       },

@@ -15,6 +15,7 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/shards.hpp"
+#include "mixgraph/spec_files.hpp"
 #include "mpi_world.hpp"
 
 namespace mixgraph::cli {
@@ -130,35 +131,19 @@ std::string fnv1a_hex(const std::string& bytes) {
 
 std::string input_files_fingerprint(const std::vector<std::string>& specs) {
   std::string out;
-  for (const auto& spec : specs) {
-    std::size_t start = 0;
-    while (start <= spec.size()) {  // the parts of a union P1|P2|...
-      std::size_t bar = spec.find('|', start);
-      if (bar == std::string::npos) bar = spec.size();
-      std::string part = strip_read_mark(spec.substr(start, bar - start));  // mtx:B.mtx@A reads B.mtx
-      start = bar + 1;
-      if (part.rfind("mtx:", 0) != 0) continue;
-      part = part.substr(4);
-      std::size_t f0 = 0;
-      while (f0 <= part.size()) {  // mtx:A.mtx,B.mtx
-        std::size_t comma = part.find(',', f0);
-        if (comma == std::string::npos) comma = part.size();
-        const std::string file = part.substr(f0, comma - f0);
-        f0 = comma + 1;
-        std::ifstream in(file, std::ios::binary);
-        if (file.empty() || !in) continue;
-        std::uint64_t h = 1469598103934665603ULL, bytes = 0;
-        char buf[1 << 16];
-        while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-          const auto got = static_cast<std::size_t>(in.gcount());
-          for (std::size_t i = 0; i < got; ++i)
-            h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
-          bytes += got;
-        }
-        out += "; input " + file + " bytes " + std::to_string(bytes) + " fnv1a " + hex(h);
+  for (const auto& spec : specs)
+    for (const auto& file : spec_input_files(spec)) {  // every part: unions, heads:, stack: layers
+      std::ifstream in(file, std::ios::binary);
+      if (!in) continue;
+      std::uint64_t h = 1469598103934665603ULL, bytes = 0;
+      char buf[1 << 16];
+      while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+        const auto got = static_cast<std::size_t>(in.gcount());
+        for (std::size_t i = 0; i < got; ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
+        bytes += got;
       }
+      out += "; input " + file + " bytes " + std::to_string(bytes) + " fnv1a " + hex(h);
     }
-  }
   return out;
 }
 

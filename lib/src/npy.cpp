@@ -47,9 +47,8 @@ std::string dict_value(const std::string& h, const std::string& key, const std::
   return v;
 }
 
-}  // namespace
-
-NpyArray read_npy(const std::string& path) {
+/// with_data false: the header only (dtype and shape, checked against the file's size), no data read.
+NpyArray read_npy_file(const std::string& path, bool with_data) {
   const std::uint64_t file_bytes = detail::check_input_file(path, ".npy file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("cannot open " + path + " (missing or not readable)");
@@ -114,6 +113,7 @@ NpyArray read_npy(const std::string& path) {
   if (file_bytes < here || file_bytes - here != need)
     throw InputError(path + ": data size " + std::to_string(file_bytes < here ? 0 : file_bytes - here) +
                      " bytes does not match shape " + shape);
+  if (!with_data) return a;
   check_memory(need, 0, "reading " + path);
   const std::size_t count = a.size();
   if (a.fp64) {
@@ -125,6 +125,16 @@ NpyArray read_npy(const std::string& path) {
   }
   if (!f) throw InputError(path + ": truncated .npy data");
   return a;
+}
+
+}  // namespace
+
+NpyArray read_npy(const std::string& path) {
+  return read_npy_file(path, true);
+}
+
+NpyArray read_npy_shape(const std::string& path) {
+  return read_npy_file(path, false);
 }
 
 void write_npy(const std::string& path, const NpyArray& a) {

@@ -516,7 +516,8 @@ Pattern make_topk_blocks(const std::string& spec, std::uint64_t n) {
   const auto tp = parse_topk(spec);
   validate_n(n);
   const std::uint64_t nb = ceil_div(n, tp.b);
-  const NpyArray s = read_npy(tp.path);  // checks its own size against --mem-limit
+  NpyArray s = read_npy_shape(tp.path);  // the shape first: a large file of another shape is not read
+  if (s.rows == nb && s.cols == nb) s = read_npy(tp.path);  // checks its own size against --mem-limit
   if (s.rows != nb || s.cols != nb)
     throw InputError("pattern '" + spec + "': '" + tp.path + "' has shape (" + std::to_string(s.rows) + ", " +
                      std::to_string(s.cols) + "), but n = " + std::to_string(n) + " in blocks of " +

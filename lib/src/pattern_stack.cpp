@@ -21,6 +21,12 @@ bool starts_with(const std::string& s, const char* p) {
   return s.rfind(p, 0) == 0;
 }
 
+/// A spec as quoted in messages: a long one (thousands of layers) is cut to its first 120 characters.
+std::string quoted(const std::string& spec) {
+  if (spec.size() <= 160) return spec;
+  return spec.substr(0, 120) + "... (" + std::to_string(spec.size()) + " characters)";
+}
+
 /// Split at depth-0 `sep` (parentheses nest); refuses unbalanced parentheses and empty pieces.
 std::vector<std::string> split_top(const std::string& spec, const std::string& body, char sep) {
   std::vector<std::string> out;
@@ -30,17 +36,17 @@ std::vector<std::string> split_top(const std::string& spec, const std::string& b
     const char c = k < body.size() ? body[k] : sep;
     if (c == '(') ++depth;
     if (c == ')' && --depth < 0)
-      throw UsageError("pattern '" + spec + "': a ')' without its '(' in the stack");
+      throw UsageError("pattern '" + quoted(spec) + "': a ')' without its '(' in the stack");
     if (c == sep && depth == 0) {
       out.push_back(trim(body.substr(start, k - start)));
       if (out.back().empty())
-        throw UsageError("pattern '" + spec +
+        throw UsageError("pattern '" + quoted(spec) +
                          "': empty layer in the stack; write stack:P1,P2,... or "
                          "stack:P1;P2;...");
       start = k + 1;
     }
   }
-  if (depth != 0) throw UsageError("pattern '" + spec + "': unbalanced '(' in the stack");
+  if (depth != 0) throw UsageError("pattern '" + quoted(spec) + "': unbalanced '(' in the stack");
   return out;
 }
 
@@ -66,7 +72,7 @@ bool names_a_layer(const std::string& item) {
 }
 
 void expand(const std::string& spec, const std::string& body, std::vector<std::string>& out, int level) {
-  if (level > 16) throw UsageError("pattern '" + spec + "': repetitions nested more than 16 deep");
+  if (level > 16) throw UsageError("pattern '" + quoted(spec) + "': repetitions nested more than 16 deep");
   std::vector<std::string> items;
   if (has_top(body, ';')) {
     items = split_top(spec, body, ';');
@@ -83,35 +89,38 @@ void expand(const std::string& spec, const std::string& body, std::vector<std::s
                                  ? std::from_chars(tail.data() + 1, tail.data() + tail.size(), k)
                                  : std::from_chars_result{tail.data(), std::errc::invalid_argument};
       if (tail.empty() || tail[0] != '*' || ec != std::errc() || ptr != tail.data() + tail.size() || k < 1)
-        throw UsageError("pattern '" + spec + "': '" + item +
+        throw UsageError("pattern '" + quoted(spec) + "': '" + item +
                          "': a parenthesised list must be followed by *k (k >= 1 repetitions), e.g. "
                          "stack:(ssm,window:64)*4");
       if (k > kMaxStackLayers)
-        throw UsageError("pattern '" + spec + "': at most " + std::to_string(kMaxStackLayers) + " layers");
+        throw UsageError("pattern '" + quoted(spec) + "': at most " + std::to_string(kMaxStackLayers) +
+                         " layers");
       std::vector<std::string> inner;
       expand(spec, item.substr(1, close - 1), inner, level + 1);
       for (std::uint64_t r = 0; r < k; ++r) {
         out.insert(out.end(), inner.begin(), inner.end());
         if (out.size() > kMaxStackLayers)
-          throw UsageError("pattern '" + spec + "': at most " + std::to_string(kMaxStackLayers) + " layers");
+          throw UsageError("pattern '" + quoted(spec) + "': at most " + std::to_string(kMaxStackLayers) +
+                           " layers");
       }
       continue;
     }
     if (starts_with(item, "stack:"))
-      throw UsageError("pattern '" + spec + "': stack: cannot be nested (layer '" + item +
+      throw UsageError("pattern '" + quoted(spec) + "': stack: cannot be nested (layer '" + item +
                        "'); list the layers in one stack, or repeat with (P1,P2)*k");
     if (starts_with(item, "heads:"))
-      throw UsageError("pattern '" + spec + "': heads: is not a stack layer ('" + item +
+      throw UsageError("pattern '" + quoted(spec) + "': heads: is not a stack layer ('" + item +
                        "'); a layer may be a union P1|P2 (the heads' combined reads)");
     out.push_back(item);
     if (out.size() > kMaxStackLayers)
-      throw UsageError("pattern '" + spec + "': at most " + std::to_string(kMaxStackLayers) + " layers");
+      throw UsageError("pattern '" + quoted(spec) + "': at most " + std::to_string(kMaxStackLayers) +
+                       " layers");
   }
 }
 
 std::string body_of(const std::string& spec) {
   const std::string t = trim(spec);
-  if (!starts_with(t, "stack:")) throw UsageError("pattern '" + spec + "' is not a stack: spec");
+  if (!starts_with(t, "stack:")) throw UsageError("pattern '" + quoted(spec) + "' is not a stack: spec");
   return trim(t.substr(6));
 }
 
@@ -122,7 +131,7 @@ bool is_stack_spec(const std::string& spec) {
 }
 
 std::string stack_refusal(const std::string& spec) {
-  return "pattern '" + spec +
+  return "pattern '" + quoted(spec) +
          "': a stack of layers is not a single-layer pattern; `mixgraph pattern`, `distances`, `rank` and "
          "`congestion` take it as the whole --pattern, `gallery` and `report` beside other patterns (it "
          "cannot be a union part, a head, or used by this command)";
@@ -130,7 +139,8 @@ std::string stack_refusal(const std::string& spec) {
 
 std::vector<std::string> stack_layer_specs(const std::string& spec) {
   const std::string body = body_of(spec);
-  if (body.empty()) throw UsageError("pattern '" + spec + "': give the layers, e.g. stack:ssm,window:64");
+  if (body.empty())
+    throw UsageError("pattern '" + quoted(spec) + "': give the layers, e.g. stack:ssm,window:64");
   std::vector<std::string> out;
   expand(spec, body, out, 0);
   return out;
@@ -156,15 +166,15 @@ Stack make_stack(const std::string& spec, std::uint64_t n) {
       try {
         slot = std::make_shared<const Pattern>(make_pattern(l, n_eff));
       } catch (const UsageError& e) {
-        if (!commas) throw;
-        throw UsageError(std::string(e.what()) + " (in '" + s.spec +
+        if (!commas || l.find(',') == std::string::npos) throw;  // the hint is about a piece with a comma
+        throw UsageError(std::string(e.what()) + " (in '" + quoted(s.spec) +
                          "': with ',' between layers every piece must be a whole spec; separate layers with "
                          "';' when a spec has a comma, e.g. stack:bigbird:8,2,2;ssm)");
       }
       if (slot->n != n_eff)
-        throw InputError("pattern '" + s.spec + "': layer '" + l + "' has n = " + std::to_string(slot->n) +
-                         " but the stack has n = " + std::to_string(n_eff) +
-                         "; every layer must have equal n");
+        throw InputError(
+            "pattern '" + quoted(s.spec) + "': layer '" + l + "' has n = " + std::to_string(slot->n) +
+            " but the stack has n = " + std::to_string(n_eff) + "; every layer must have equal n");
     }
     s.layers.push_back(slot);
   }

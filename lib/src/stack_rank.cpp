@@ -146,6 +146,41 @@ void cut_done(const char* what, std::uint64_t done, std::uint64_t total) {
   if (const auto* hook = cut_progress_hook()) (*hook)(what, done, total);
 }
 
+/// Reads of B and of A of one layer (A's diagonal included), counted from its offsets or rows: no matrix
+/// is built. Saturating.
+std::uint64_t layer_reads(const Pattern& p) {
+  const std::uint64_t n = p.n;
+  auto offsets = [&](const std::vector<pos_t>& offs) {
+    std::uint64_t s = 0;
+    for (pos_t o : offs)
+      if (o < n) s = sat_add(s, n - o);
+    return s;
+  };
+  const bool ti = p.family == PatternFamily::TranslationInvariant;
+  const std::uint64_t b = ti ? offsets(p.b_offsets) : p.b.nnz();
+  std::uint64_t a = n;  // the diagonal
+  if (p.a_mode == AMode::Shared) a = sat_add(b, n);
+  if (p.a_mode == AMode::Explicit) a = ti ? offsets(p.a_offsets) : p.a.nnz();
+  return sat_add(a, b);
+}
+
+/// Reads of every layer of the stack (each layer counted once per occurrence).
+std::uint64_t stack_reads(const Stack& s) {
+  std::uint64_t e = 0;
+  for (const auto& layer : s.layers) e = sat_add(e, layer_reads(*layer));
+  return e;
+}
+
+/// Bytes of the flow network of flow_ranks, at its peak (while the arcs are sorted): V nodes of 28 bytes
+/// (position, two CSR offsets, level, queue) and F forward arcs, each with its reverse: tails, heads (both
+/// with vector growth slack), order and capacity.
+std::uint64_t flow_bytes(const Stack& s) {
+  const std::uint64_t n = s.n, L = s.depth();
+  const std::uint64_t nodes = sat_add(sat_mul(sat_mul(2, L + 1), n), 2);
+  const std::uint64_t arcs = sat_add(sat_add(sat_mul(L + 1, n), stack_reads(s)), sat_mul(2, n));
+  return sat_add(sat_mul(nodes, 28), sat_mul(arcs, 2 * (8 + 8 + 4 + 1)));
+}
+
 std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& cuts, pos_t window,
                                       std::uint64_t done, std::uint64_t total) {
   const std::uint64_t n = s.n, L = s.depth();
@@ -226,11 +261,29 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     if (k < 1 || k >= s.n)
       throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(s.n ? s.n - 1 : 0));
   r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(s.n);
+  if (opt.flow)  // before the numeric ranks, so --method both refuses before any work
+    check_memory(flow_bytes(s), opt.mem_limit,
+                 "stack '" + s.spec + "' flow network at n = " + std::to_string(s.n) + " (" +
+                     std::to_string(s.depth()) + " layers)");
   const bool exact =
       opt.numeric &&
       (opt.exact || (opt.exact_if_generic && s.n <= opt.numeric_limit && every_layer_generic(s, opt.seed)));
   const std::uint64_t loops = opt.flow ? 2 : 1;  // progress counts run over the numeric and flow loops
   if (exact) {
+    // before any weight is drawn: per distinct layer its CSR rows and values (12 bytes a read, 16 a row),
+    // and over GF(p) 8 bytes a read of every layer
+    {
+      std::uint64_t bytes = sat_mul(stack_reads(s), 8);
+      std::vector<const Pattern*> counted;
+      for (const auto& layer : s.layers)
+        if (std::find(counted.begin(), counted.end(), layer.get()) == counted.end()) {
+          counted.push_back(layer.get());
+          bytes =
+              sat_add(bytes, sat_add(sat_mul(layer_reads(*layer), 12), sat_mul(std::uint64_t{s.n} + 1, 16)));
+        }
+      check_memory(bytes, opt.mem_limit,
+                   "stack '" + s.spec + "' weights over GF(2^61-1) at n = " + std::to_string(s.n));
+    }
     std::vector<InducedWeights> distinct;  // sparsity only: one per distinct layer
     std::vector<std::size_t> which;
     std::vector<const Pattern*> seen;
@@ -273,8 +326,13 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     r.numeric_done = true;
   } else if (opt.numeric && s.n <= opt.numeric_limit) {
     const std::uint64_t n = s.n;
-    check_memory(sat_mul(sat_mul(n, n), 24), opt.mem_limit,
-                 "stack '" + s.spec + "' dense product at n = " + std::to_string(n));
+    // three dense n x n matrices, and every layer's weights (own seed per layer: none shared), built first
+    std::uint64_t weights = 0;
+    for (const auto& layer : s.layers)
+      weights = sat_add(weights, sat_add(sat_mul(layer_reads(*layer), 12), sat_mul(n + 1, 16)));
+    check_memory(sat_add(sat_mul(sat_mul(n, n), 24), weights), opt.mem_limit,
+                 "stack '" + s.spec + "' dense product at n = " + std::to_string(n) + " (" +
+                     std::to_string(s.depth()) + " layers)");
     std::vector<WeightedPattern> w;
     for (std::size_t l = 0; l < s.depth(); ++l) w.push_back(induced_weights(*s.layers[l], opt.seed + l).w);
     const Eigen::MatrixXd mt = stack_operator_transposed(w);

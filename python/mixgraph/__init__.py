@@ -222,7 +222,8 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     1). attn_q / attn_k: n x (heads r) queries and keys, A the kernel ('softmax' or 'linear')
     renormalised over each row's reads, B seeded or weights_b. float32 / float64 C-contiguous arrays
     (numpy, or DLPack / buffer objects) are read in place; other numpy arrays and lists are converted to
-    float64 first, and attn_q / attn_k are copied. Either precision with either X; values are converted to
+    float64 first (complex, object or text values and arrays that are not 2-D
+    raise UsageError), and attn_q / attn_k are copied. Either precision with either X; values are converted to
     X's precision as the CLI does. Bad shapes or values raise UsageError / InputError with the CLI's
     messages. The weights are not cached on the Pattern. A CUDA X takes only ``gates`` and ``input_gates``
     (CUDA tensors, above).
@@ -232,7 +233,8 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
                          "one mixer (mixgraph.stack, distances, rank and congestion take stacks)")
     if out is None and not isinstance(X, _np.ndarray) and hasattr(X, "__dlpack__"):
         out = _like(X)
-    w = [_weight_arg(v) for v in (gates, weights_a, weights_b, input_gates, attn_q, attn_k)]
+    w = [_weight_arg(v, name) for v, name in ((gates, "gates"), (weights_a, "weights_a"), (weights_b, "weights_b"),
+                                              (input_gates, "input_gates"), (attn_q, "attn_q"), (attn_k, "attn_k"))]
     cb, bar = _progress(progress, "solve")
     try:
         y, meta = _core._solve(pattern, X, heads, seed, threads, out, mem_limit, cb, *w, attn_kernel)
@@ -242,22 +244,33 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     return (y, meta) if info else y
 
 
-def _weight_arg(v):
+def _weight_arg(v, name):
     """A weight keyword for _core: None, a path as str, or an array read in place (float32 / float64
-    C-contiguous numpy, or a DLPack / buffer object as given); anything else as a float64 numpy copy."""
+    C-contiguous numpy, or a DLPack / buffer object as given); anything else as a float64 numpy copy.
+    Values that are not real numbers (complex, object, text) and arrays that are not 2-D raise UsageError,
+    never a silent cast."""
     import os
 
     if v is None:
         return None
     if isinstance(v, (str, bytes, os.PathLike)):
         return os.fsdecode(v)
-    if isinstance(v, _np.ndarray):
-        if v.dtype in (_np.float32, _np.float64) and v.flags.c_contiguous:
-            return v
-        return _np.ascontiguousarray(v, dtype=v.dtype if v.dtype == _np.float32 else _np.float64)
-    if hasattr(v, "__dlpack__") or isinstance(v, memoryview):
+    if (hasattr(v, "__dlpack__") and not isinstance(v, _np.ndarray)) or isinstance(v, memoryview):
         return v
-    return _np.ascontiguousarray(v, dtype=_np.float64)
+    if not isinstance(v, _np.ndarray):
+        try:
+            v = _np.asarray(v)
+        except (TypeError, ValueError) as e:  # ragged nested lists and the like
+            raise UsageError(f"{name} is not an array of numbers ({e})") from None
+    if v.dtype.kind not in "fiub":
+        raise UsageError(f"{name}: dtype {v.dtype} is not supported; give real values (float32 or float64; "
+                         "integers are converted)")
+    if v.ndim != 2:
+        layout = "n x (heads r)" if name in ("attn_q", "attn_k") else "(the layouts of the CLI's .npy weight files)"
+        raise UsageError(f"{name} must be a 2-D array {layout}; got shape {v.shape}")
+    if v.dtype in (_np.float32, _np.float64) and v.flags.c_contiguous:
+        return v
+    return _np.ascontiguousarray(v, dtype=v.dtype if v.dtype == _np.float32 else _np.float64)
 
 
 def _like(X):

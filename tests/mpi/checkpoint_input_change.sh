@@ -16,7 +16,7 @@ write_b() {
 }
 # One spec, one checkpoint folder: run, reuse, change the file (refused), restore (reused again).
 check_spec() {
-  args=(distances -p "$1" --all-pairs --threads 1 --shards 3 --format json)
+  args=(distances -p "$1" --all-pairs --threads 1 --shards 3 --format json "${@:3}")
   write_b
   "$bin" "${args[@]}" --checkpoint "$2" >first.json 2>first.err
   grep -q "3 shards: 0 from the checkpoint, 3 to compute" first.err || { cat first.err; fail "$1: first run"; }
@@ -45,4 +45,7 @@ check_spec() {
 check_spec mtx:b.mtx ck
 # a union part with a read mark: its file is an input too (the mark is not part of the file name)
 check_spec 'mtx:b.mtx@B|window:1@A' ck_marked
-echo "ok: a changed mtx: file (plain, or a marked union part) invalidates the checkpoint (exit 2), the unchanged one reuses it"
+# inside heads: (a head that is a marked union part too): every part of the spec is hashed
+check_spec 'heads:window:1;mtx:b.mtx' ck_heads -n 600
+check_spec 'heads:window:2@A|mtx:b.mtx@B;window:1' ck_heads_marked -n 600
+echo "ok: a changed mtx: file (plain, a marked union part, inside heads:) invalidates the checkpoint (exit 2), the unchanged one reuses it"

@@ -21,6 +21,9 @@ struct NpyArray {
 /// Reads a .npy file. Accepts descr '<f4' / '<f8' (or '|'/'=' on little-endian), fortran_order False, shape
 /// (r, c); anything else throws InputError naming what was found. O(size).
 NpyArray read_npy(const std::string& path);
+/// The header of a .npy file as read_npy checks it (dtype, C order, a 2-D shape matching the file's size):
+/// rows, cols and fp64 set, no values read. Lets a caller refuse a wrong shape before reading the data.
+NpyArray read_npy_shape(const std::string& path);
 /// Writes .npy version 1.0 ('<f8' or '<f4' as a.fp64), atomically. Throws RuntimeFailure on I/O errors.
 void write_npy(const std::string& path, const NpyArray& a);
 
