@@ -168,8 +168,8 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
     dyadic=True, 'contrast'; done counts the stages) and after each cut ('cut ranks: exact', ': dense',
     ': sketch', then 'cut ranks: flow'; done counts the cuts of both loops, total = cuts x loops), or True
     (tqdm). A ``stack:P1,P2,...`` spec gives the cut ranks of the product of the layers' operators, with
-    the CLI's stack fields (``numeric``, ``flow``, ``layers``, ...; method 'both', 'dense' or 'flow'; no
-    dyadic).
+    the CLI's stack fields (``numeric``, ``flow``, ``layers``, ...; method 'both', 'exact', 'dense' or
+    'flow', 'both' taking the exact rank where every layer is seeded and n <= 1024; no dyadic).
     """
     if _stack.is_stack(pattern):
         return _stack.rank(pattern, n, method=method, cuts=cuts, seed=seed, tol=tol, mem_limit=mem_limit,
