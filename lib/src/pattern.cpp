@@ -12,6 +12,7 @@
 #include "mixgraph/stack.hpp"
 #include "mixgraph/sweep.hpp"
 #include "pattern_families.hpp"
+#include "text_util.hpp"
 
 namespace mixgraph {
 
@@ -26,11 +27,7 @@ bool ends_with(const std::string& s, const std::string& p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\n\r");
-  auto e = s.find_last_not_of(" \t\n\r");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
+using detail::trim;
 
 std::uint64_t parse_param(const std::string& spec, const std::string& text, std::uint64_t min_value) {
   std::uint64_t v = 0;

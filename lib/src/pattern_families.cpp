@@ -10,16 +10,13 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"
+#include "text_util.hpp"
 
 namespace mixgraph::detail {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\n\r");
-  auto e = s.find_last_not_of(" \t\n\r");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
+using detail::trim;
 
 template <class T>
 std::vector<T> sorted_union(const std::vector<T>& x, const std::vector<T>& y) {

@@ -6,16 +6,13 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/stack.hpp"
+#include "text_util.hpp"
 
 namespace mixgraph {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\n\r");
-  auto e = s.find_last_not_of(" \t\n\r");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
+using detail::trim;
 
 bool starts_with(const std::string& s, const char* p) {
   return s.rfind(p, 0) == 0;

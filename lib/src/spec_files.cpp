@@ -6,16 +6,13 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/stack.hpp"
+#include "text_util.hpp"
 
 namespace mixgraph {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\n\r");
-  const auto e = s.find_last_not_of(" \t\n\r");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
+using detail::trim;
 
 bool starts_with(const std::string& s, const char* p) {
   return s.rfind(p, 0) == 0;
