@@ -34,14 +34,15 @@ bool rows_only_diagonal(const Csr& a) {
 }
 }  // namespace
 
+bool has_file_weights(const Pattern& p) {
+  if (p.family != PatternFamily::Matrix) return false;
+  return p.b.has_values() || (p.a_mode == AMode::Explicit && p.a.has_values());
+}
+
 InducedWeights induced_weights(const Pattern& p, std::uint64_t seed) {
   InducedWeights iw;
   iw.w = random_weights(p, seed);
-  if (p.family == PatternFamily::Matrix) {
-    const bool b_file = p.b.has_values();
-    const bool a_file = p.a_mode == AMode::Explicit && p.a.has_values();
-    iw.generic = !(b_file || a_file);
-  }
+  iw.generic = !has_file_weights(p);
   iw.a_diagonal = rows_only_diagonal(iw.w.a);
   return iw;
 }

@@ -233,15 +233,9 @@ std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& 
   return out;
 }
 
-/// Every distinct layer's weights seeded (generic), none from .mtx values.
-bool every_layer_generic(const Stack& s, std::uint64_t seed) {
-  std::vector<const Pattern*> seen;
-  for (const auto& layer : s.layers) {
-    if (std::find(seen.begin(), seen.end(), layer.get()) != seen.end()) continue;
-    if (!induced_weights(*layer, seed).generic) return false;
-    seen.push_back(layer.get());
-  }
-  return true;
+/// Every layer's weights seeded (generic), none from .mtx values.
+bool every_layer_generic(const Stack& s) {
+  return std::none_of(s.layers.begin(), s.layers.end(), [](const auto& l) { return has_file_weights(*l); });
 }
 
 }  // namespace
@@ -267,7 +261,7 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
                      std::to_string(s.depth()) + " layers)");
   const bool exact =
       opt.numeric &&
-      (opt.exact || (opt.exact_if_generic && s.n <= opt.numeric_limit && every_layer_generic(s, opt.seed)));
+      (opt.exact || (opt.exact_if_generic && s.n <= opt.numeric_limit && every_layer_generic(s)));
   const std::uint64_t loops = opt.flow ? 2 : 1;  // progress counts run over the numeric and flow loops
   if (exact) {
     // before any weight is drawn: per distinct layer its CSR rows and values (12 bytes a read, 16 a row),

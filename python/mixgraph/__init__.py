@@ -203,8 +203,8 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     progress: a callable progress(stage, done, total) (stages 'weights', 'solve'), or True (tqdm). The Pattern keeps the weights of its last solve
     (heads, seed, dtype), so a repeated call pays only the kernel (O(heads (n + nnz)) memory held until
     the next solve with other settings or until the Pattern is freed); on the GPU the device keeps the
-    seeded weights of translation-invariant patterns the same way (weights_cached in info). info=True returns (Y, {kernel,
-    threads, seconds, weights_cached, input, ...}); seconds is the kernel's time.
+    seeded weights of translation-invariant patterns the same way (weights_cached in info). info=True
+    returns (Y, {kernel, threads, seconds, weights_cached, input, ...}); seconds is the kernel's time.
     gates / input_gates with X a CUDA tensor: per-channel gates for first-order patterns (``ssm``), CUDA
     tensors of X's dtype and shape (n, d) on X's device, read in place by the kernel (never copied), as the
     CLI's ``--gates`` / ``--input-gates`` files: y[i, c] = gates[i, c] * y[i-1, c] + input_gates[i, c] *

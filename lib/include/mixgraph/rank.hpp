@@ -22,6 +22,9 @@
 
 namespace mixgraph {
 
+/// True when some of p's weights come from its .mtx values (so no weights of p are generic). O(1).
+bool has_file_weights(const Pattern& p);
+
 /// A and B with weights for M = (I - B)^{-1} A: random_weights(p, seed) (weights.hpp documents the scheme:
 /// every nonzero drawn independently, beta row sums <= 0.9, alpha row sums <= 1), except that Matrix
 /// patterns keep their files' values. `generic` is false when any weight came from a file: then numeric
