@@ -27,9 +27,11 @@ TEST(Verify, RegistryHasTheFoundationClaims) {
 }
 
 TEST(Verify, EveryClaimRunsAtSmallRangeAndEveryCheckCanFail) {
-  ClaimContext ctx;
-  ctx.n_max = 512;
   for (const auto& c : registered_claims()) {
+    ClaimContext ctx;
+    // fagnou.menger costs O(n^4) (every cut of the dense pattern): 128 here, its cap (384) in the
+    // cli_verify_limits test; at 512 it took nine tenths of this test
+    ctx.n_max = c.id == "fagnou.menger" ? 128 : 512;
     const auto ok = run_claims({c.id}, ctx).at(0).outcome;
     ASSERT_TRUE(ok.passed.has_value()) << c.id << ": " << ok.error.value_or("");
     ClaimContext bad = ctx;
