@@ -27,7 +27,7 @@ using namespace mixgraph::test;
 
 namespace {
 
-StackCongestionOptions all_routings() {
+StackCongestionOptions stack_all_routings() {
   StackCongestionOptions o;
   o.routings_forced = true;
   o.keep_paths = true;
@@ -44,7 +44,7 @@ TEST(StackCongestion, OneLayerStackEqualsThePattern) {
       CongestionOptions co;
       co.routings_forced = true;
       const auto plain = analyse_congestion(p, N, co);
-      const auto st = analyse_stack_congestion("stack:" + p, N, all_routings());
+      const auto st = analyse_stack_congestion("stack:" + p, N, stack_all_routings());
       const auto& s = st.base;
       ASSERT_EQ(s.copy_possible, plain.copy_possible);
       EXPECT_EQ(s.impossible_inputs, plain.impossible_inputs);
@@ -82,7 +82,7 @@ TEST(StackCongestion, BoundsBracketTheExhaustiveOptimum) {
       SCOPED_TRACE(spec + " N=" + std::to_string(N));
       const auto g = build_explicit(stack_layer_specs(spec), 2 * N);
       const std::uint32_t opt = brute_optimum(g, N);
-      const auto r = analyse_stack_congestion(spec, N, all_routings());
+      const auto r = analyse_stack_congestion(spec, N, stack_all_routings());
       ASSERT_EQ(r.base.copy_possible, opt > 0);
       if (opt == 0) continue;
       ++compared;
@@ -108,7 +108,7 @@ TEST(StackCongestion, DepthNeverRaisesTheOptimum) {
       if (one == 0) continue;
       ASSERT_GT(two, 0u);
       EXPECT_LE(two, one);
-      const auto r = analyse_stack_congestion("stack:" + p + "," + p, N, all_routings());
+      const auto r = analyse_stack_congestion("stack:" + p + "," + p, N, stack_all_routings());
       EXPECT_LE(r.base.lower_bound, one);  // certified for the deeper stack, so below its optimum
       EXPECT_LE(r.base.lower_bound, two);
     }

@@ -47,7 +47,7 @@ std::set<std::uint64_t> row_set(const Csr& m, pos_t i) {
 }
 
 template <class E>
-void expect_error(const std::string& spec, std::uint64_t n, const std::string& needle) {
+void expect_pattern_error(const std::string& spec, std::uint64_t n, const std::string& needle) {
   try {
     make_pattern(spec, n);
     FAIL() << "expected an error for '" << spec << "'";
@@ -105,9 +105,9 @@ TEST(Pattern, ReadsAndAModes) {
 TEST(Pattern, OffsetsListIsSortedAndDeduplicated) {
   EXPECT_EQ(make_pattern("offsets:6,1,5,5", 100).f_values, (std::vector<std::uint64_t>{1, 5, 6}));
   EXPECT_EQ(make_pattern("offsets:6,1,50", 10).f_values, (std::vector<std::uint64_t>{1, 6}));
-  expect_error<UsageError>("offsets:1,0", 10, "must be >= 1");
-  expect_error<UsageError>("offsets:1,,2", 10, "empty item");
-  expect_error<UsageError>("offsets:1,x", 10, "not a positive integer");
+  expect_pattern_error<UsageError>("offsets:1,0", 10, "must be >= 1");
+  expect_pattern_error<UsageError>("offsets:1,,2", 10, "empty item");
+  expect_pattern_error<UsageError>("offsets:1,x", 10, "not a positive integer");
 }
 
 #ifdef MIXGRAPH_HAVE_MUPARSER
@@ -128,34 +128,34 @@ TEST(Expression, EvaluatesAndStopsAtN) {
 }
 
 TEST(Expression, RefusesBadFunctionsNamingKAndValue) {
-  expect_error<UsageError>("expr:1", 100, "f(63) = 1 repeats the same value 64 times");
-  expect_error<UsageError>("expr:k/2+1", 100, "f(1) = 1.5 is not an integer");
-  expect_error<UsageError>("expr:10-k", 100, "f(1) = 9 decreases");
-  expect_error<UsageError>("expr:k", 100, "f(0) = 0 is below 1");
-  expect_error<UsageError>("expr:sqrt(k-1)", 100, "f(0) = nan is not finite");
-  expect_error<UsageError>("expr:1/k+1", 100, "f(0) = inf is not finite");
-  expect_error<UsageError>("expr:3^(k", 100, "malformed expression");
-  expect_error<UsageError>("expr:3^k+", 100, "at character");
-  expect_error<UsageError>("expr:3^j", 100, "malformed expression");
-  expect_error<UsageError>("expr:", 100, "empty");
+  expect_pattern_error<UsageError>("expr:1", 100, "f(63) = 1 repeats the same value 64 times");
+  expect_pattern_error<UsageError>("expr:k/2+1", 100, "f(1) = 1.5 is not an integer");
+  expect_pattern_error<UsageError>("expr:10-k", 100, "f(1) = 9 decreases");
+  expect_pattern_error<UsageError>("expr:k", 100, "f(0) = 0 is below 1");
+  expect_pattern_error<UsageError>("expr:sqrt(k-1)", 100, "f(0) = nan is not finite");
+  expect_pattern_error<UsageError>("expr:1/k+1", 100, "f(0) = inf is not finite");
+  expect_pattern_error<UsageError>("expr:3^(k", 100, "malformed expression");
+  expect_pattern_error<UsageError>("expr:3^k+", 100, "at character");
+  expect_pattern_error<UsageError>("expr:3^j", 100, "malformed expression");
+  expect_pattern_error<UsageError>("expr:", 100, "empty");
 }
 #else
 TEST(Expression, SaysNotBuiltIn) {
-  expect_error<RuntimeFailure>("expr:3^k", 100, "not built in");
+  expect_pattern_error<RuntimeFailure>("expr:3^k", 100, "not built in");
 }
 #endif
 
 TEST(Pattern, RefusesUnknownNamesAndBadN) {
-  expect_error<UsageError>("pow3", 10, "valid patterns: pow2");
-  expect_error<UsageError>("", 10, "empty pattern");
-  expect_error<UsageError>("pow:1", 10, "must be >= 2");
-  expect_error<UsageError>("pow:x", 10, "not a positive integer");
-  expect_error<UsageError>("window:0", 10, "must be >= 1");
-  expect_error<UsageError>("pow2", 0, "n must be >= 1");
-  expect_error<UsageError>("pow2", 1ull << 33, "fit in 32 bits");
-  expect_error<UsageError>("+cache", 10, "needs a pattern before it");
-  expect_error<UsageError>("pow2+cache+cache", 10, "translation-invariant patterns only");
-  expect_error<UsageError>("mtx:x.mtx+cache", 10, "an mtx: pattern has no offsets");
+  expect_pattern_error<UsageError>("pow3", 10, "valid patterns: pow2");
+  expect_pattern_error<UsageError>("", 10, "empty pattern");
+  expect_pattern_error<UsageError>("pow:1", 10, "must be >= 2");
+  expect_pattern_error<UsageError>("pow:x", 10, "not a positive integer");
+  expect_pattern_error<UsageError>("window:0", 10, "must be >= 1");
+  expect_pattern_error<UsageError>("pow2", 0, "n must be >= 1");
+  expect_pattern_error<UsageError>("pow2", 1ull << 33, "fit in 32 bits");
+  expect_pattern_error<UsageError>("+cache", 10, "needs a pattern before it");
+  expect_pattern_error<UsageError>("pow2+cache+cache", 10, "translation-invariant patterns only");
+  expect_pattern_error<UsageError>("mtx:x.mtx+cache", 10, "an mtx: pattern has no offsets");
 }
 
 TEST(CacheEfficient, PaperExamples) {

@@ -137,7 +137,7 @@ int cli_rc(const std::string& args) {
 }
 
 // run_cli writes to files named by process and call, so tests running in parallel never share one
-nlohmann::json cli_json(const std::string& args) {
+nlohmann::json sparse_cli_json(const std::string& args) {
   const auto r = mixgraph::test::run_cli(args + " --format json");
   EXPECT_EQ(r.code, 0) << args << ": " << r.err;
   return nlohmann::json::parse(r.out);
@@ -326,7 +326,7 @@ TEST(PatternSparse, HeadsAreTheUnionWithPerHeadSpecs) {
 }
 
 TEST(PatternSparse, HeadsCliGivesPerHeadAndCombinedResults) {
-  const auto j = cli_json("pattern -p 'heads:window:4;sink:2' --n 64");
+  const auto j = sparse_cli_json("pattern -p 'heads:window:4;sink:2' --n 64");
   ASSERT_TRUE(j.contains("heads")) << j.dump();
   ASSERT_EQ(j["heads"].size(), 2u);
   // brute force: window:4 has sum_i min(4, i-1) B reads; sink:2 has sum_i min(2, i-1); the union per row
@@ -342,7 +342,7 @@ TEST(PatternSparse, HeadsCliGivesPerHeadAndCombinedResults) {
   EXPECT_EQ(j["heads"][0]["nnz_B"], w);
   EXPECT_EQ(j["heads"][1]["nnz_B"], s);
   EXPECT_EQ(j["nnz_B"], u);
-  const auto d = cli_json("distances -p 'heads:window:4;sink:2' --n 64");
+  const auto d = sparse_cli_json("distances -p 'heads:window:4;sink:2' --n 64");
   ASSERT_TRUE(d.contains("heads")) << d.dump();
   const auto win = shared([](std::uint64_t i, std::uint64_t j) { return i - j <= 4; });
   const auto snk = shared([](std::uint64_t, std::uint64_t j) { return j <= 2; });
@@ -354,7 +354,7 @@ TEST(PatternSparse, HeadsCliGivesPerHeadAndCombinedResults) {
 }
 
 TEST(PatternSparse, GalleryRowsMatchTheDefinitions) {
-  const auto j = cli_json("gallery --n 64 -p window:4 -p ssm --cuts 63");
+  const auto j = sparse_cli_json("gallery --n 64 -p window:4 -p ssm --cuts 63");
   ASSERT_EQ(j["designs"].size(), 2u);
   std::uint64_t decode = 0;
   for (std::uint64_t i = 1; i <= 64; ++i) decode += std::min<std::uint64_t>(4, i - 1);

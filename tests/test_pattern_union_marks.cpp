@@ -29,7 +29,7 @@ BruteforceRows library_rows(const Pattern& p) {
   return r;
 }
 
-const std::vector<std::string> kMarked = {"window:4@B|ssm@A",
+const std::vector<std::string> kUnionMarked = {"window:4@B|ssm@A",
                                           "pow2@A|window:3@B",
                                           "window:3@B|window:3@A",
                                           "window:2@A|pow2@A",
@@ -70,7 +70,7 @@ std::vector<std::uint32_t> bfs_from(const BruteforceRows& r, pos_t s) {
 }  // namespace
 
 TEST(PatternUnionMarks, ReadsMatchTheDefinition) {
-  for (const auto& spec : kMarked)
+  for (const auto& spec : kUnionMarked)
     for (pos_t n : {1u, 2u, 7u, 23u, 40u}) {
       const auto want = bruteforce_rows(spec, n);
       ASSERT_TRUE(want.has_value()) << spec;
@@ -141,7 +141,7 @@ TEST(PatternUnionMarks, TranslationInvarianceFollowsTheOffsetSets) {
 }
 
 TEST(PatternUnionMarks, DistancesMatchABfsOverTheExplicitGraph) {
-  for (const auto& spec : kMarked) {
+  for (const auto& spec : kUnionMarked) {
     const pos_t n = 40;
     const auto rows = bruteforce_rows(spec, n);
     ASSERT_TRUE(rows.has_value()) << spec;

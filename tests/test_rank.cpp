@@ -351,16 +351,16 @@ TEST(Ghodsi, HeadsRankAtMostH) {
 // CLI end to end
 
 namespace {
-struct CliResult {
+struct RankCliResult {
   int code = -1;
   std::string out;
 };
-CliResult run_cli(const std::string& args) {
+RankCliResult rank_run_cli(const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path();
   const std::string out = (dir / ("mixgraph_rank_" + std::to_string(::getpid()) + ".out")).string();
   const std::string cmd = std::string(MIXGRAPH_CLI) + " rank " + args + " > " + out + " 2>/dev/null";
   const int st = std::system(cmd.c_str());
-  CliResult r;
+  RankCliResult r;
   r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   std::ifstream in(out);
   std::stringstream ss;
@@ -369,8 +369,8 @@ CliResult run_cli(const std::string& args) {
   std::filesystem::remove(out);
   return r;
 }
-nlohmann::json run_json(const std::string& args) {
-  const auto r = run_cli(args + " --format json");
+nlohmann::json rank_run_json(const std::string& args) {
+  const auto r = rank_run_cli(args + " --format json");
   EXPECT_EQ(r.code, 0) << args;
   return nlohmann::json::parse(r.out);
 }
@@ -383,7 +383,7 @@ std::string write_file(const std::string& name, const std::string& text) {
 }  // namespace
 
 TEST(Cli, RankJsonFields) {
-  const auto j = run_json("--pattern pow2+cache --n 256");
+  const auto j = rank_run_json("--pattern pow2+cache --n 256");
   EXPECT_EQ(j["schema"], "mixgraph.rank/1");
   ASSERT_EQ(j["cuts"].size(), 255u);
   EXPECT_EQ(j["cuts"][0], 1);
@@ -396,38 +396,38 @@ TEST(Cli, RankJsonFields) {
   EXPECT_TRUE(j["tolerance"].is_null());  // the default here is the exact rank: no floating-point tolerance
   EXPECT_TRUE(j["tolerance_rule"].is_string());
   EXPECT_EQ(j["cache_bound"]["holds"], true);
-  const auto dn = run_json("--pattern pow2+cache --n 256 --method dense");
+  const auto dn = rank_run_json("--pattern pow2+cache --n 256 --method dense");
   EXPECT_TRUE(dn["tolerance"].is_number());
   EXPECT_TRUE(dn["tolerance_rule"].is_string());
-  const auto f = run_json("--pattern pow2 --n 2000 --method flow --cuts 1000,");
+  const auto f = rank_run_json("--pattern pow2 --n 2000 --method flow --cuts 1000,");
   EXPECT_TRUE(f["tolerance"].is_null());  // no numeric rank ran
   EXPECT_TRUE(f["tolerance_rule"].is_null());
   EXPECT_EQ(f["cuts"], nlohmann::json::array({1000}));
   EXPECT_EQ(f["cut_rank_flow"][0], 1000);
   EXPECT_TRUE(f["cut_rank_numeric"].is_null());
-  const auto s = run_json("--pattern sq1+cache --n 3000 --cuts 5");
+  const auto s = rank_run_json("--pattern sq1+cache --n 3000 --cuts 5");
   EXPECT_EQ(s["numeric_method"], "exact");  // seeded weights: exact ranks over GF(2^61-1)
   EXPECT_EQ(s["cuts"].size(), 5u);
   EXPECT_EQ(s["agree"], true);
 }
 
 TEST(Cli, RankSubcommands) {
-  const auto l = run_json("loglinear --T 131072");
+  const auto l = rank_run_json("loglinear --T 131072");
   EXPECT_EQ(l["schema"], "mixgraph.rank.loglinear/1");
   EXPECT_EQ(l["max_levels"], 18);
   EXPECT_EQ(l["dyadic_blocks_rank_le_1"], true);
-  const auto l2 = run_json("loglinear --T 64 --pattern pow2");
+  const auto l2 = rank_run_json("loglinear --T 64 --pattern pow2");
   EXPECT_EQ(l2["buckets_per_query"].size(), 64u);
   EXPECT_TRUE(l2["pattern_dyadic"].is_object());
-  const auto r = run_json("ssm --n 16 --example rotation");
+  const auto r = rank_run_json("ssm --n 16 --example rotation");
   EXPECT_EQ(r["interaction_rank"], 2);
   EXPECT_GE(r["residual_by_heads"][1].get<double>(), 1.0);
-  const auto s = run_json("ssm --n 200 --state 8 --p 3 --d 3");
+  const auto s = rank_run_json("ssm --n 200 --state 8 --p 3 --d 3");
   EXPECT_EQ(s["schema"], "mixgraph.rank.ssm/1");
   EXPECT_LE(s["interaction_rank"].get<int>(), 8);
   EXPECT_EQ(s["singular_values"].size(), 9u);
   EXPECT_EQ(s["residual_by_heads"].size(), 10u);
-  const auto h = run_json("heads --pattern pow2 --pattern ssm --n 32 --p 2 --d 2");
+  const auto h = rank_run_json("heads --pattern pow2 --pattern ssm --n 32 --p 2 --d 2");
   EXPECT_EQ(h["interaction_rank"], 2);
 }
 
@@ -438,13 +438,13 @@ TEST(Cli, RankFileWeightsMayDisagree) {
                  "%%MatrixMarket matrix coordinate real general\n4 4 10\n1 1 1\n2 1 1\n2 2 1\n3 1 1\n3 2 1\n"
                  "3 3 1\n4 1 1\n4 2 1\n4 3 1\n4 4 1\n");
   const auto b = write_file("B.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 1\n4 3 0\n");
-  const auto j = run_json("--pattern mtx:" + a + "," + b);
+  const auto j = rank_run_json("--pattern mtx:" + a + "," + b);
   EXPECT_EQ(j["weights"], "file");
   EXPECT_EQ(j["agree"], false);
   ASSERT_GE(j["disagreements"].size(), 1u);
   const auto m = write_file("M.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
   const auto bad = write_file("bad.mtx", "not a matrix market file\n");
-  EXPECT_EQ(run_cli("ssm --n 8 --matrices " + m + "," + m + "," + bad).code, 3);
+  EXPECT_EQ(rank_run_cli("ssm --n 8 --matrices " + m + "," + m + "," + bad).code, 3);
   std::filesystem::remove(a);
   std::filesystem::remove(b);
   std::filesystem::remove(m);
@@ -452,17 +452,17 @@ TEST(Cli, RankFileWeightsMayDisagree) {
 }
 
 TEST(Cli, RankUsageErrors) {
-  EXPECT_EQ(run_cli("--pattern pow2 --n 1").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2").code, 2);
-  EXPECT_EQ(run_cli("--n 64").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 64 --method fast").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 64 --cuts 0,5").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 64 --cuts 64,").code, 2);
-  EXPECT_EQ(run_cli("--pattern nosuch --n 64").code, 2);
-  EXPECT_EQ(run_cli("loglinear --T 0").code, 2);
-  EXPECT_EQ(run_cli("ssm --n 10").code, 2);
-  EXPECT_EQ(run_cli("ssm --n 10 --example spin").code, 2);
-  EXPECT_EQ(run_cli("--pattern pow2 --n 2^20 --method dense --mem-limit 1G").code, 1);
+  EXPECT_EQ(rank_run_cli("--pattern pow2 --n 1").code, 2);
+  EXPECT_EQ(rank_run_cli("--pattern pow2").code, 2);
+  EXPECT_EQ(rank_run_cli("--n 64").code, 2);
+  EXPECT_EQ(rank_run_cli("--pattern pow2 --n 64 --method fast").code, 2);
+  EXPECT_EQ(rank_run_cli("--pattern pow2 --n 64 --cuts 0,5").code, 2);
+  EXPECT_EQ(rank_run_cli("--pattern pow2 --n 64 --cuts 64,").code, 2);
+  EXPECT_EQ(rank_run_cli("--pattern nosuch --n 64").code, 2);
+  EXPECT_EQ(rank_run_cli("loglinear --T 0").code, 2);
+  EXPECT_EQ(rank_run_cli("ssm --n 10").code, 2);
+  EXPECT_EQ(rank_run_cli("ssm --n 10 --example spin").code, 2);
+  EXPECT_EQ(rank_run_cli("--pattern pow2 --n 2^20 --method dense --mem-limit 1G").code, 1);
 }
 
 TEST(CutRank, SameResultsForAnyThreadCount) {

@@ -19,15 +19,15 @@ using mixgraph::test::run_cli;
 
 namespace {
 
-struct TempDir : mixgraph::test::AttnTempDir {
-  TempDir() : AttnTempDir("mixgraph_attn") {}
+struct RankAttnTempDir : mixgraph::test::AttnTempDir {
+  RankAttnTempDir() : AttnTempDir("mixgraph_attn") {}
 };
 using mixgraph::test::normal_matrix;
-std::string save(const std::string& path, const Eigen::MatrixXd& m) {
+std::string rank_attn_save(const std::string& path, const Eigen::MatrixXd& m) {
   return mixgraph::test::save_npy(path, m);
 }
 
-double elu1(double x) {
+double rank_attn_elu1(double x) {
   return x > 0 ? x + 1 : std::exp(x);
 }
 
@@ -40,7 +40,7 @@ Eigen::MatrixXd attention_matrix(const Eigen::MatrixXd& q, const Eigen::MatrixXd
   for (int i = 0; i < n; ++i) {
     for (int j = std::max(0, i - w + 1); j <= i; ++j)
       a(i, j) = softmax ? std::exp(q.row(i).dot(k.row(j)) / std::sqrt(r))
-                        : q.row(i).unaryExpr(&elu1).dot(k.row(j).unaryExpr(&elu1));
+                        : q.row(i).unaryExpr(&rank_attn_elu1).dot(k.row(j).unaryExpr(&rank_attn_elu1));
     a.row(i) /= a.row(i).sum();
   }
   return a;
@@ -52,7 +52,7 @@ int eigen_rank(const Eigen::MatrixXd& block, double tol) {
   return static_cast<int>(qr.rank());
 }
 
-nlohmann::json rank_json(const std::string& args) {
+nlohmann::json attn_rank_json(const std::string& args) {
   const auto r = run_cli("rank " + args + " --format json");
   EXPECT_EQ(r.code, 0) << r.err;
   return nlohmann::json::parse(r.out);
@@ -69,13 +69,13 @@ double binom(int a, int b) {
 // The linear (feature-map) kernel: on a dense causal mask every cut block is diag(1/z) phi(Q) phi(K)^T, so
 // its rank is at most the key dimension r, while the flow (generic) rank is min(K, n - K).
 TEST(RankAttention, LinearKernelCutRankAtMostKeyDimension) {
-  TempDir dir;
+  RankAttnTempDir dir;
   const int n = 1024;
   for (int r : {4, 8}) {
     const auto q = normal_matrix(n, r, 1.0, 11 + r), k = normal_matrix(n, r, 1.0, 97 + r);
-    const auto qf = save(dir.path + "/q.npy", q), kf = save(dir.path + "/k.npy", k);
+    const auto qf = rank_attn_save(dir.path + "/q.npy", q), kf = rank_attn_save(dir.path + "/k.npy", k);
     const auto j =
-        rank_json("-p attention -n 1024 --cuts 256,512,768 --attn-kernel linear --tol 1e-9 --attn-q " + qf +
+        attn_rank_json("-p attention -n 1024 --cuts 256,512,768 --attn-kernel linear --tol 1e-9 --attn-q " + qf +
                   " --attn-k " + kf);
     const auto a = attention_matrix(q, k, n, false);
     const auto& cuts = j["cuts"];
@@ -97,11 +97,11 @@ TEST(RankAttention, LinearKernelCutRankAtMostKeyDimension) {
 // A band mask (local:256) adds rank: the real head's rank is then no longer bounded by r, and mixgraph's
 // numeric ranks follow the dense construction.
 TEST(RankAttention, LinearKernelBandMaskMatchesDenseConstruction) {
-  TempDir dir;
+  RankAttnTempDir dir;
   const int n = 1024, r = 4, w = 256;
   const auto q = normal_matrix(n, r, 1.0, 5), k = normal_matrix(n, r, 1.0, 6);
-  const auto qf = save(dir.path + "/q.npy", q), kf = save(dir.path + "/k.npy", k);
-  const auto j = rank_json("-p local:256 -n 1024 --cuts 300,700 --attn-kernel linear --tol 1e-9 --attn-q " +
+  const auto qf = rank_attn_save(dir.path + "/q.npy", q), kf = rank_attn_save(dir.path + "/k.npy", k);
+  const auto j = attn_rank_json("-p local:256 -n 1024 --cuts 300,700 --attn-kernel linear --tol 1e-9 --attn-q " +
                            qf + " --attn-k " + kf);
   const auto a = attention_matrix(q, k, w, false);
   for (std::size_t c = 0; c < 2; ++c) {
@@ -117,13 +117,13 @@ TEST(RankAttention, LinearKernelBandMaskMatchesDenseConstruction) {
 // by Weyl's inequality sigma_{C+1} <= ||remainder||_F. With small scores the numeric rank at tolerance tau is
 // at most C(r + d, d) for the smallest d whose remainder bound is below tau sigma_1: far below the flow rank.
 TEST(RankAttention, SoftmaxNumericRankBoundedByTaylorTruncation) {
-  TempDir dir;
+  RankAttnTempDir dir;
   const int n = 1024, r = 4;
   const double tau = 1e-4;
   const auto q = normal_matrix(n, r, 0.2, 21), k = normal_matrix(n, r, 0.2, 22);
-  const auto qf = save(dir.path + "/q.npy", q), kf = save(dir.path + "/k.npy", k);
+  const auto qf = rank_attn_save(dir.path + "/q.npy", q), kf = rank_attn_save(dir.path + "/k.npy", k);
   const auto j =
-      rank_json("-p attention -n 1024 --cuts 256,512,768 --tol 1e-4 --attn-q " + qf + " --attn-k " + kf);
+      attn_rank_json("-p attention -n 1024 --cuts 256,512,768 --tol 1e-4 --attn-q " + qf + " --attn-k " + kf);
   const auto a = attention_matrix(q, k, n, true);
   for (std::size_t c = 0; c < 3; ++c) {
     const int K = j["cuts"][c].get<int>();
@@ -163,10 +163,10 @@ TEST(RankAttention, SoftmaxNumericRankBoundedByTaylorTruncation) {
 }
 
 TEST(RankAttention, BadInputIsRefused) {
-  TempDir dir;
-  const auto q = save(dir.path + "/q.npy", normal_matrix(64, 4, 1.0, 1));
-  const auto k3 = save(dir.path + "/k3.npy", normal_matrix(64, 3, 1.0, 2));
-  const auto k = save(dir.path + "/k.npy", normal_matrix(64, 4, 1.0, 2));
+  RankAttnTempDir dir;
+  const auto q = rank_attn_save(dir.path + "/q.npy", normal_matrix(64, 4, 1.0, 1));
+  const auto k3 = rank_attn_save(dir.path + "/k3.npy", normal_matrix(64, 3, 1.0, 2));
+  const auto k = rank_attn_save(dir.path + "/k.npy", normal_matrix(64, 4, 1.0, 2));
   EXPECT_EQ(run_cli("rank -p attention -n 64 --attn-q " + q).code, 2);
   EXPECT_EQ(run_cli("rank -p attention -n 64 --attn-q " + q + " --attn-k " + k3).code, 3);
   EXPECT_EQ(run_cli("rank -p attention -n 65 --attn-q " + q + " --attn-k " + k).code, 3);

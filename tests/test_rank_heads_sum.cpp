@@ -16,7 +16,7 @@ using mixgraph::test::run_cli;
 
 namespace {
 
-nlohmann::json rank_json(const std::string& args) {
+nlohmann::json heads_rank_json(const std::string& args) {
   const auto r = run_cli("rank " + args + " --format json");
   EXPECT_EQ(r.code, 0) << r.err;
   return nlohmann::json::parse(r.out);
@@ -57,7 +57,7 @@ TEST(RankHeadsSum, SumOfHeadsMatchesDenseConstruction) {
   for (const auto& heads : cases) {
     std::string spec = "heads:";
     for (std::size_t h = 0; h < heads.size(); ++h) spec += (h ? ";" : "") + heads[h];
-    const auto j = rank_json("-p '" + spec + "' -n 40");
+    const auto j = heads_rank_json("-p '" + spec + "' -n 40");
     ASSERT_TRUE(j.contains("heads")) << spec;
     const auto& hj = j["heads"];
     Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(n, n);
@@ -71,7 +71,7 @@ TEST(RankHeadsSum, SumOfHeadsMatchesDenseConstruction) {
       EXPECT_LE(ref, hj["sum_rank_bound"][c].get<int>()) << spec << " K = " << K;
     }
     for (std::size_t h = 0; h < heads.size(); ++h) {
-      const auto alone = rank_json("-p '" + heads[h] + "' -n 40 --method flow");
+      const auto alone = heads_rank_json("-p '" + heads[h] + "' -n 40 --method flow");
       EXPECT_EQ(hj["per_head"][h]["cut_rank_flow"], alone["cut_rank_flow"]) << spec << " head " << heads[h];
     }
     if (hj["all_b_empty"].get<bool>()) {
@@ -79,7 +79,7 @@ TEST(RankHeadsSum, SumOfHeadsMatchesDenseConstruction) {
     }
   }
   // two ssm heads: the sum has rank 2 where the union (ssm) has flow rank 1
-  const auto j = rank_json("-p 'heads:ssm;ssm' -n 40 --cuts 20,");
+  const auto j = heads_rank_json("-p 'heads:ssm;ssm' -n 40 --cuts 20,");
   EXPECT_EQ(j["cut_rank_flow"][0].get<int>(), 1);
   EXPECT_EQ(j["heads"]["sum_rank_numeric"][0].get<int>(), 2);
 }

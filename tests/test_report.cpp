@@ -48,15 +48,15 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-struct TempDir {
+struct ReportTempDir {
   fs::path path;
-  TempDir() {
+  ReportTempDir() {
     std::random_device rd;
     path =
         fs::temp_directory_path() / ("mixgraph_test_report_" + std::to_string(rd()) + std::to_string(rd()));
     fs::create_directories(path);
   }
-  ~TempDir() {
+  ~ReportTempDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
@@ -204,7 +204,7 @@ TEST(Viridis, LightnessIncreasesMonotonically) {
 TEST(Viridis, WholeTableMatchesMatplotlibWhenInstalled) {
   const std::string py = "/usr/bin/python3";
   if (!have(py)) GTEST_SKIP() << "/usr/bin/python3 not found (Debian python3-matplotlib gives the reference)";
-  TempDir d;
+  ReportTempDir d;
   const std::string out = d / "viridis.txt";
   const int rc = run(py +
                      " -c \"import matplotlib; cm = matplotlib.colormaps['viridis']; "
@@ -357,7 +357,7 @@ TEST(InducedOperator, RefusesWhatDoesNotFit) {
 
 TEST(Heatmap, PngHasTheRightSizeOrientationAndColours) {
   if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
-  TempDir d;
+  ReportTempDir d;
   const std::size_t n = 12;
   std::vector<double> m(n * n, kNaN);
   for (std::size_t i = 0; i < n; ++i)
@@ -387,7 +387,7 @@ TEST(Heatmap, PngHasTheRightSizeOrientationAndColours) {
 
 TEST(Heatmap, LargeMatricesArePooledToAtMost2048AndTheTitleSaysSo) {
   if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
-  TempDir d;
+  ReportTempDir d;
   const std::size_t n = 4100;
   MatrixView v{
       n, n, [](std::size_t i, std::size_t j) { return i == 4000 && j == 17 ? 9.0 : (i >= j ? 1.0 : kNaN); }};
@@ -409,7 +409,7 @@ TEST(Heatmap, LargeMatricesArePooledToAtMost2048AndTheTitleSaysSo) {
 
 TEST(Heatmap, IntegerLevelsGetOneColourEach) {
   if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
-  TempDir d;
+  ReportTempDir d;
   // A distance-like matrix: d(i, j) = popcount(i - j) below the diagonal, unreachable above.
   const std::size_t n = 40;
   std::vector<double> m(n * n, kNaN);
@@ -437,7 +437,7 @@ TEST(Heatmap, IntegerLevelsGetOneColourEach) {
 
 TEST(Heatmap, SvgAndPdfAreWellFormed) {
   if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
-  TempDir d;
+  ReportTempDir d;
   const std::size_t n = 16;
   std::vector<double> m(n * n, kNaN);
   for (std::size_t i = 0; i < n; ++i) m[i * n + i] = 1;
@@ -461,7 +461,7 @@ TEST(Heatmap, SvgAndPdfAreWellFormed) {
 // was drawn before it (a report's sections drawn on other MPI ranks give the same bytes).
 TEST(Heatmap, SvgBytesDoNotDependOnEarlierFigures) {
   if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
-  TempDir d;
+  ReportTempDir d;
   const std::size_t n = 8;
   std::vector<double> m(n * n, kNaN);
   for (std::size_t i = 0; i < n; ++i) m[i * n + i] = 1;
@@ -478,7 +478,7 @@ TEST(Heatmap, SvgBytesDoNotDependOnEarlierFigures) {
 }
 
 TEST(Heatmap, BadExtensionAndEmptyMatrixAreUsageErrors) {
-  TempDir d;
+  ReportTempDir d;
   std::vector<double> m(4, 1.0);
   EXPECT_THROW(write_heatmap(d / "x.jpg", MatrixView::dense(m, 2, 2), {}), UsageError);
   EXPECT_THROW(write_heatmap(d / "x.png", MatrixView::dense(m, 0, 0), {}), UsageError);
@@ -487,7 +487,7 @@ TEST(Heatmap, BadExtensionAndEmptyMatrixAreUsageErrors) {
 
 TEST(LinePlot, PngDecodesWithItsSize) {
   if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
-  TempDir d;
+  ReportTempDir d;
   std::vector<LineSeries> s = {{"one", {1, 2, 4, 8}, {1, 2, 3, 4}, true},
                                {"two", {1, 2, 4, 8}, {0, 5, kNaN, 2}, false}};
   write_line_plot(d / "p.png", s, {"title", "x", "y", true, true, "note", {1, 2, 4, 8}});
@@ -502,7 +502,7 @@ TEST(LinePlot, PngDecodesWithItsSize) {
 // ---- atomic files ----------------------------------------------------------------------------------------
 
 TEST(Atomic, AFailingWriterLeavesNoFileAndKeepsTheOldOne) {
-  TempDir d;
+  ReportTempDir d;
   const std::string target = d / "f.txt";
   EXPECT_THROW(write_file_atomic(target,
                                  [](std::ostream& os) {
@@ -526,7 +526,7 @@ TEST(Atomic, AFailingWriterLeavesNoFileAndKeepsTheOldOne) {
 
 TEST(Atomic, FigureIntoAMissingDirectoryFailsCleanly) {
   if (!plots_built_in()) GTEST_SKIP() << "cairo is not built in (libcairo2-dev)";
-  TempDir d;
+  ReportTempDir d;
   std::vector<double> m(4, 1.0);
   EXPECT_THROW(write_heatmap(d / "no/such/dir/x.png", MatrixView::dense(m, 2, 2), {}), RuntimeFailure);
   EXPECT_FALSE(fs::exists(d / "no"));
@@ -536,7 +536,7 @@ TEST(Atomic, FigureIntoAMissingDirectoryFailsCleanly) {
 // ----------------------------------------------------------------
 
 TEST(ReportWriter, OrdersSectionsAndWritesEveryCellWithAnId) {
-  TempDir d;
+  ReportTempDir d;
   ReportWriter w(d / "r");
   w.section("late", "Late", 50);
   w.markdown("late text");
@@ -565,7 +565,7 @@ TEST(ReportWriter, OrdersSectionsAndWritesEveryCellWithAnId) {
 namespace {
 
 struct ReportRun {
-  TempDir tmp;
+  ReportTempDir tmp;
   std::string dir;
   int rc = -1;
   explicit ReportRun(const std::string& args) {

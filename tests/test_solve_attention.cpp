@@ -20,11 +20,11 @@ using mixgraph::test::run_cli;
 
 namespace {
 
-struct TempDir : mixgraph::test::AttnTempDir {
-  TempDir() : AttnTempDir("mixgraph_solve_attn") {}
+struct SolveAttnTempDir : mixgraph::test::AttnTempDir {
+  SolveAttnTempDir() : AttnTempDir("mixgraph_solve_attn") {}
 };
 using mixgraph::test::normal_matrix;
-std::string save(const std::string& path, const Eigen::MatrixXd& m) {
+std::string solve_attn_save(const std::string& path, const Eigen::MatrixXd& m) {
   return mixgraph::test::save_npy(path, m);
 }
 
@@ -36,7 +36,7 @@ Eigen::MatrixXd load(const std::string& path) {
   return m;
 }
 
-double elu1(double x) {
+double solve_attn_elu1(double x) {
   return x > 0 ? x + 1 : std::exp(x);
 }
 
@@ -56,7 +56,7 @@ Eigen::MatrixXd attention_matrix(const mixgraph::BruteforceRows& rows, const Eig
   for (int i = 0; i < n; ++i) {
     for (auto j : rows.a[std::size_t(i)])
       a(i, int(j)) = softmax ? std::exp(q.row(i).dot(k.row(int(j))) / std::sqrt(r))
-                             : q.row(i).unaryExpr(&elu1).dot(k.row(int(j)).unaryExpr(&elu1));
+                             : q.row(i).unaryExpr(&solve_attn_elu1).dot(k.row(int(j)).unaryExpr(&solve_attn_elu1));
     if (a.row(i).sum() > 0) a.row(i) /= a.row(i).sum();
   }
   return a;
@@ -67,7 +67,7 @@ double rel_error(const Eigen::MatrixXd& y, const Eigen::MatrixXd& ref) {
 }
 
 /// Runs solve and returns Y (and the JSON).
-Eigen::MatrixXd solve_y(const TempDir& dir, const std::string& args, nlohmann::json* j = nullptr) {
+Eigen::MatrixXd solve_y(const SolveAttnTempDir& dir, const std::string& args, nlohmann::json* j = nullptr) {
   const std::string out = dir.path + "/y.npy";
   const auto r = run_cli("solve --backend cpu -o " + out + " --format json " + args);
   EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
@@ -80,12 +80,12 @@ Eigen::MatrixXd solve_y(const TempDir& dir, const std::string& args, nlohmann::j
 
 // Patterns whose B is empty (A-only marked unions, local, attention): Y = A X with A the masked softmax.
 TEST(SolveAttention, SoftmaxOnAReadsMatchesDenseReference) {
-  TempDir dir;
+  SolveAttnTempDir dir;
   const int n = 300, r = 4, d = 5;
   const auto q = normal_matrix(n, r, 1.0, 1), k = normal_matrix(n, r, 1.0, 2),
              x = normal_matrix(n, d, 1.0, 3);
-  const auto qf = save(dir.path + "/q.npy", q), kf = save(dir.path + "/k.npy", k);
-  const auto xf = save(dir.path + "/x.npy", x);
+  const auto qf = solve_attn_save(dir.path + "/q.npy", q), kf = solve_attn_save(dir.path + "/k.npy", k);
+  const auto xf = solve_attn_save(dir.path + "/x.npy", x);
   for (const std::string spec : {"window:8@A|sink:2@A", "pow2@A|sink:1@A", "local:16", "attention"}) {
     const auto rows = rows_of(spec, n);
     for (const auto& b : rows.b) ASSERT_TRUE(b.empty()) << spec;
@@ -105,14 +105,14 @@ TEST(SolveAttention, SoftmaxOnAReadsMatchesDenseReference) {
 
 // The linear (elu + 1 feature map) kernel.
 TEST(SolveAttention, LinearKernelMatchesDenseReference) {
-  TempDir dir;
+  SolveAttnTempDir dir;
   const int n = 200, r = 3, d = 2;
   const auto q = normal_matrix(n, r, 1.0, 4), k = normal_matrix(n, r, 1.0, 5),
              x = normal_matrix(n, d, 1.0, 6);
   const std::string spec = "window:8@A|sink:2@A";
   const Eigen::MatrixXd ref = attention_matrix(rows_of(spec, n), q, k, false) * x;
-  const auto y = solve_y(dir, "-p '" + spec + "' -i " + save(dir.path + "/x.npy", x) + " --attn-q " +
-                                  save(dir.path + "/q.npy", q) + " --attn-k " + save(dir.path + "/k.npy", k) +
+  const auto y = solve_y(dir, "-p '" + spec + "' -i " + solve_attn_save(dir.path + "/x.npy", x) + " --attn-q " +
+                                  solve_attn_save(dir.path + "/q.npy", q) + " --attn-k " + solve_attn_save(dir.path + "/k.npy", k) +
                                   " --attn-kernel linear --precision fp64");
   ASSERT_EQ(y.rows(), n);
   EXPECT_LT(rel_error(y, ref), 1e-12);
@@ -121,7 +121,7 @@ TEST(SolveAttention, LinearKernelMatchesDenseReference) {
 // Heads: Q and K hold H heads side by side (head h: columns h r .. (h + 1) r - 1), X's column c belongs to
 // head c / (d / H).
 TEST(SolveAttention, HeadsTakeTheirOwnColumnsOfQAndK) {
-  TempDir dir;
+  SolveAttnTempDir dir;
   const int n = 160, r = 3, H = 2, d = 6;
   const auto q = normal_matrix(n, H * r, 1.0, 7), k = normal_matrix(n, H * r, 1.0, 8);
   const auto x = normal_matrix(n, d, 1.0, 9);
@@ -132,9 +132,9 @@ TEST(SolveAttention, HeadsTakeTheirOwnColumnsOfQAndK) {
     const auto a = attention_matrix(rows, q.middleCols(h * r, r), k.middleCols(h * r, r), true);
     ref.middleCols(h * (d / H), d / H) = a * x.middleCols(h * (d / H), d / H);
   }
-  const auto y = solve_y(dir, "-p '" + spec + "' --heads 2 -i " + save(dir.path + "/x.npy", x) +
-                                  " --attn-q " + save(dir.path + "/q.npy", q) + " --attn-k " +
-                                  save(dir.path + "/k.npy", k) + " --precision fp64");
+  const auto y = solve_y(dir, "-p '" + spec + "' --heads 2 -i " + solve_attn_save(dir.path + "/x.npy", x) +
+                                  " --attn-q " + solve_attn_save(dir.path + "/q.npy", q) + " --attn-k " +
+                                  solve_attn_save(dir.path + "/k.npy", k) + " --precision fp64");
   ASSERT_EQ(y.rows(), n);
   EXPECT_LT(rel_error(y, ref), 1e-12);
 }
@@ -143,12 +143,12 @@ TEST(SolveAttention, HeadsTakeTheirOwnColumnsOfQAndK) {
 // (per position, CSR order of the brute-force B reads); Y = (I - B)^{-1} A X. --save-weights writes the A
 // that was used, per position in CSR order.
 TEST(SolveAttention, WithWeightsBMatchesDenseRecurrence) {
-  TempDir dir;
+  SolveAttnTempDir dir;
   const int n = 150, r = 4, d = 3;
   const auto q = normal_matrix(n, r, 1.0, 10), k = normal_matrix(n, r, 1.0, 11),
              x = normal_matrix(n, d, 1.0, 12);
-  const auto qf = save(dir.path + "/q.npy", q), kf = save(dir.path + "/k.npy", k);
-  const auto xf = save(dir.path + "/x.npy", x);
+  const auto qf = solve_attn_save(dir.path + "/q.npy", q), kf = solve_attn_save(dir.path + "/k.npy", k);
+  const auto xf = solve_attn_save(dir.path + "/x.npy", x);
   for (const std::string spec : {"pow2", "window:4|sink:2"}) {
     const auto rows = rows_of(spec, n);
     std::mt19937_64 g(13);
@@ -163,7 +163,7 @@ TEST(SolveAttention, WithWeightsBMatchesDenseRecurrence) {
       }
     ASSERT_FALSE(bvals.empty()) << spec;
     const auto bf =
-        save(dir.path + "/b.npy", Eigen::Map<Eigen::MatrixXd>(bvals.data(), 1, long(bvals.size())));
+        solve_attn_save(dir.path + "/b.npy", Eigen::Map<Eigen::MatrixXd>(bvals.data(), 1, long(bvals.size())));
     const auto a = attention_matrix(rows, q, k, true);
     const Eigen::MatrixXd ref =
         (Eigen::MatrixXd::Identity(n, n) - b).triangularView<Eigen::Lower>().solve(a * x);
@@ -192,10 +192,10 @@ TEST(SolveAttention, WithWeightsBMatchesDenseRecurrence) {
 
 // Without --weights-b, B keeps the seeded weights a plain solve with the same seed uses.
 TEST(SolveAttention, SeededBIsThePlainSolvesB) {
-  TempDir dir;
+  SolveAttnTempDir dir;
   const int n = 64;
-  const auto qf = save(dir.path + "/q.npy", normal_matrix(n, 2, 1.0, 14));
-  const auto kf = save(dir.path + "/k.npy", normal_matrix(n, 2, 1.0, 15));
+  const auto qf = solve_attn_save(dir.path + "/q.npy", normal_matrix(n, 2, 1.0, 14));
+  const auto kf = solve_attn_save(dir.path + "/k.npy", normal_matrix(n, 2, 1.0, 15));
   const std::string base = "solve -p pow2 -n 64 --random 2 --seed 7 --precision fp64 --save-weights ";
   ASSERT_EQ(run_cli(base + dir.path + "/plain").code, 0);
   const auto r = run_cli(base + dir.path + "/attn --attn-q " + qf + " --attn-k " + kf);
@@ -208,10 +208,10 @@ TEST(SolveAttention, SeededBIsThePlainSolvesB) {
 
 // validate takes the same options: every (+, x) check solves the attention heads and passes.
 TEST(SolveAttention, ValidateSolvesTheAttentionHeads) {
-  TempDir dir;
+  SolveAttnTempDir dir;
   const int n = 96;
-  const auto qf = save(dir.path + "/q.npy", normal_matrix(n, 6, 1.0, 16));
-  const auto kf = save(dir.path + "/k.npy", normal_matrix(n, 6, 1.0, 17));
+  const auto qf = solve_attn_save(dir.path + "/q.npy", normal_matrix(n, 6, 1.0, 16));
+  const auto kf = solve_attn_save(dir.path + "/k.npy", normal_matrix(n, 6, 1.0, 17));
   const auto r = run_cli("validate -p 'window:4|sink:2' -n 96 --backend cpu --format json --attn-q " + qf +
                          " --attn-k " + kf);
   ASSERT_EQ(r.code, 0) << r.err;

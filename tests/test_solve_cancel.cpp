@@ -18,7 +18,7 @@ using namespace mixgraph;
 
 namespace {
 
-struct Case {
+struct CancelCase {
   std::string spec;
   std::size_t d;
   int heads, threads;
@@ -26,10 +26,10 @@ struct Case {
 
 // every kernel: fixed-width tiles (one thread, and the pipelined pair), one-head tiles, multi-head tiles,
 // CSR rows
-const Case kCases[] = {{"pow2", 64, 1, 1}, {"pow2", 64, 1, 2},      {"pow2", 40, 1, 1},
+const CancelCase kCancelCases[] = {{"pow2", 64, 1, 1}, {"pow2", 64, 1, 2},      {"pow2", 40, 1, 1},
                        {"pow2", 6, 2, 2},  {"sq1+cache", 64, 1, 1}, {"sq1+cache", 6, 6, 1}};
 
-std::vector<double> run(const Case& c, const MixerWeights<double>& w, const std::vector<double>& x,
+std::vector<double> run(const CancelCase& c, const MixerWeights<double>& w, const std::vector<double>& x,
                         const std::atomic<bool>* flag, std::string* kernel = nullptr) {
   std::vector<double> y(x.size(), std::numeric_limits<double>::quiet_NaN());
   if (flag) {
@@ -47,7 +47,7 @@ std::vector<double> run(const Case& c, const MixerWeights<double>& w, const std:
 TEST(SolveCancel, SetFlagStopsEveryKernelClearFlagChangesNothing) {
   const pos_t n = 20000;
   std::set<std::string> kernels;
-  for (const auto& c : kCases) {
+  for (const auto& c : kCancelCases) {
     SCOPED_TRACE(c.spec + " d = " + std::to_string(c.d) + " threads = " + std::to_string(c.threads));
     const Pattern p = make_pattern(c.spec, n);
     const auto w = make_mixer_weights<double>(p, c.heads, 1);

@@ -23,7 +23,7 @@ namespace {
 
 const char* const kSentinels[] = {"1073741824", "4294967295", "18446744073709551615", "2147483647"};
 
-std::string temp_dir() {
+std::string scope_temp_dir() {
   std::string t = (std::filesystem::temp_directory_path() / "mixgraph_scope_inst_XXXXXX").string();
   const char* d = ::mkdtemp(t.data());
   EXPECT_NE(d, nullptr);
@@ -33,7 +33,7 @@ std::string temp_dir() {
 /// A pattern with B's values from a file (weights not generic), in a folder removed at exit.
 const std::string& mtx_spec() {
   static const std::string spec = [] {
-    static const std::string dir = temp_dir();
+    static const std::string dir = scope_temp_dir();
     std::atexit([] { std::filesystem::remove_all(dir); });
     const auto p = dir + "/B.mtx";
     std::ofstream(p) << "%%MatrixMarket matrix coordinate real general\n4 4 2\n2 1 0.5\n4 2 0.25\n";
@@ -42,14 +42,14 @@ const std::string& mtx_spec() {
   return spec;
 }
 
-struct Scope {
+struct InstanceScope {
   std::string in;   ///< a pattern in scope
   std::string out;  ///< a pattern out of scope ("" = every pattern is in scope)
 };
 
 /// Every claim given by instances needs an entry here (checked below).
-const std::map<std::string, Scope>& scopes() {
-  static const std::map<std::string, Scope> s = {
+const std::map<std::string, InstanceScope>& instance_scopes() {
+  static const std::map<std::string, InstanceScope> s = {
       {"fagnou.menger", {"pow2", mtx_spec()}},
       {"fagnou.prop4.4", {"pow2", "fib+cache"}},
       {"fagnou.cache-rank-bound", {"pow2+cache", ""}},
@@ -71,7 +71,7 @@ struct Situation {
   std::string verdict;  ///< expected
 };
 
-std::vector<Situation> situations(const Scope& s) {
+std::vector<Situation> situations(const InstanceScope& s) {
   std::vector<Situation> v = {{"in scope", {s.in}, 64, "PASSED"},
                               {"range of one", {s.in}, 2, "PASSED"},
                               {"empty range", {s.in}, 1, "ERROR"},
@@ -133,13 +133,13 @@ std::string quoted(const std::string& s) {
 TEST(VerifyScopeInstances, EverySplitClaimHasAScope) {
   const auto ids = split_claims();
   EXPECT_GE(ids.size(), 3u);
-  for (const auto& id : ids) EXPECT_TRUE(scopes().count(id)) << id << " splits into instances: add its scope";
+  for (const auto& id : ids) EXPECT_TRUE(instance_scopes().count(id)) << id << " splits into instances: add its scope";
 }
 
 TEST(VerifyScopeInstances, WholeAndMergedInstancesGiveTheVerdicts) {
   for (const auto& id : split_claims()) {
-    const auto it = scopes().find(id);
-    if (it == scopes().end()) continue;
+    const auto it = instance_scopes().find(id);
+    if (it == instance_scopes().end()) continue;
     for (const auto& s : situations(it->second)) {
       SCOPED_TRACE(id + ": " + s.what + " at n-max " + std::to_string(s.n_max));
       const auto ctx = context(s);
@@ -178,15 +178,15 @@ TEST(VerifyScopeInstances, NoInstanceAtAllIsAnError) {
 
 TEST(VerifyScopeInstances, CheckpointedCliGivesTheSameVerdictsAndNoPlaceholder) {
   for (const auto& id : split_claims()) {
-    const auto it = scopes().find(id);
-    if (it == scopes().end()) continue;
+    const auto it = instance_scopes().find(id);
+    if (it == instance_scopes().end()) continue;
     for (const auto& s : situations(it->second)) {
       if (s.n_max < 2) continue;  // --n-max 1 is a usage error on the command line
       SCOPED_TRACE(id + ": " + s.what + " at n-max " + std::to_string(s.n_max));
       std::string pats;
       for (const auto& p : s.patterns) pats += " -p " + quoted(p);
       const std::string base = "verify --claim " + id + pats + " --n-max " + std::to_string(s.n_max);
-      const auto dir = temp_dir();
+      const auto dir = scope_temp_dir();
       const auto first = mixgraph::test::run_cli(base + " --checkpoint " + quoted(dir) + " --format json");
       ASSERT_EQ(first.code, 0) << first.err;
       const auto again = mixgraph::test::run_cli(base + " --checkpoint " + quoted(dir) + " --format json");
@@ -225,7 +225,7 @@ TEST(VerifyScopeInstances, ReportVerifySectionMatchesVerifyAndPrintsNoPlaceholde
   // status is verify's at the same n-max, and no placeholder value is in its Markdown, CSV or JSON
   for (const std::uint64_t n : {2u, 16u}) {
     SCOPED_TRACE("n = " + std::to_string(n));
-    const auto dir = temp_dir();
+    const auto dir = scope_temp_dir();
     const auto rep = mixgraph::test::run_cli("report -p pow2 -n " + std::to_string(n) +
                                              " --sections verify --out " + quoted(dir + "/r"));
     ASSERT_EQ(rep.code, 0) << rep.err;

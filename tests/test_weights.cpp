@@ -34,19 +34,19 @@ double relerr(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 // Y_h = (I - B_h)^{-1} A_h X_h with dense Eigen, by a triangular solve.
-std::vector<double> dense(const std::vector<WeightedPattern>& hs, pos_t n, const std::vector<double>& x,
+std::vector<double> dense_triangular(const std::vector<WeightedPattern>& hs, pos_t n, const std::vector<double>& x,
                           std::size_t d) {
   return mixgraph::test::dense(hs, n, x, d, mixgraph::test::DenseSolve::Triangular);
 }
 
-struct Case {
+struct WeightCase {
   std::string spec;
   pos_t n;
   int heads;
   std::size_t dh;
 };
 
-const std::vector<Case> kCases = {
+const std::vector<WeightCase> kWeightCases = {
     {"pow2", 200, 1, 3},       {"pow2", 97, 3, 5},         {"sq1", 150, 2, 4},     {"pow2+cache", 180, 2, 2},
     {"sq1+cache", 120, 1, 40}, {"ssm", 90, 7, 1},          {"window:3", 64, 4, 1}, {"local:4", 80, 2, 3},
     {"attention", 40, 1, 2},   {"offsets:2,5", 70, 1, 33}, {"pow2", 130, 64, 1},   {"pow2", 140, 1, 64},
@@ -82,7 +82,7 @@ TEST(SeededWeights, SchemeBoundsAndSigns) {
 // Weights made where they are used give the same bits as the same weights stored, on every kernel of
 // the CPU solver (one head per tile, several heads per tile, CSR), and match a dense solve.
 TEST(SeededWeights, SolveGivesTheStoredBitsAndMatchesDense) {
-  for (const Case& c : kCases) {
+  for (const WeightCase& c : kWeightCases) {
     const Pattern p = make_pattern(c.spec, c.n);
     const std::size_t d = std::size_t(c.heads) * c.dh;
     const auto seeded = seeded_mixer_weights<double>(p, c.heads, 21);
@@ -97,7 +97,7 @@ TEST(SeededWeights, SolveGivesTheStoredBitsAndMatchesDense) {
     }
     std::vector<WeightedPattern> hs;
     for (int h = 0; h < c.heads; ++h) hs.push_back(random_weights(p, 21 + h));
-    EXPECT_LE(relerr(y1, dense(hs, p.n, x, d)), 1e-12) << c.spec;
+    EXPECT_LE(relerr(y1, dense_triangular(hs, p.n, x, d)), 1e-12) << c.spec;
     const auto seeded32 = seeded_mixer_weights<float>(p, c.heads, 21);
     const auto stored32 = make_mixer_weights<float>(p, c.heads, 21);
     std::vector<float> xf(x.begin(), x.end()), yf1(x.size()), yf2(x.size());
@@ -153,7 +153,7 @@ TEST(PerOffsetWeights, MatchDenseFromTheDefinition) {
     const auto x = inputs(p.n, d, 4);
     std::vector<double> y(x.size());
     solve_mixer(w, x.data(), y.data(), d, 2);
-    EXPECT_LE(relerr(y, dense(hs, p.n, x, d)), 1e-12) << spec;
+    EXPECT_LE(relerr(y, dense_triangular(hs, p.n, x, d)), 1e-12) << spec;
   }
 }
 
@@ -222,7 +222,7 @@ TEST(SeededWeightsGpu, DeviceWeightsGiveTheUploadedBits) {
   const auto info = gpu::device_info();
   if (!info.usable()) GTEST_SKIP() << info.note;
   const BackendChoice be = choose_backend(Backend::Gpu);
-  for (const Case& c : std::vector<Case>{{"pow2", 4096, 1, 64},
+  for (const WeightCase& c : std::vector<WeightCase>{{"pow2", 4096, 1, 64},
                                          {"sq1", 3000, 2, 32},
                                          {"ssm", 5000, 64, 1},
                                          {"pow2+cache", 2000, 1, 32},

@@ -317,7 +317,7 @@ int run_congestion(const CongestionCliOptions& o) {
   return 0;
 }
 
-Registrar reg(
+Registrar reg_cmd_congestion(
     "congestion",
     "Copy task of length N (pattern on 2N tokens): routings, congestion, certified lower/upper bounds "
     "(docs/math.md §4); with stack:P1,P2,... the copy task across the layers",

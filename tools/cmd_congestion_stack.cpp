@@ -16,7 +16,7 @@ namespace mixgraph::cli {
 
 namespace {
 
-std::string opt_text(const std::optional<std::uint32_t>& v) {
+std::string stack_opt_text(const std::optional<std::uint32_t>& v) {
   return v ? std::to_string(*v) : "-";
 }
 
@@ -101,12 +101,12 @@ int run_stack_congestion(const StackCongestionRequest& q) {
     row.push_back("impossible");
   } else {
     row.push_back(std::to_string(r.copy_distance));
-    row.push_back(opt_text(r.lower_bounds[0].value));
-    for (std::size_t k = 1; k < 4; ++k) row.push_back(opt_text(r.lower_bounds[k].value));  // cut, lp, ip
+    row.push_back(stack_opt_text(r.lower_bounds[0].value));
+    for (std::size_t k = 1; k < 4; ++k) row.push_back(stack_opt_text(r.lower_bounds[k].value));  // cut, lp, ip
     row.push_back(std::to_string(r.lower_bound));
-    row.push_back(opt_text(r.prop48_bound));
+    row.push_back(stack_opt_text(r.prop48_bound));
     for (const char* name : {"shift", "random", "minmax", "exact"}) row.push_back(find(name));
-    row.push_back(opt_text(r.upper_bound));
+    row.push_back(stack_opt_text(r.upper_bound));
     row.push_back(r.upper_bound ? std::to_string(*r.upper_bound - r.lower_bound) : "-");
     row.push_back(!r.upper_bound ? "no routing" : r.optimal ? "optimal" : "open");
   }
@@ -133,12 +133,12 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   kv.push_back({"copy distance d", std::to_string(r.copy_distance) + " (max_i d_L(i+N, i); min " +
                                        std::to_string(r.min_distance) + ")"});
   for (auto& b : r.lower_bounds)
-    kv.push_back({"lower bound " + b.name, opt_text(b.value) + "  (" + b.note + ")"});
+    kv.push_back({"lower bound " + b.name, stack_opt_text(b.value) + "  (" + b.note + ")"});
   kv.push_back({"best lower bound", std::to_string(r.lower_bound) + " (" + r.lower_bound_name + ")"});
   kv.push_back({"shift bound (prop48)", r.prop48_bound ? std::to_string(*r.prop48_bound)
                                                        : "- (not every layer translation-invariant)"});
   kv.push_back(
-      {"upper bound", opt_text(r.upper_bound) + (r.best_routing.empty() ? "" : " (" + r.best_routing + ")")});
+      {"upper bound", stack_opt_text(r.upper_bound) + (r.best_routing.empty() ? "" : " (" + r.best_routing + ")")});
   if (r.upper_bound)
     kv.push_back({"gap", std::to_string(*r.upper_bound - r.lower_bound) + (r.optimal ? "  optimal" : "")});
   print_kv(std::cout, kv);

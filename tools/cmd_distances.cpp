@@ -402,7 +402,7 @@ int run_distances(const DistOptions& o) {
   return 0;
 }
 
-Registrar reg(
+Registrar reg_cmd_distances(
     "distances", "Shortest paths d(i, j), diameters, distance profiles, path-length tables (docs/math.md §3)",
     20, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<DistOptions>();

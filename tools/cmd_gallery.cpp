@@ -55,7 +55,7 @@ struct Row {
   std::vector<std::string> csv;    ///< CSV cells: numbers, `inf` when unreachable, empty when missing
 };
 
-std::string opt_text(const std::optional<std::uint32_t>& v) {
+std::string gallery_opt_text(const std::optional<std::uint32_t>& v) {
   return v ? std::to_string(*v) : "-";
 }
 
@@ -73,7 +73,7 @@ void fill_row(Row& r, const CongestionResult& cong, std::uint32_t max_cut_rank, 
   r.j["max_cut_rank_at"] = argmax_cut;
   r.cells.push_back(cong.copy_possible ? std::to_string(cong.copy_distance) : "-");
   r.cells.push_back(cong.copy_possible ? std::to_string(cong.lower_bound) : "impossible");
-  r.cells.push_back(cong.copy_possible ? opt_text(cong.upper_bound) : "-");
+  r.cells.push_back(cong.copy_possible ? gallery_opt_text(cong.upper_bound) : "-");
   r.cells.push_back(std::to_string(max_cut_rank));
   const std::string upper = cong.copy_possible && cong.upper_bound ? std::to_string(*cong.upper_bound) : "";
   r.csv.insert(r.csv.end(), {cong.copy_possible ? std::to_string(cong.copy_distance) : "inf",
@@ -248,7 +248,7 @@ int run_gallery(const GalleryOptions& o) {
   return 0;
 }
 
-Registrar reg(
+Registrar reg_cmd_gallery(
     "gallery",
     "One table comparing mixer designs at one n: decode cost, cache, diameter, copy congestion, max cut rank",
     95, [](CLI::App& app) -> std::function<int()> {

@@ -297,7 +297,7 @@ int run_pattern(const PatternOptions& o) {
   return 0;
 }
 
-Registrar reg(
+Registrar reg_cmd_pattern(
     "pattern", "A pattern's reads, nnz, decode cost and cache profile (docs/math.md §2), at one n or a sweep",
     10, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<PatternOptions>();

@@ -616,7 +616,7 @@ int run_heads(const HeadsOptions& o) {
   return 0;
 }
 
-Registrar reg(
+Registrar reg_cmd_rank(
     "rank",
     "Cut ranks of M = (I-B)^{-1} A (numeric and Menger flow), log-linear attention, SSM interaction rank", 40,
     [](CLI::App& app) -> std::function<int()> {

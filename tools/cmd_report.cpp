@@ -479,7 +479,7 @@ int run_report(const ReportOptions& o) {
   return 0;
 }
 
-Registrar reg(
+Registrar reg_cmd_report(
     "report",
     "Every analysis for a set of patterns, written to a directory: tables, heatmaps, report.md and "
     "report.ipynb",

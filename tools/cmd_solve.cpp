@@ -262,7 +262,7 @@ int run_solve(const SolveCliOptions& o) {
               : run_typed<float>(o, p, be, o.input.empty() ? nullptr : &in, d, heads, params);
 }
 
-Registrar reg(
+Registrar reg_cmd_solve(
     "solve",
     "Y = (I - B)^{-1} A X on a pattern (seeded weights, head h seed + h, weights from .npy files, or A from "
     "attention heads' Q and K): X from .npy/.mtx/.csv or --random, Y to a file; says which kernel ran, its "

@@ -142,7 +142,7 @@ int run_validate(const ValidateCliOptions& o) {
   return r.all_passed ? 0 : static_cast<int>(ExitCode::Runtime);
 }
 
-Registrar reg(
+Registrar reg_cmd_validate(
     "validate",
     "Check the solve engine: CPU vs Eq. 1 vs dense Eigen [vs GPU]; (min,+) distances, reachability and "
     "path counts vs the graph code",

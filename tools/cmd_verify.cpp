@@ -161,7 +161,7 @@ int run_verify(const VerifyOptions& o) {
   return 0;
 }
 
-Registrar reg(
+Registrar reg_cmd_verify(
     "verify",
     "Check the papers' propositions numerically (PASSED / FAILED with counterexamples / NOT APPLICABLE / "
     "ERROR); exit 0 even when claims fail",

@@ -37,7 +37,7 @@ std::vector<std::uint64_t> copy_lengths(std::uint64_t n) {
   return v;
 }
 
-const RoutingStats* find_routing(const CongestionResult& r, const std::string& name) {
+const RoutingStats* report_find_routing(const CongestionResult& r, const std::string& name) {
   for (const auto& s : r.routings)
     if (s.name == name) return &s;
   return nullptr;
@@ -50,7 +50,7 @@ std::string verdict(const CongestionResult& r) {
   return "open";
 }
 
-void run_congestion(ReportContext& ctx) {
+void section_congestion(ReportContext& ctx) {
   const auto& P = ctx.params;
   DataTable t{
       "congestion",
@@ -128,7 +128,7 @@ void run_congestion(ReportContext& ctx) {
         row.push_back(u64(c.lower_bound));
         row.push_back(opt_cell(c.prop48_bound));
         for (const char* name : {"shift", "random", "minmax", "exact"}) {
-          const auto* s = find_routing(c, name);
+          const auto* s = report_find_routing(c, name);
           row.push_back(s ? u64(s->congestion) : Cell::empty());
         }
         row.push_back(opt_cell(c.upper_bound));
@@ -183,7 +183,7 @@ void run_congestion(ReportContext& ctx) {
                           ")") +
                "\n";
         // Node load of the best checked routing.
-        if (const auto* st = find_routing(c, c.best_routing))
+        if (const auto* st = report_find_routing(c, c.best_routing))
           load_plots.push_back({&r, c.N, st->name, st->congestion, c.lower_bound, st->loads});
       }
       ctx.table1[r.spec]["congestion"] = cell;
@@ -276,7 +276,7 @@ void run_congestion(ReportContext& ctx) {
 }
 
 ReportSectionRegistrar reg_congestion("congestion", "Copy task and congestion", 60, {"congestion"},
-                                      run_congestion);
+                                      section_congestion);
 
 }  // namespace
 }  // namespace mixgraph::cli

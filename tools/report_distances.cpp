@@ -16,7 +16,7 @@
 namespace mixgraph::cli {
 namespace {
 
-Cell dist_cell(std::uint32_t d) {
+Cell report_dist_cell(std::uint32_t d) {
   return d == UNREACHABLE ? Cell::unreachable() : u64(d);
 }
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -50,7 +50,7 @@ struct PatternDistances {
   std::size_t sampled_sources = 0;
 };
 
-void run_distances(ReportContext& ctx) {
+void section_distances(ReportContext& ctx) {
   const auto& P = ctx.params;
   DataTable t{
       "distances",
@@ -112,9 +112,9 @@ void run_distances(ReportContext& ctx) {
     if (n >= 2) {
       const pos_t N = n / 2;
       if (p.translation_invariant())
-        copy = dist_cell(pd.profile[N]);
+        copy = report_dist_cell(pd.profile[N]);
       else if (pd.have_summary)
-        copy = dist_cell(copy_distance(p, N, P.threads));
+        copy = report_dist_cell(copy_distance(p, N, P.threads));
     }
     nlohmann::json res = {{"method", pd.method}};
     Cell t1;
@@ -209,7 +209,7 @@ void run_distances(ReportContext& ctx) {
     for (pos_t m : shown_offsets(nmax)) {
       std::vector<Cell> row = {u64(m)};
       for (const auto* pd : ti)
-        row.push_back(m < pd->run->pattern.n ? dist_cell(pd->profile[m]) : Cell::empty());
+        row.push_back(m < pd->run->pattern.n ? report_dist_cell(pd->profile[m]) : Cell::empty());
       prof.add(std::move(row));
     }
     ctx.out.table(prof, 80);
@@ -317,7 +317,7 @@ void run_distances(ReportContext& ctx) {
       "dist");
 }
 
-ReportSectionRegistrar reg_distances("distances", "Shortest paths", 50, {"shortest_path"}, run_distances);
+ReportSectionRegistrar reg_distances("distances", "Shortest paths", 50, {"shortest_path"}, section_distances);
 
 }  // namespace
 }  // namespace mixgraph::cli

@@ -23,7 +23,7 @@ namespace mixgraph::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
 /// A private temporary folder under TMPDIR, "mixgraph-report-section.<host>.<pid>.XXXXXX", removed with
 /// everything in it when this goes. Folders of this host's processes that no longer run (a rank killed
@@ -153,8 +153,8 @@ std::optional<std::vector<SectionOutcome>> run_report_section_shards(
       const auto t0 = std::chrono::steady_clock::now();
       std::string bytes = todo[i]->unit(params, runs, u);
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const auto cbor = json::to_cbor(
-          {{"unit", json::binary(std::vector<std::uint8_t>(bytes.begin(), bytes.end()))}, {"seconds", secs}});
+      const auto cbor = Json::to_cbor(
+          {{"unit", Json::binary(std::vector<std::uint8_t>(bytes.begin(), bytes.end()))}, {"seconds", secs}});
       return std::string(cbor.begin(), cbor.end());
     }
     const ReportSection& s = *todo[i];
@@ -165,29 +165,29 @@ std::optional<std::vector<SectionOutcome>> run_report_section_shards(
     out.figure_look(fig_width, style);
     out.section(s.id, s.title, s.order);
     std::map<std::string, std::map<std::string, Cell>> table1;
-    json results = json::object();
+    Json results = Json::object();
     ReportContext ctx{params,  runs,
                       out,     table1,
                       results, [&](const PatternRun& r, const std::string& stage) { progress(i, r, stage); }};
     s.run(ctx);
-    json cells = json::object();
+    Json cells = Json::object();
     for (const auto& [spec, cols] : table1)
       for (const auto& [col, c] : cols)
         cells[spec][col] =
-            json::array({static_cast<int>(c.kind), c.i, std::bit_cast<std::uint64_t>(c.d), c.s, c.digits});
-    json files = json::array();
+            Json::array({static_cast<int>(c.kind), c.i, std::bit_cast<std::uint64_t>(c.d), c.s, c.digits});
+    Json files = Json::array();
     for (const auto& rel : out.files())
-      files.push_back(json::array({rel, json::binary(std::vector<std::uint8_t>([&] {
+      files.push_back(Json::array({rel, Json::binary(std::vector<std::uint8_t>([&] {
                                      const std::string b = read_all(fs::path(tmp.path()) / rel);
                                      return std::vector<std::uint8_t>(b.begin(), b.end());
                                    }()))}));
-    const json outcome = {
+    const Json outcome = {
         {"state", out.export_section(s.id)},
         {"files", std::move(files)},
         {"table1", std::move(cells)},
         {"results", std::move(results)},
         {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
-    const auto cbor = json::to_cbor(outcome);
+    const auto cbor = Json::to_cbor(outcome);
     return std::string(cbor.begin(), cbor.end());
   });
   if (!got) return std::nullopt;
@@ -198,10 +198,10 @@ std::optional<std::vector<SectionOutcome>> run_report_section_shards(
       o.whole = std::move((*got)[k]);
       continue;
     }
-    json u;
+    Json u;
     try {
-      u = json::from_cbor((*got)[k]);
-    } catch (const json::exception& e) {
+      u = Json::from_cbor((*got)[k]);
+    } catch (const Json::exception& e) {
       throw RuntimeFailure(std::string("a report section's unit arrived malformed from its rank: ") +
                            e.what());
     }
@@ -212,12 +212,12 @@ std::optional<std::vector<SectionOutcome>> run_report_section_shards(
   return out;
 }
 
-json import_report_section(const std::string& outcome, ReportWriter& out,
+Json import_report_section(const std::string& outcome, ReportWriter& out,
                            std::map<std::string, std::map<std::string, Cell>>& table1, double& seconds) {
-  json o;
+  Json o;
   try {
-    o = json::from_cbor(outcome);
-  } catch (const json::exception& e) {
+    o = Json::from_cbor(outcome);
+  } catch (const Json::exception& e) {
     throw RuntimeFailure(std::string("a report section arrived malformed from its rank: ") + e.what());
   }
   for (const auto& f : o.at("files")) {

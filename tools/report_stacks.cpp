@@ -17,7 +17,7 @@ namespace {
 /// Stack distances that need every source refuse more relaxations than this (as `distances` does).
 constexpr std::uint64_t kAllPairsWork = std::uint64_t{1} << 36;
 
-Cell opt_cell(const std::optional<std::uint32_t>& v) {
+Cell stacks_opt_cell(const std::optional<std::uint32_t>& v) {
   return v ? u64(*v) : Cell::empty();
 }
 
@@ -133,7 +133,7 @@ void run_stacks(ReportContext& ctx) {
                      {Cell::unreachable(), Cell::empty(), Cell::empty(), Cell::text("impossible")});
           ctx.table1[spec]["congestion"] = Cell::text("impossible at N = " + nstr(c.N));
         } else {
-          row.insert(row.end(), {u64(c.copy_distance), u64(c.lower_bound), opt_cell(c.upper_bound),
+          row.insert(row.end(), {u64(c.copy_distance), u64(c.lower_bound), stacks_opt_cell(c.upper_bound),
                                  Cell::text(c.best_routing)});
           Cell cell = !c.upper_bound ? Cell::text(">= " + nstr(c.lower_bound))
                       : *c.upper_bound == c.lower_bound

@@ -48,7 +48,7 @@ void render_verify(ReportContext& ctx, const std::vector<ClaimResult>& results) 
   ctx.out.table(t);
 }
 
-void run_verify(ReportContext& ctx) {
+void section_verify(ReportContext& ctx) {
   if (!ctx.runs.empty()) ctx.progress(ctx.runs.front(), "propositions (mixgraph verify)");
   render_verify(ctx, run_claims({}, claim_context(ctx.params)));
 }
@@ -86,7 +86,7 @@ ReportSection verify_section() {
   s.id = "verify";
   s.title = "Propositions checked";
   s.order = 90;
-  s.run = run_verify;
+  s.run = section_verify;
   s.units = verify_units;
   s.unit_costs = verify_unit_costs;
   s.unit = verify_unit;
