@@ -100,7 +100,7 @@ def test_shell_example(ex, tmp_path):
     path = cli_path()
     if path is None:
         pytest.skip("the mixgraph CLI is not built (set MIXGRAPH_CLI)")
-    argv = shlex.split(ex.command)
+    argv = shlex.split(ex.command, comments=True)  # a trailing "# ..." is a comment, as in a shell
     assert argv[0] == "mixgraph", f"{ex.where}: a shell example runs `mixgraph`, not {argv[0]!r}"
     want = list(ex.want)
     want_rc = 0
