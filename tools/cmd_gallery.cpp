@@ -16,6 +16,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
+#include "result_json.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -137,9 +138,31 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
          {"max_cache", prof.max_cache},
          {"diameter", dist.diameter},
          {"unreachable_pairs", dist.unreachable_pairs}};
+  if (json::is_loglinear(p)) {
+    // the columns are the mask's (attention's): say so in the row, and give log-linear attention's own state
+    r.j["figures_of"] = "the mask (attention's): decode cost and cache count positions";
+    r.j["decode_state"] = json::decode_state(p.n);
+  }
   start_cells(r, prof, dist);
+  if (json::is_loglinear(p)) r.cells[0] += " (mask)";
   fill_row(r, cong, rank.max_cut_rank, rank.argmax_cut);
   return r;
+}
+
+/// Below the table: what a `loglinear` row's columns measure, and the decode state of log-linear attention.
+std::string loglinear_footnote(const std::vector<Row>& rows, bool markdown) {
+  for (const auto& r : rows) {
+    if (!r.j.contains("decode_state")) continue;
+    const auto& d = r.j["decode_state"];
+    const std::string name = markdown ? "`loglinear` (mask)" : "loglinear (mask)";
+    return name +
+           ": the columns are those of its mask, attention's (decode cost and cache count positions). " +
+           "Log-linear attention itself decodes from Fenwick-bucket states: at most " +
+           d["max_states"].dump() + " states read per token (" + d["max_kept_states"].dump() +
+           " kept between tokens), over " + d["levels"].dump() + " levels, each " +
+           d["state_shape"].get<std::string>() + " (`decode_state` in --format json).\n";
+  }
+  return "";
 }
 
 /// A stack:P1,P2,... design, as `pattern`, `distances`, `congestion` and `rank --method flow` give it:
@@ -213,11 +236,12 @@ int run_gallery(const GalleryOptions& o) {
     std::cout << "\n";
     for (const auto& r : rows) {
       std::string name;  // a | inside a cell must be escaped in Markdown
-      for (char c : r.cells[0]) name += c == '|' ? std::string("\\|") : std::string(1, c);
-      std::cout << "| `" << name << "`";
+      for (char c : r.spec) name += c == '|' ? std::string("\\|") : std::string(1, c);
+      std::cout << "| `" << name << "`" << r.cells[0].substr(r.spec.size());  // the spec, then its label
       for (std::size_t c = 1; c < r.cells.size(); ++c) std::cout << " | " << r.cells[c];
       std::cout << " |\n";
     }
+    if (const auto note = loglinear_footnote(rows, true); !note.empty()) std::cout << "\n" << note;
     return 0;
   }
   switch (o.common.fmt()) {
@@ -242,6 +266,7 @@ int run_gallery(const GalleryOptions& o) {
       for (const auto& r : rows) t.add(r.cells);
       std::cout << "designs at n = " << n << "\n\n";
       t.print_text(std::cout);
+      if (const auto note = loglinear_footnote(rows, false); !note.empty()) std::cout << "\n" << note;
       break;
     }
   }

@@ -242,6 +242,7 @@ int run_pattern(const PatternOptions& o) {
       t.print_csv(std::cout);
     } else {
       auto s = summary_json(r, false);
+      s.erase("decode_state");  // an object, not a cell: JSON and the table give it
       std::vector<std::string> h, row;
       for (auto it = s.begin(); it != s.end(); ++it) {
         h.push_back(it.key());
@@ -269,6 +270,15 @@ int run_pattern(const PatternOptions& o) {
   kv.push_back({"max cache", std::to_string(r.prof.max_cache) + " (first at position " +
                                  std::to_string(r.prof.argmax_cache + 1) + ")"});
   if (ce) kv.push_back({"max kept set |S_i|", std::to_string(r.prof.max_kept_set)});
+  if (json::is_loglinear(p)) {  // the figures above are the mask's (attention's); the decoder's state differs
+    const auto d = json::decode_state(p.n);
+    kv.push_back({"decode state (log-linear attention)",
+                  "at most " + d["max_states"].dump() + " states read per token (first at position " +
+                      d["max_states_position"].dump() + "), " + d["max_kept_states"].dump() +
+                      " kept between tokens, over " + d["levels"].dump() + " Fenwick levels; each " +
+                      d["state_shape"].get<std::string>()});
+    kv.push_back({"note", "decode cost and cache above are the mask's, i.e. attention's"});
+  }
   print_kv(std::cout, kv);
   print_head_rows(std::cout, head_pattern_rows(p, o.common.threads));
   if (!rows.empty()) {

@@ -199,7 +199,8 @@ int run_stack_distances(const StackRequest& r) {
     j["mean_distance"] = last.mean_distance;
     j["reachable_pairs"] = last.reachable_pairs;
     j["unreachable_pairs"] = last.unreachable_pairs;
-    if (!r.summary) j["histogram"] = last.histogram;
+    j["histogram"] =
+        last.histogram;  // per distance, not per position: kept with --summary, as for one pattern
     ojson rows = ojson::array();
     for (std::size_t l = 0; l < sum.by_depth.size(); ++l) {
       const auto& b = sum.by_depth[l];

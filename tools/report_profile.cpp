@@ -11,6 +11,7 @@
 #include "mixgraph/plot.hpp"
 #include "output.hpp"
 #include "report_section.hpp"
+#include "result_json.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -38,12 +39,25 @@ void run_summary(ReportContext& ctx) {
                            {"total_decode_cost", s.total_decode_cost},
                            {"max_decode_cost", s.max_decode_cost},
                            {"max_cache", s.max_cache}};
+    if (json::is_loglinear(p)) ctx.results[r.spec]["decode_state"] = nlohmann::json(json::decode_state(p.n));
   }
   ctx.out.table(t);
   ctx.out.markdown(
       "`max_decode_cost` is the time per token (the most positions one token reads); `max_cache` the most "
       "positions a decoder must keep after any step (docs/math.md §2). `max_kept_set` (cache-efficient "
       "patterns only) is max |S_i| of Def. 4.10, a different set.");
+  for (const auto& r : ctx.runs)
+    if (json::is_loglinear(r.pattern)) {
+      const auto d = json::decode_state(r.pattern.n);
+      ctx.out.markdown("`" + r.spec +
+                       "`: the row above is its mask, attention's (decode cost and cache count "
+                       "positions). Log-linear attention itself decodes from Fenwick-bucket states (Guo et "
+                       "al., Log-Linear Attention, Sec. 3): at most " +
+                       d["max_states"].dump() + " states read per token, " + d["max_kept_states"].dump() +
+                       " kept between tokens, over " + d["levels"].dump() + " levels, each " +
+                       d["state_shape"].get<std::string>() +
+                       " (report.json: `decode_state` in this section's results; docs/math.md §2).");
+    }
 }
 
 // ---- profile: per position and over n -------------------------------------------------------------------

@@ -164,7 +164,7 @@ std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const C
   out.bound_violations.clear();
   const auto& ranks = out.flow_done ? out.flow : out.numeric;
   for (std::size_t c = 0; c < cuts.size(); ++c) {
-    if (ranks[c] > out.max_cut_rank) {
+    if (c == 0 || ranks[c] > out.max_cut_rank) {  // the first K reaching the max (the first cut if all 0)
       out.max_cut_rank = ranks[c];
       out.argmax_cut = cuts[c];
     }

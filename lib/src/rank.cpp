@@ -414,7 +414,7 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   }
   const auto& ranks = out.flow_done ? out.flow : out.numeric;
   for (std::size_t c = 0; c < out.cuts.size(); ++c) {
-    if (ranks[c] > out.max_cut_rank) {
+    if (c == 0 || ranks[c] > out.max_cut_rank) {  // the first K reaching the max (the first cut if all 0)
       out.max_cut_rank = ranks[c];
       out.argmax_cut = out.cuts[c];
     }

@@ -343,7 +343,7 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
   }
   const auto& best = r.flow_done ? r.flow : r.numeric;
   for (std::size_t c = 0; c < best.size(); ++c)
-    if (best[c] > r.max_cut_rank) {
+    if (c == 0 || best[c] > r.max_cut_rank) {  // the first K reaching the max (the first cut if all 0)
       r.max_cut_rank = best[c];
       r.argmax_cut = r.cuts[c];
     }

@@ -107,13 +107,15 @@ def json_cases(tmp):
         ("verify.list", ["verify", "--list"]),
         ("info", ["info"]),
         ("gallery", ["gallery", "-n", "32", "--cuts", "4", "-p", "pow2", "-p", "local:3", "-p", "stack:ssm,window:4",
-                     "-p", "heads:window:4;pow2+cache"]),
+                     "-p", "heads:window:4;pow2+cache", "-p", "loglinear"]),
+        ("pattern", ["pattern", "-p", "loglinear", "-n", "100"]),
+        ("pattern", ["pattern", "-p", "loglinear", "--sweep", "16..256"]),
     ]
 
 
 def report_args(out):
-    return ["report", "-p", "pow2", "-p", "sq1+cache", "-p", "fib", "-p", "stack:ssm,window:4", "-n", "64", "--out",
-            out, "--force"]
+    return ["report", "-p", "pow2", "-p", "sq1+cache", "-p", "fib", "-p", "stack:ssm,window:4", "-p", "loglinear",
+            "-n", "64", "--out", out, "--force"]
 
 
 def capped_report_args(out):

@@ -32,6 +32,7 @@ ojson pattern_summary(const Pattern& p, const PatternProfile& s, bool lists) {
   j["max_cache"] = s.max_cache;
   j["max_cache_position"] = s.argmax_cache + 1;
   if (p.family == PatternFamily::CacheEfficient) j["max_kept_set"] = s.max_kept_set;
+  if (is_loglinear(p)) j["decode_state"] = decode_state(p.n);
   return j;
 }
 

@@ -11,7 +11,11 @@ std::optional<RankContrast> rank_contrast(const Pattern& p, const CutRankProfile
   if (p.n > (1u << 16) ||
       (p.family != PatternFamily::CacheEfficient && p.family != PatternFamily::TranslationInvariant))
     return std::nullopt;
-  const std::string other = p.family == PatternFamily::CacheEfficient ? p.base : p.spec + "+cache";
+  std::string other = p.family == PatternFamily::CacheEfficient ? p.base : p.spec + "+cache";
+  if (!p.heads.empty()) {  // +cache on every head: a trailing one would apply to the last head alone
+    other = "heads:";
+    for (std::size_t h = 0; h < p.heads.size(); ++h) other += (h ? ";" : "") + p.heads[h] + "+cache";
+  }
   try {
     const Pattern q = make_pattern(other, p.n);
     CutRankParams cp;

@@ -32,6 +32,12 @@ ojson distance_list(const std::vector<std::uint32_t>& d);
 /// `mixgraph pattern`: the summary fields (pattern, n, family, a_mode, num_offsets, [offsets], nnz_A, ...);
 /// `lists` adds the offsets.
 ojson pattern_summary(const Pattern& p, const PatternProfile& s, bool lists);
+/// `loglinear` is attention's mask, so the fields above are attention's; decode_state(n) is the decode
+/// state of log-linear attention itself (loglinear_decode_state in hierarchical.hpp): `model`, `levels`,
+/// `max_states`, `max_states_position`, `max_kept_states`, `total_states`, `state_shape`, `note`.
+/// pattern_summary adds it as `decode_state` for `loglinear` only; gallery and report rows too.
+bool is_loglinear(const Pattern& p);
+ojson decode_state(std::uint64_t n);
 /// The per-position lists of `pattern --profile`: decode_cost, cache_size[, kept_set_size].
 void add_pattern_profile(ojson& j, const Pattern& p, const PatternProfile& s);
 

@@ -71,4 +71,26 @@ Eigen::MatrixXd loglinear_mask_transposed(std::uint64_t T, std::uint64_t seed);
 /// (O(T^3)). Throws UsageError for T < 1.
 LogLinearSummary loglinear_summary(std::uint64_t T, std::uint64_t seed, std::uint64_t numeric_limit = 1024);
 
+/// The decode state of log-linear attention (Guo et al., "Log-Linear Attention", Sec. 3), as opposed to its
+/// mask: the `loglinear` pattern is attention's mask (every earlier position is read), so its decode cost
+/// and cache count positions, while a log-linear decoder keeps one summarised state per Fenwick bucket.
+/// Query t (0-indexed) reads its buckets: level 0 = its own key and value, and one state per level l >= 1
+/// whose bit l-1 of t is set (the sum of k_s v_s^T over the 2^(l-1) keys of that bucket, a d_k x d_v
+/// matrix per head). Between tokens the decoder keeps the buckets of the tokens seen so far, merging two
+/// equal ones as a binary counter carries, so before query t it holds popcount(t) summarised states.
+struct LogLinearDecodeState {
+  std::uint64_t n = 0;
+  std::uint32_t levels = 0;  ///< level indices used at length n: 0..bit_width(n - 1), so bit_width(n - 1) + 1
+  std::uint32_t max_states = 0;           ///< most states one query reads: max over t < n of 1 + popcount(t)
+  std::uint64_t max_states_position = 0;  ///< the first 1-indexed position i = t + 1 reaching it
+  std::uint32_t max_kept_states = 0;      ///< most summarised states kept between tokens: max_states - 1
+  std::uint64_t total_states = 0;         ///< states read over all queries: sum over t < n of 1 + popcount(t)
+};
+
+/// The decode state of log-linear attention at length n >= 1, in closed form (O(log n)): the largest
+/// popcount below n is bit_width(n - 1) when n is a power of two, else bit_width(n - 1) - 1, first reached
+/// at t = 2^k - 1; bit b is set in (n >> (b + 1)) 2^b + max(0, n mod 2^(b+1) - 2^b) of the t < n.
+/// Throws UsageError for n < 1.
+LogLinearDecodeState loglinear_decode_state(std::uint64_t n);
+
 }  // namespace mixgraph
