@@ -228,6 +228,15 @@ int run_congestion(const CongestionCliOptions& o) {
         emit(i, row.dump(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     };
+    job.check = [&](std::size_t i,
+                    const std::string& bytes) {  // the row of points[i], of the types read below
+      const auto row = ojson::parse(bytes);
+      const auto text = row.at("row").get<std::vector<std::string>>();
+      if (!row.at("json").is_object() || text.size() < 3 || text[0] != points[i].first ||
+          text[1] != std::to_string(points[i].second))
+        throw RuntimeFailure("it is not the row of " + points[i].first +
+                             " N = " + std::to_string(points[i].second));
+    };
     const ShardOutcome got = run_shards(job);
     if (!got.root) return 0;  // ranks other than 0 print nothing
     for (const auto& text : got.results) {
@@ -368,6 +377,7 @@ Registrar reg_cmd_congestion(
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "With --sweep or several --pattern values: keep each finished row in this folder; a "
                      "re-run with the same parameters computes only the missing rows (docs/scaling.md)")
+          ->check(nonempty_path())
           ->type_name(type::kDir);
       add_common_options(app, o->common);
       return [o] { return run_congestion(*o); };

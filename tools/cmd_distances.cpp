@@ -441,6 +441,7 @@ Registrar reg_cmd_distances(
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "With --all-pairs: keep each finished shard of sources in this folder; a re-run with "
                      "the same parameters computes only the missing shards (docs/scaling.md)")
+          ->check(nonempty_path())
           ->type_name(type::kDir);
       app.add_option("--shards", o->shards_text,
                      "With --all-pairs under mpirun or --checkpoint: the number of shards (default: one "

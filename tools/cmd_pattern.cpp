@@ -106,7 +106,16 @@ int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
     const auto got = run_item_shards(
         "pattern --sweep",
         "pattern --sweep; mixgraph " + version() + "; pattern " + o.pattern + "; sweep " + o.sweep_text,
-        costs, o.checkpoint_dir, {o.pattern}, [&](std::size_t i) { return record(i).dump(); });
+        costs, o.checkpoint_dir, {o.pattern}, [&](std::size_t i) { return record(i).dump(); },
+        [&](std::size_t i, const std::string& bytes) {  // a record of n = ns[i], of the types read below
+          const auto rec = ojson::parse(bytes);
+          const auto row = rec.at("row").get<std::vector<std::string>>();
+          const bool ce = rec.at("ce").get<bool>();
+          if (!rec.at("json").is_object() || row.size() != (ce ? 7u : 6u) || row[0] != std::to_string(ns[i]))
+            throw RuntimeFailure("it is not the record of n = " + std::to_string(ns[i]));
+          if (rec.at("cache").get<std::uint64_t>() > ns[i]) throw RuntimeFailure("its max cache is above n");
+          rec.at("work").get<std::uint64_t>();
+        });
     if (!got) return 0;  // ranks other than 0 print nothing
     for (const auto& bytes : *got) recs.push_back(ojson::parse(bytes));
   } else {
@@ -337,6 +346,7 @@ Registrar reg_cmd_pattern(
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "With --sweep: keep each finished n in this folder; a re-run with the same parameters "
                      "computes only the missing ones (docs/scaling.md)")
+          ->check(nonempty_path())
           ->type_name(type::kDir);
       add_common_options(app, o->common);
       app.footer(

@@ -142,6 +142,11 @@ int run_rank(const RankOptions& o) {
   if (o.attn.given() && (!o.weights_a.empty() || !o.weights_b.empty()))
     throw UsageError("--attn-q / --attn-k set A's weights: give them or --weights-a / --weights-b, not both");
   WeightedPattern user;  // --weights-a / --weights-b: one head, replacing the seeded A or B
+  if (params.method == CutRankMethod::Exact && (!o.weights_a.empty() || !o.weights_b.empty()))
+    throw UsageError(
+        "--method exact draws generic weights over a prime field and cannot use the real weights of "
+        "--weights-a / --weights-b: use --method both, dense or sketch for them (or leave the weight files "
+        "out for the exact generic ranks)");
   if (!o.weights_a.empty() || !o.weights_b.empty()) {
     WeightFiles f;
     f.a = o.weights_a;
@@ -671,6 +676,7 @@ Registrar reg_cmd_rank(
              "--checkpoint", o->checkpoint_dir,
              "Keep each finished shard of cuts (their numeric ranks) in this folder; a re-run with the "
              "same parameters computes only the missing shards (docs/scaling.md)")
+          ->check(nonempty_path())
           ->type_name(type::kDir);
       add_common_options(app, o->common);
       app.require_subcommand(0, 1);

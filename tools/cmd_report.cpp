@@ -188,7 +188,8 @@ int run_report(const ReportOptions& o) {
   auto sections = report_sections();
   std::stable_sort(sections.begin(), sections.end(), [](auto& a, auto& b) { return a.order < b.order; });
   const std::set<std::string> skip = skipped_sections(sections, o);
-  check_out_dir(o.out, o.force);
+  const std::string out_dir = resolve_report_out(o.out);  // a symbolic link's target (report_staging.hpp)
+  check_out_dir(out_dir, o.force);
 
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -257,7 +258,7 @@ int run_report(const ReportOptions& o) {
     if (!got) return 0;  // the other ranks: rank 0 writes the report
     shard_outcomes = std::move(*got);
   }
-  ReportStaging staging(o.out);  // written whole there, then swapped in (report_staging.hpp)
+  ReportStaging staging(out_dir);  // written whole there, then swapped in (report_staging.hpp)
   ReportWriter out(staging.dir());
   out.figure_look(o.fig_width, fig_style);
   std::map<std::string, std::map<std::string, Cell>> table1;

@@ -204,6 +204,7 @@ int run_solve(const SolveCliOptions& o) {
   if (o.reps < 1 || o.reps > kMaxReps)
     throw UsageError("--reps must be between 1 and " + std::to_string(kMaxReps) + " (got " +
                      std::to_string(o.reps) + ")");
+  if (!o.output.empty()) check_dense_extension(o.output);  // before any work, not after the solve
   const BackendChoice be = choose_backend(parse_backend(o.backend));
   NpyArray in;
   std::uint64_t n = 0;

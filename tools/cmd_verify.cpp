@@ -182,6 +182,7 @@ Registrar reg_cmd_verify(
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "Keep each finished claim's (or claim instance's) result in this folder; a re-run with "
                      "the same parameters checks only the missing ones (docs/scaling.md)")
+          ->check(nonempty_path())
           ->type_name(type::kDir);
       add_common_options(app, o->common);
       return [o] { return run_verify(*o); };

@@ -1,5 +1,6 @@
 // mixgraph — the command-line front end. Each subcommand lives in its own cmd_*.cpp and registers itself.
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
                 std::string(e.what()) + " (see 'mixgraph --help' and 'mixgraph <command> --help')");
   }
   install_temp_file_cleanup();  // a signal removes the temporary files of writes in progress
+  // a file-size limit (ulimit -f) makes a write fail with EFBIG, reported with the file's name and its
+  // temporary file removed, instead of killing the process (SIGXFSZ) with the temporary file left behind
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) return run();

@@ -73,6 +73,15 @@ CLI::Validator finite_range(double lo, double hi) {
       bound, "finite_range");
 }
 
+CLI::Validator nonempty_path() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        return s.empty() ? "the value is empty: give a folder name (leave the option out for none)"
+                         : std::string();
+      },
+      "", "nonempty_path");
+}
+
 CLI::Validator count_text() {
   return CLI::Validator(
       [](std::string& s) -> std::string {

@@ -32,6 +32,10 @@ CLI::Validator checked_count(bool allow_zero = false);
 /// as "[lo, hi]"; hi = infinity shows ">= lo" (the value itself must still be finite).
 CLI::Validator finite_range(double lo, double hi);
 
+/// A folder or file name that must not be empty (an empty --checkpoint would silently mean "none"):
+/// refused at parse time (exit 2).
+CLI::Validator nonempty_path();
+
 /// Checks a count without changing the text (for options read later by parse_count, such as --n).
 CLI::Validator count_text();
 

@@ -45,6 +45,31 @@ void remove_stale_stagings(const fs::path& parent, const std::string& prefix) {
 
 }  // namespace
 
+std::string resolve_report_out(const std::string& out) {
+  std::error_code ec;
+  std::string dir = out;
+  struct stat st {};
+  if (::lstat(out.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    const fs::path target = fs::canonical(out, ec);
+    if (ec)
+      throw UsageError(
+          "--out '" + out +
+          "' is a symbolic link to a missing directory: create the directory it names, or choose "
+          "another --out");
+    dir = target.string();  // the report goes where the link points; the link itself is never replaced
+  }
+  const fs::path here = fs::current_path(ec);
+  const fs::path where = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  if (!ec && !here.empty()) {
+    const auto rel = here.lexically_relative(where);
+    if (!rel.empty() && *rel.begin() != "..")  // `where` is here or above it
+      throw UsageError("--out '" + out +
+                       "' is the current directory or one above it: the report replaces its --out directory "
+                       "as a whole, so give a new directory for it (e.g. --out report)");
+  }
+  return dir;
+}
+
 ReportStaging::ReportStaging(const std::string& out) {
   fs::path o(out);
   if (!o.has_filename()) o = o.parent_path();

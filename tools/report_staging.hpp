@@ -5,6 +5,12 @@
 
 namespace mixgraph::cli {
 
+/// The directory `report --out out` writes: `out` itself, or, when `out` is a symbolic link, the directory it
+/// names (the link stays; a link to nothing is refused). Refuses (UsageError) an `out` that is the current
+/// directory or one above it ("--out ."): the report replaces its directory whole, which cannot be done to
+/// the directory the process works in.
+std::string resolve_report_out(const std::string& out);
+
 /// Owns ".<name>.staging.<pid>.<unique>" beside `out` (created empty; stale ones of processes that no
 /// longer run are removed first). The destructor removes it unless commit() succeeded.
 class ReportStaging {

@@ -42,14 +42,38 @@ AllPairsPartial decode(const std::string& s) {
   std::size_t off = 0;
   p.begin = static_cast<pos_t>(get<std::uint64_t>(s, off));
   p.end = static_cast<pos_t>(get<std::uint64_t>(s, off));
-  p.histogram.resize(get<std::uint64_t>(s, off));
+  // each count is checked against the bytes left before anything is allocated
+  const auto nh = get<std::uint64_t>(s, off);
+  if (nh > (s.size() - off) / sizeof(std::uint64_t))
+    throw RuntimeFailure("an all-pairs shard result is malformed");
+  p.histogram.resize(nh);
   for (auto& h : p.histogram) h = get<std::uint64_t>(s, off);
   const auto ne = get<std::uint64_t>(s, off);
-  if (ne > s.size()) throw RuntimeFailure("an all-pairs shard result is malformed");
+  if (ne > (s.size() - off) / sizeof(std::uint32_t))
+    throw RuntimeFailure("an all-pairs shard result is malformed");
   p.eccentricity.resize(ne);
   for (auto& e : p.eccentricity) e = get<std::uint32_t>(s, off);
   if (off != s.size()) throw RuntimeFailure("an all-pairs shard result has trailing bytes");
   return p;
+}
+
+void check_partial(const AllPairsPartial& p, std::pair<pos_t, pos_t> range, pos_t n, bool eccentricities) {
+  if (p.begin != range.first || p.end != range.second)
+    throw RuntimeFailure("it covers sources [" + std::to_string(p.begin) + ", " + std::to_string(p.end) +
+                         "), not the planned [" + std::to_string(range.first) + ", " +
+                         std::to_string(range.second) + ")");
+  if (p.histogram.size() > std::uint64_t{n} + 1) throw RuntimeFailure("its histogram is longer than n");
+  const std::uint64_t pairs = std::uint64_t{p.end - p.begin} * n;
+  std::uint64_t total = 0;
+  for (auto h : p.histogram) {
+    if (h > pairs - total) throw RuntimeFailure("its histogram counts more pairs than its sources have");
+    total += h;
+  }
+  if (p.eccentricity.size() != (eccentricities ? std::size_t{p.end - p.begin} : 0))
+    throw RuntimeFailure("it holds " + std::to_string(p.eccentricity.size()) + " eccentricities for " +
+                         std::to_string(p.end - p.begin) + " sources");
+  for (auto e : p.eccentricity)
+    if (e >= n && e != UNREACHABLE) throw RuntimeFailure("an eccentricity is not below n");
 }
 
 }  // namespace
@@ -86,6 +110,11 @@ std::optional<DistanceSummary> sharded_all_pairs(const Pattern& p, const AllPair
                     std::to_string(ranges.size());
   job.checkpoint_dir = checkpoint_dir;
   job.input_specs = {p.spec};
+  // a shard read back must be the planned sources' partial: the histogram of distances below n (each bin at
+  // most every pair of its sources), the eccentricities when asked for (each below n or unreachable)
+  job.check = [&](std::size_t i, const std::string& bytes) {
+    check_partial(decode(bytes), ranges[i], n, opt.eccentricities);
+  };
   job.compute = [&](const std::vector<std::size_t>& todo, const ShardJob::Emit& emit) {
     std::vector<std::pair<pos_t, pos_t>> mine;
     for (std::size_t i : todo) mine.push_back(ranges[i]);
@@ -99,11 +128,7 @@ std::optional<DistanceSummary> sharded_all_pairs(const Pattern& p, const AllPair
   if (!got.root) return std::nullopt;
   std::vector<AllPairsPartial> parts;
   parts.reserve(got.results.size());
-  for (std::size_t i = 0; i < got.results.size(); ++i) {
-    parts.push_back(decode(got.results[i]));
-    if (parts.back().begin != ranges[i].first || parts.back().end != ranges[i].second)
-      throw RuntimeFailure("all-pairs shard " + std::to_string(i) + " covers other sources than planned");
-  }
+  for (const auto& bytes : got.results) parts.push_back(decode(bytes));  // each checked by job.check
   return merge_all_pairs(n, opt.eccentricities, std::move(parts));
 }
 

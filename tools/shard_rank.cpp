@@ -35,6 +35,39 @@ const char* method_name(CutRankMethod m) {
   return "?";
 }
 
+/// One shard's numeric ranks as the merge reads them.
+struct RankShard {
+  std::vector<std::uint32_t> rank, columns;
+  double tolerance = 0, kept = -1, dropped = -1;
+  std::string rule;
+};
+
+/// Decodes one shard's JSON; throws unless it holds exactly the cuts `want` (in order), one rank per cut,
+/// no rank above min(K, n - K) (no cut of a causal n x n mixer has a higher rank), one column count per cut
+/// for the sketch, and numbers where numbers belong.
+RankShard decode_rank_shard(const std::string& bytes, const pos_t* want, std::size_t count, pos_t n,
+                            bool sketch) {
+  const auto j = nlohmann::json::parse(bytes);
+  const auto part = j.at("cuts").get<std::vector<pos_t>>();
+  if (part.size() != count || !std::equal(part.begin(), part.end(), want))
+    throw RuntimeFailure("it covers other cuts than planned");
+  RankShard r;
+  r.rank = j.at("rank").get<std::vector<std::uint32_t>>();
+  if (r.rank.size() != count)
+    throw RuntimeFailure("it holds " + std::to_string(r.rank.size()) + " ranks for " + std::to_string(count) +
+                         " cuts");
+  for (std::size_t c = 0; c < count; ++c)
+    if (r.rank[c] > std::min<pos_t>(want[c], n - std::min(want[c], n)))
+      throw RuntimeFailure("the rank of cut " + std::to_string(want[c]) + " is above min(K, n - K)");
+  r.columns = j.at("columns").get<std::vector<std::uint32_t>>();
+  if (sketch && r.columns.size() != count) throw RuntimeFailure("it lacks the sketch's column counts");
+  r.tolerance = j.at("tolerance").get<double>();
+  r.rule = j.at("rule").get<std::string>();
+  r.kept = j.at("kept").get<double>();
+  r.dropped = j.at("dropped").get<double>();
+  return r;
+}
+
 }  // namespace
 
 std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const CutRankParams& params,
@@ -87,7 +120,7 @@ std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const C
                                   "; cuts " + std::to_string(cuts.size()) + " fnv1a " + fnv1a_hex(cut_list) +
                                   "; shards " + std::to_string(groups.size());
   std::optional<InducedWeights> iw;
-  const auto got = run_item_shards("rank", fingerprint, costs, checkpoint_dir, {p.spec}, [&](std::size_t s) {
+  const auto item = [&](std::size_t s) {
     const std::vector<pos_t> sub(cuts.begin() + static_cast<std::ptrdiff_t>(groups[s].first),
                                  cuts.begin() + static_cast<std::ptrdiff_t>(groups[s].second));
     NumericCutRanks r;
@@ -118,7 +151,12 @@ std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const C
                               {"kept", r.smallest_kept},
                               {"dropped", r.largest_dropped}};
     return j.dump();
-  });
+  };
+  // a shard read back must hold the planned cuts, one rank each (decoded as the merge below decodes it)
+  const auto check = [&](std::size_t s, const std::string& bytes) {
+    decode_rank_shard(bytes, cuts.data() + groups[s].first, groups[s].second - groups[s].first, n, !dense);
+  };
+  const auto got = run_item_shards("rank", fingerprint, costs, checkpoint_dir, {p.spec}, item, check);
   if (!got) return std::nullopt;
 
   // merge: the numeric side in cut order, then every figure derived from both sides as cut_rank_profile does
@@ -131,23 +169,18 @@ std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const C
   out.numeric_method = method_name(numeric);
   out.numeric.clear();
   out.sketch_columns.clear();
-  for (std::size_t s = 0; s < got->size(); ++s) {
-    const auto j = nlohmann::json::parse((*got)[s]);
-    const auto part = j.at("cuts").get<std::vector<pos_t>>();
-    if (!std::equal(part.begin(), part.end(), cuts.begin() + static_cast<std::ptrdiff_t>(groups[s].first)) ||
-        part.size() != groups[s].second - groups[s].first)
-      throw RuntimeFailure("rank shard " + std::to_string(s) + " covers other cuts than planned");
-    for (auto v : j.at("rank")) out.numeric.push_back(v.get<std::uint32_t>());
-    if (!dense)
-      for (auto v : j.at("columns")) out.sketch_columns.push_back(v.get<std::uint32_t>());
+  for (std::size_t s = 0; s < got->size(); ++s) {  // each shard checked by the same decoder as it arrived
+    const RankShard r = decode_rank_shard((*got)[s], cuts.data() + groups[s].first,
+                                          groups[s].second - groups[s].first, n, !dense);
+    out.numeric.insert(out.numeric.end(), r.rank.begin(), r.rank.end());
+    if (!dense) out.sketch_columns.insert(out.sketch_columns.end(), r.columns.begin(), r.columns.end());
     if (s == 0) {
-      out.tolerance = j.at("tolerance").get<double>();
-      out.tolerance_rule = j.at("rule").get<std::string>();
+      out.tolerance = r.tolerance;
+      out.tolerance_rule = r.rule;
       out.smallest_kept = out.largest_dropped = -1.0;
     }
-    const double kept = j.at("kept").get<double>(), dropped = j.at("dropped").get<double>();
-    if (kept >= 0 && (out.smallest_kept < 0 || kept < out.smallest_kept)) out.smallest_kept = kept;
-    if (dropped >= 0 && dropped > out.largest_dropped) out.largest_dropped = dropped;
+    if (r.kept >= 0 && (out.smallest_kept < 0 || r.kept < out.smallest_kept)) out.smallest_kept = r.kept;
+    if (r.dropped >= 0 && r.dropped > out.largest_dropped) out.largest_dropped = r.dropped;
   }
   // the Schwartz-Zippel bound of cut_ranks_exact, summed over every cut in order (a sum of per-shard sums
   // could round differently)

@@ -4,6 +4,7 @@
 // atomically), and every shard's result gathered on rank 0, which merges them. One process without a
 // checkpoint folder never comes here: the commands keep their single-process path.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +25,13 @@ struct ShardJob {
   /// Computes the shards `todo` (indices, in the order given), calling emit once for each, one call at a
   /// time.
   std::function<void(const std::vector<std::size_t>& todo, const Emit& emit)> compute;
+  /// Checks one shard's result as the merge will read it (its types, the sources, cuts or items it
+  /// covers): throws when it does not parse. Run on every shard read back from the checkpoint folder (one
+  /// that fails is computed again, with a note) and on every result a rank sends to rank 0. Optional.
+  std::function<void(std::size_t, const std::string&)> check;
+  /// A shard file larger than this is not read (computed again): bounds the memory a damaged folder can
+  /// take.
+  std::uint64_t max_shard_bytes = std::uint64_t{1} << 30;
 };
 
 struct ShardOutcome {
@@ -45,15 +53,18 @@ std::string fnv1a_hex(const std::string& bytes);
 
 /// Plans, runs and gathers the shards (see the header comment). Collective: every rank calls it with the
 /// same job. A checkpoint folder written for another fingerprint is refused (UsageError) on every rank.
+/// A shard file is trusted only when it is a regular file (never a symbolic link, FIFO or device; opened
+/// without following links or blocking), of at most max_shard_bytes, in the current shard format, of this
+/// job's fingerprint and shard index, whose payload matches its FNV-1a digest and passes `check`; any
+/// other is computed again (a note on stderr names the shard and the reason) and rewritten in place.
 ShardOutcome run_shards(const ShardJob& job);
 
 /// The common case of one shard per item: `item(i)` computes item i's serialised result (timed by the
 /// wall clock). Rank 0 gets every item's result in item order; the other ranks std::nullopt.
-std::optional<std::vector<std::string>> run_item_shards(const std::string& what,
-                                                        const std::string& fingerprint,
-                                                        const std::vector<double>& costs,
-                                                        const std::string& checkpoint_dir,
-                                                        const std::vector<std::string>& input_specs,
-                                                        const std::function<std::string(std::size_t)>& item);
+std::optional<std::vector<std::string>> run_item_shards(
+    const std::string& what, const std::string& fingerprint, const std::vector<double>& costs,
+    const std::string& checkpoint_dir, const std::vector<std::string>& input_specs,
+    const std::function<std::string(std::size_t)>& item,
+    const std::function<void(std::size_t, const std::string&)>& check = {});
 
 }  // namespace mixgraph::cli

@@ -17,6 +17,10 @@ std::optional<std::string> opt_string(const nlohmann::json& j) {
   return j.is_null() ? std::nullopt : std::optional<std::string>(j.get<std::string>());
 }
 
+/// Throws unless `bytes` decode as shard s's result: a part of one instance, or the whole claim ids[s.claim]
+/// (its verdict the one its findings give: a failure has its counterexample).
+void check_claim_shard(const std::vector<std::string>& ids, const ClaimShard& s, const std::string& bytes);
+
 }  // namespace
 
 std::string encode_claim_result(const ClaimResult& r) {
@@ -137,6 +141,27 @@ std::vector<ClaimResult> merge_claim_shards(const std::vector<std::string>& ids,
   return out;
 }
 
+namespace {
+
+void check_claim_shard(const std::vector<std::string>& ids, const ClaimShard& s, const std::string& bytes) {
+  if (s.instance != ClaimShard::kWhole) {
+    const ClaimPart p = decode_claim_part(bytes);
+    if (p.counterexamples.size() > p.counterexample_count)
+      throw RuntimeFailure("it lists more counterexamples than it counts");
+    return;
+  }
+  const ClaimResult r = decode_claim_result(bytes);
+  if (r.claim.id != ids[s.claim]) throw RuntimeFailure("it is the result of claim '" + r.claim.id + "'");
+  const auto& o = r.outcome;
+  const bool passed_ok = o.verdict == "PASSED"   ? o.passed.value_or(false)
+                         : o.verdict == "FAILED" ? !o.passed.value_or(true)
+                                                 : !o.passed.has_value();
+  if (o.verdict != claim_verdict(o) || !passed_ok)
+    throw RuntimeFailure("its verdict '" + o.verdict + "' does not follow from its findings");
+}
+
+}  // namespace
+
 std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::string>& ids,
                                                        const ClaimContext& ctx,
                                                        const std::string& checkpoint_dir) {
@@ -156,8 +181,10 @@ std::optional<std::vector<ClaimResult>> sharded_claims(const std::vector<std::st
   const std::string fingerprint = "verify; mixgraph " + version() + "; n_max " + std::to_string(ctx.n_max) +
                                   "; patterns " + nlohmann::json(ctx.patterns).dump() + "; claims " +
                                   nlohmann::json(ids).dump() + "; shards " + fnv1a_hex(layout);
-  const auto got = run_item_shards("verify", fingerprint, costs, checkpoint_dir, ctx.patterns,
-                                   [&](std::size_t k) { return run_claim_shard(ids, ctx, shards[k]); });
+  const auto got = run_item_shards(
+      "verify", fingerprint, costs, checkpoint_dir, ctx.patterns,
+      [&](std::size_t k) { return run_claim_shard(ids, ctx, shards[k]); },
+      [&](std::size_t k, const std::string& bytes) { check_claim_shard(ids, shards[k], bytes); });
   if (!got) return std::nullopt;
   return merge_claim_shards(ids, ctx, shards, *got);
 }

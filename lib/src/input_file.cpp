@@ -18,6 +18,8 @@ std::uint64_t check_input_file(const std::string& path, const std::string& what)
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
+    if (err == ENOENT)
+      throw MissingInputFile("cannot open " + what + " '" + path + "': " + std::strerror(err));
     throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(err));
   }
   struct stat st {};

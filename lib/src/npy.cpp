@@ -31,6 +31,8 @@ std::string dict_value(const std::string& h, const std::string& key, const std::
   const std::string k1 = "'" + key + "'";
   const auto p = h.find(k1);
   if (p == std::string::npos) throw InputError(path + ": .npy header has no '" + key + "' entry");
+  if (h.find(k1, p + k1.size()) != std::string::npos)  // which one counts would be a guess
+    throw InputError(path + ": .npy header names '" + key + "' twice; save the array again with numpy.save");
   auto q = h.find(':', p + k1.size());
   if (q == std::string::npos) throw InputError(path + ": malformed .npy header");
   ++q;
@@ -48,7 +50,7 @@ std::string dict_value(const std::string& h, const std::string& key, const std::
 }
 
 /// with_data false: the header only (dtype and shape, checked against the file's size), no data read.
-NpyArray read_npy_file(const std::string& path, bool with_data) {
+NpyArray read_npy_file(const std::string& path, bool with_data, const std::string& what) {
   const std::uint64_t file_bytes = detail::check_input_file(path, ".npy file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("cannot open " + path + " (missing or not readable)");
@@ -80,8 +82,8 @@ NpyArray read_npy_file(const std::string& path, bool with_data) {
   else if (descr == "'<f4'" || descr == "'=f4'" || descr == "'|f4'")
     a.fp64 = false;
   else
-    throw InputError(path + ": dtype " + descr +
-                     " is not supported; save X as float32 or float64 (little-endian)");
+    throw InputError(path + ": dtype " + descr + " is not supported; save " + what +
+                     " as float32 or float64 (little-endian)");
   if (fo != "False")
     throw InputError(path + ": Fortran-order arrays are not supported; save a C-order array");
   // shape (r, c): decimal numbers (an old 'L' suffix allowed), checked for 64-bit overflow
@@ -104,7 +106,7 @@ NpyArray read_npy_file(const std::string& path, bool with_data) {
     dims.push_back(v);
   }
   if (dims.size() != 2)
-    throw InputError(path + ": X must be a 2-D array (n rows, d columns); shape is " + shape);
+    throw InputError(path + ": " + what + " must be a 2-D array (n rows, d columns); shape is " + shape);
   a.rows = dims[0];
   a.cols = dims[1];
   const std::uint64_t es = a.fp64 ? 8 : 4;
@@ -129,12 +131,12 @@ NpyArray read_npy_file(const std::string& path, bool with_data) {
 
 }  // namespace
 
-NpyArray read_npy(const std::string& path) {
-  return read_npy_file(path, true);
+NpyArray read_npy(const std::string& path, const std::string& what) {
+  return read_npy_file(path, true, what);
 }
 
-NpyArray read_npy_shape(const std::string& path) {
-  return read_npy_file(path, false);
+NpyArray read_npy_shape(const std::string& path, const std::string& what) {
+  return read_npy_file(path, false, what);
 }
 
 void write_npy(const std::string& path, const NpyArray& a) {
@@ -266,6 +268,12 @@ NpyArray read_dense(const std::string& path) {
   if (e == ".mtx") return read_mtx_dense(path);
   if (e == ".csv" || e == ".txt") return read_csv(path);
   throw UsageError(path + ": unknown file type '" + e + "' (use .npy, .mtx or .csv)");
+}
+
+void check_dense_extension(const std::string& path) {
+  const std::string e = ext_of(path);
+  if (e != ".npy" && e != ".mtx" && e != ".csv" && e != ".txt")
+    throw UsageError(path + ": unknown file type '" + e + "' (use .npy, .mtx or .csv)");
 }
 
 void write_dense(const std::string& path, const NpyArray& a) {

@@ -356,9 +356,12 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   // files' own real weights
   const bool exact = method == CutRankMethod::Exact || (automatic && iw.generic);
   if (method == CutRankMethod::Exact && !iw.generic)
-    throw UsageError(
-        "--method exact draws generic weights over a prime field, but this pattern's weights come from its "
-        ".mtx files: use --method both, dense or sketch for the files' real weights");
+    throw UsageError(params.weights
+                         ? "--method exact draws generic weights over a prime field and cannot use the real "
+                           "weights given: use --method both, dense or sketch for them"
+                         : "--method exact draws generic weights over a prime field, but this pattern's "
+                           "weights come from its .mtx files: use --method both, dense or sketch for the "
+                           "files' real weights");
   const bool dense = !exact && (method == CutRankMethod::Dense || (automatic && n <= 1024));
 
   if (want_num && dense) {

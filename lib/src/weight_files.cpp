@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "input_file.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"
@@ -79,11 +80,10 @@ void load_gates(const WeightArray& g, const std::string& what, pos_t n, int d, s
 }  // namespace
 
 NpyArray read_weight_file(const std::string& path, const std::string& option, std::uint64_t mem_limit) {
-  std::error_code ec;
-  const auto bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(option + " " + path + ": cannot read the file (" + ec.message() + ")");
-  check_memory(std::uint64_t(bytes) * 2, mem_limit, "reading " + option + " " + path);
-  return read_npy(path);
+  // a FIFO or device is refused by name before anything is read ("not a regular file")
+  const std::uint64_t bytes = detail::check_input_file(path, option + " file");
+  check_memory(bytes * 2, mem_limit, "reading " + option + " " + path);
+  return read_npy(path, "the " + option + " weights");
 }
 
 WeightArray weight_array(const NpyArray& a, std::string name) {

@@ -12,13 +12,17 @@ The same analyses as the ``mixgraph`` CLI, with numpy arrays in and out::
 Positions are 1-indexed (entry 0 of a per-position array is position 1). Distances are uint32 with
 ``UNREACHABLE`` (2**32 - 1) where no path exists. Every result has ``to_dict()`` with the fields of the
 CLI's ``--format json`` output. Errors: ``UsageError`` / ``InputError`` (ValueError), ``MemoryRefused``
-(MemoryError), ``RuntimeFailure`` / ``GpuRequired`` (RuntimeError), all ``MixgraphError``.
+(MemoryError), ``RuntimeFailure`` / ``GpuRequired`` (RuntimeError), all ``MixgraphError``; an argument
+of the wrong type raises ``ArgumentTypeError`` (a UsageError and a TypeError), a missing input file
+``InputFileNotFound`` (an InputError and a FileNotFoundError).
 """
 
 from ._core import (
     UNREACHABLE,
+    ArgumentTypeError,
     GpuRequired,
     InputError,
+    InputFileNotFound,
     MemoryRefused,
     MixgraphError,
     Pattern,
@@ -27,6 +31,7 @@ from ._core import (
     __version__,
 )
 from . import _core
+from . import _args
 from ._commands import (
     claim_ids,
     congestion_sweep,
@@ -44,8 +49,10 @@ from ._stack import stack
 from ._results import Result
 
 __all__ = [
+    "ArgumentTypeError",
     "GpuRequired",
     "InputError",
+    "InputFileNotFound",
     "MemoryRefused",
     "MixgraphError",
     "Pattern",
@@ -91,6 +98,14 @@ def distances(pattern, n=None, *, source=None, target=None, counts=False, all_pa
     (``depth``, ``by_depth``, ``profile``, with source=j ``distances``: lists, None = unreachable); it takes
     source and summary only.
     """
+    pattern = _args.spec(pattern)
+    n = _args.count(n, "n", optional=True)
+    source = None if source is None else _args.position(source, "source")
+    target = None if target is None else _args.position(target, "target")
+    counts, all_pairs, summary, matrix = (_args.flag(v, k) for v, k in ((counts, "counts"), (all_pairs, "all_pairs"),
+                                                                         (summary, "summary"), (matrix, "matrix")))
+    method = _args.text(method, "method")
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
     if _stack.is_stack(pattern):
         return _stack.distances(pattern, n, source=source, summary=summary, threads=threads,
                                 mem_limit=mem_limit,
@@ -116,6 +131,9 @@ def path_lengths(patterns, sweep, *, all_pairs=False, threads=0, mem_limit=None,
     total) called after each row (done of total = patterns x sweep points), or True (tqdm). Ctrl-C raises
     KeyboardInterrupt within a second and the table stops at its next row.
     """
+    patterns, sweep = _args.specs(patterns), _args.text(sweep, "sweep")
+    all_pairs, threads = _args.flag(all_pairs, "all_pairs"), _args.threads(threads)
+    mem_limit, progress = _args.mem_limit(mem_limit), _args.progress(progress)
     cb, bar = _progress(progress, "distances")
     try:
         return Result("distances", *_core._path_lengths(patterns, sweep, all_pairs, threads, mem_limit, cb))
@@ -142,6 +160,10 @@ def congestion(pattern, N=None, *, routing=None, lp=False, seed=1, paths=False, 
     ``stack:P1,P2,...`` spec is the copy task across the layers (the CLI's fields plus ``depth`` and
     ``layers``; lp=True gives the LP and integer bounds on the stacked graph; paths is not taken).
     """
+    pattern, N = _args.spec(pattern), _args.count(N, "N", optional=True)
+    routing = _args.text(routing, "routing", optional=True)
+    lp, paths, seed = _args.flag(lp, "lp"), _args.flag(paths, "paths"), _args.seed(seed)
+    mem_limit = _args.mem_limit(mem_limit)
     if _stack.is_stack(pattern):
         return _stack.congestion(pattern, N, routing=routing, lp=lp, seed=seed, mem_limit=mem_limit,
                                  refused=[("paths", paths)])
@@ -171,6 +193,10 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
     the CLI's stack fields (``numeric``, ``flow``, ``layers``, ...; method 'both', 'exact', 'dense' or
     'flow', 'both' taking the exact rank where every layer is seeded and n <= 1024; no dyadic).
     """
+    pattern, n, method = _args.spec(pattern), _args.count(n, "n", optional=True), _args.text(method, "method")
+    cuts = _args.cuts(cuts)
+    seed, tol, dyadic = _args.seed(seed), _args.real(tol, "tol", 0.0, 1.0), _args.flag(dyadic, "dyadic")
+    mem_limit, progress = _args.mem_limit(mem_limit), _args.progress(progress)
     if _stack.is_stack(pattern):
         return _stack.rank(pattern, n, method=method, cuts=cuts, seed=seed, tol=tol, mem_limit=mem_limit,
                            progress=progress, refused=[("dyadic", dyadic)])
@@ -228,6 +254,13 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     messages. The weights are not cached on the Pattern. A CUDA X takes only ``gates`` and ``input_gates``
     (CUDA tensors, above).
     """
+    pattern = _args.spec(pattern)
+    heads, seed, threads = _args.integer(heads, "heads", 1, 2**31 - 1), _args.seed(seed), _args.threads(threads)
+    info, mem_limit, progress = _args.flag(info, "info"), _args.mem_limit(mem_limit), _args.progress(progress)
+    attn_kernel = _args.text(attn_kernel, "attn_kernel")
+    if X is None or isinstance(X, (str, bytes, numbers.Number)):
+        raise ArgumentTypeError("X must be an array (numpy, torch or any DLPack / buffer object), not "
+                                f"{type(X).__name__}")
     if _stack.is_stack(pattern):
         raise UsageError(f"pattern '{pattern}': a stack of layers is not a single-layer pattern; solve runs "
                          "one mixer (mixgraph.stack, distances, rank and congestion take stacks)")
@@ -254,7 +287,7 @@ def _weight_arg(v, name):
     if v is None:
         return None
     if isinstance(v, (str, bytes, os.PathLike)):
-        return os.fsdecode(v)
+        return _args.path(v, name)
     if (hasattr(v, "__dlpack__") and not isinstance(v, _np.ndarray)) or isinstance(v, memoryview):
         return v
     if not isinstance(v, _np.ndarray):
@@ -335,6 +368,8 @@ def _pattern_to_pandas(self):
         cols["kept_set_size"] = self.kept_set_sizes()
     return pd.DataFrame(cols)
 
+
+import numbers  # noqa: E402
 
 import numpy as _np  # noqa: E402
 

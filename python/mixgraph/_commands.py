@@ -5,9 +5,10 @@ header fields. Long calls release the GIL, take ``progress=`` and stop on Ctrl-C
 
 import json
 import os
+import re
 import sys
 
-from . import _core
+from . import _args, _core
 from ._results import Result
 
 _HEADER = ("schema", "mixgraph_version", "command", "parameters")
@@ -48,10 +49,32 @@ def _common(args, threads, mem_limit):
     return args + ["--format", "json"]
 
 
-def _run(kind, args, progress=None, total=None, ok_codes=(0,)):
-    cb, bar = _progress(progress, kind)
+# The CLI's options under the Python names of the functions here (messages name what the caller wrote).
+_NAMES = {"--threads": "threads", "--mem-limit": "mem_limit", "--seed": "seed", "--n": "n", "--n-max": "n_max",
+          "--claim": "claims", "--sweep": "sweep", "--routing": "routing", "--out": "out", "--heads": "heads",
+          "--backend": "backend", "--numeric-limit": "numeric_limit", "--state": "state", "--tol": "tol",
+          "--out-channels": "p", "--in-channels": "d", "--matrices": "matrices", "--example": "example",
+          "--attn-kernel": "attn_kernel", "--weights-a": "weights_a", "--weights-b": "weights_b",
+          "--gates": "gates", "--input-gates": "input_gates", "--attn-q": "attn_q", "--attn-k": "attn_k",
+          "--cuts": "cuts", "--method": "method", "--source": "source", "--force": "force",
+          "--dense-cap": "dense_cap", "--heatmap-cap": "heatmap_cap", "--svg-cap": "svg_cap",
+          "--all-pairs-cap": "all_pairs_cap", "--rank-cap": "rank_cap", "--rank-cuts": "rank_cuts",
+          "--routing-cap": "routing_cap", "--lp-cap": "lp_cap", "--profile": "profile", "--summary": "summary"}
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def _python_names(message, names):
+    """The message with the CLI's option names replaced by the Python argument names."""
+    return _FLAG.sub(lambda m: names.get(m.group(0), _NAMES.get(m.group(0), m.group(0))), message)
+
+
+def _run(kind, args, progress=None, total=None, ok_codes=(0,), names=None):
+    cb, bar = _progress(_args.progress(progress), kind)
     try:
         code, out = _core._cli([str(a) for a in args], cb, -1 if total is None else total)
+    except (_core.UsageError, _core.InputError) as e:  # the same class, with the Python argument names
+        names = {"--pattern": "patterns" if kind == "verify" else "pattern", **(names or {})}
+        raise type(e)(_python_names(str(e), names)) from None
     finally:
         if bar is not None:
             bar.close()
@@ -81,6 +104,11 @@ def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=No
     and weight options (as ``solve``'s keywords: a .npy path or a 2-D array; arrays are written to a
     temporary .npy first): the checks run with these weights instead of the seeded ones. gates need heads
     (their columns)."""
+    pattern, n = _args.text(pattern, "pattern"), _args.count(n, "n", optional=True)
+    backend, seed = _args.text(backend, "backend"), _args.seed(seed)
+    heads = None if heads is None else _args.integer(heads, "heads", 1, 2**31 - 1)
+    attn_kernel = _args.text(attn_kernel, "attn_kernel")
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
     args = ["validate", "-p", pattern]
     if n is not None:
         args += ["-n", n]
@@ -111,11 +139,19 @@ class _weight_files:
         for name, v in self.weights.items():
             if v is None:
                 continue
-            if not isinstance(v, (str, bytes, os.PathLike)):
+            if isinstance(v, (str, bytes, os.PathLike)):
+                v = _args.path(v, name.replace("-", "_"))
+            else:
                 if self.dir is None:
                     self.dir = tempfile.TemporaryDirectory(prefix="mixgraph-weights-")
                 path = os.path.join(self.dir.name, name + ".npy")
-                a = np.asarray(v)
+                try:
+                    a = np.asarray(v)
+                except (TypeError, ValueError) as e:  # ragged nested lists and the like
+                    raise _core.UsageError(f"{name.replace('-', '_')} is not an array of numbers ({e})") from None
+                if a.dtype.kind not in "fiub" or a.ndim != 2:
+                    raise _core.UsageError(f"{name.replace('-', '_')} must be a 2-D array of real numbers (got "
+                                           f"dtype {a.dtype}, shape {a.shape})")
                 np.save(path, a if a.dtype in (np.float32, np.float64) else a.astype(np.float64))
                 v = path
             flags += ["--" + name, os.fsdecode(v)]
@@ -144,11 +180,14 @@ def verify(claims=None, *, patterns=None, n_max=None, threads=0, mem_limit=None,
     row per claim. A failed claim is a finding, not an exception. progress: a callable
     progress(stage, done, total) called as each claim starts, or True (tqdm). Ctrl-C stops it at the
     next claim."""
-    ids = None if claims is None else _specs(claims)
+    ids = None if claims is None else _args.specs(claims, "claims")
+    patterns = None if patterns is None else _args.specs(patterns, "patterns")
+    n_max = None if n_max is None else _args.count(n_max, "n_max")
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
     args = ["verify"]
     for c in ids or []:
         args += ["--claim", c]
-    for p in [] if patterns is None else _specs(patterns):
+    for p in [] if patterns is None else patterns:
         args += ["--pattern", p]
     _opt(args, "--n-max", n_max)
     total = len(ids) if ids else len(_core._claim_ids())
@@ -168,8 +207,18 @@ def report(out, patterns=None, n=None, *, force=False, seed=1, dense_cap=None, h
     leaves ``out`` as it was. Returns a Result with report.json's fields (``sections``, ``table1``,
     ``files``, ``notes``, ``seconds``). progress: a callable progress(stage, done, total) called at each
     stage (total None), or True (tqdm)."""
-    args = ["report", "--out", str(out)]
-    for p in [] if patterns is None else _specs(patterns):
+    out = _args.path(out, "out")
+    patterns = None if patterns is None else _args.specs(patterns, "patterns")
+    n = _args.count(n, "n", optional=True)
+    force, pdf, seed = _args.flag(force, "force"), _args.flag(pdf, "pdf"), _args.seed(seed)
+    dense_cap, heatmap_cap, svg_cap, all_pairs_cap, rank_cap, rank_cuts, routing_cap, lp_cap = (
+        _args.count(v, k, optional=True) for v, k in (
+            (dense_cap, "dense_cap"), (heatmap_cap, "heatmap_cap"), (svg_cap, "svg_cap"),
+            (all_pairs_cap, "all_pairs_cap"), (rank_cap, "rank_cap"), (rank_cuts, "rank_cuts"),
+            (routing_cap, "routing_cap"), (lp_cap, "lp_cap")))
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
+    args = ["report", "--out", out]
+    for p in [] if patterns is None else patterns:
         args += ["--pattern", p]
     _opt(args, "-n", n)
     if force:
@@ -181,7 +230,7 @@ def report(out, patterns=None, n=None, *, force=False, seed=1, dense_cap=None, h
         _opt(args, flag, v)
     if pdf:
         args.append("--pdf")
-    return _run("report", _common(args, threads, mem_limit), progress)
+    return _run("report", _common(args, threads, mem_limit), progress, names={"--pattern": "patterns"})
 
 
 def pattern_sweep(pattern, sweep, *, threads=0, mem_limit=None, progress=None):
@@ -191,6 +240,8 @@ def pattern_sweep(pattern, sweep, *, threads=0, mem_limit=None, progress=None):
     with the CLI's fields (one row per n: max decode cost, max cache, nnz, ...; the growth fits);
     ``to_pandas()`` gives the rows. O(n + nnz) per n. progress: a callable progress(stage, done, total)
     called after each n (done of total sweep points), or True (tqdm); Ctrl-C stops it at the next n."""
+    pattern, sweep = _args.text(pattern, "pattern"), _args.text(sweep, "sweep")
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
     args = ["pattern", "-p", pattern, "--sweep", sweep]
     return _run("pattern", _common(args, threads, mem_limit), progress)
 
@@ -203,14 +254,17 @@ def congestion_sweep(patterns, sweep, *, routing=None, lp=False, seed=1, threads
     their certificate names, best routing's congestion, gap); ``to_pandas()`` gives the rows. progress: a
     callable progress(stage, done, total) called after each row (done of total = patterns x copy lengths),
     or True (tqdm); Ctrl-C stops it at the next row."""
+    patterns, sweep = _args.specs(patterns), _args.text(sweep, "sweep")
+    routing, lp, seed = _args.text(routing, "routing", optional=True), _args.flag(lp, "lp"), _args.seed(seed)
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
     args = ["congestion"]
-    for p in _specs(patterns):
+    for p in patterns:
         args += ["-p", p]
     args += ["--sweep", sweep, "--seed", seed]
     _opt(args, "--routing", routing)
     if lp:
         args.append("--lp")
-    return _run("congestion", _common(args, threads, mem_limit), progress)
+    return _run("congestion", _common(args, threads, mem_limit), progress, names={"--pattern": "patterns"})
 
 
 def loglinear(T, *, seed=1, numeric_limit=1024, pattern=None, threads=0, mem_limit=None):
@@ -218,9 +272,13 @@ def loglinear(T, *, seed=1, numeric_limit=1024, pattern=None, threads=0, mem_lim
     query (0-indexed t = 0..T-1), max_levels, and the HODLR check (numeric dyadic block ranks of M^H up
     to T = numeric_limit <= 4096); with ``pattern``, also that pattern's dyadic block ranks at n = T.
     T <= 2**28."""
+    T, seed = _args.count(T, "T"), _args.seed(seed)
+    numeric_limit = _args.count(numeric_limit, "numeric_limit")
+    pattern = _args.text(pattern, "pattern", optional=True)
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
     args = ["rank", "loglinear", "-n", T, "--seed", seed, "--numeric-limit", numeric_limit]
     _opt(args, "--pattern", pattern)
-    return _run("rank", _common(args, threads, mem_limit))
+    return _run("rank", _common(args, threads, mem_limit), names={"--n": "T"})
 
 
 def ssm_rank(n, *, state=None, p=None, d=None, tol=0.0, seed=1, matrices=None, example=None, threads=0,
@@ -230,7 +288,12 @@ def ssm_rank(n, *, state=None, p=None, d=None, tol=0.0, seed=1, matrices=None, e
     residuals. A random SSM of ``state`` size N with output dimension p and input dimension d (seeded),
     the matrices Abar, Bbar, C from Matrix Market files (``matrices='A.mtx,B.mtx,C.mtx'``), or
     ``example='rotation'`` (the rank-gap example)."""
-    args = ["rank", "ssm", "-n", n, "--tol", tol, "--seed", seed]
+    n, tol, seed = _args.count(n, "n"), _args.real(tol, "tol", 0.0, 1.0), _args.seed(seed)
+    state, p, d = (_args.count(v, k, optional=True) for v, k in ((state, "state"), (p, "p"), (d, "d")))
+    matrices = _args.text(matrices, "matrices", optional=True)
+    example = _args.text(example, "example", optional=True)
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
+    args = ["rank", "ssm", "-n", n, "--tol", repr(tol), "--seed", seed]
     for flag, v in (("--state", state), ("--out-channels", p), ("--in-channels", d), ("--matrices", matrices), ("--example", example)):
         _opt(args, flag, v)
     return _run("rank", _common(args, threads, mem_limit))
@@ -240,8 +303,11 @@ def heads_rank(patterns, n, p, d, *, tol=0.0, seed=1, threads=0, mem_limit=None)
     """The interaction rank of a multi-head mixer, sum_h [(I - B_h)^{-1} A_h]_ij V_h (``mixgraph rank
     heads``): one pattern per head (a list of specs), n <= 1024 tokens, output dimension p, input
     dimension d, seeded weights; numerical rank with relative tolerance tol (0: 1e-8)."""
+    patterns, n, p, d = _args.specs(patterns), _args.count(n, "n"), _args.count(p, "p"), _args.count(d, "d")
+    tol, seed = _args.real(tol, "tol", 0.0, 1.0), _args.seed(seed)
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
     args = ["rank", "heads"]
-    for s in _specs(patterns):
+    for s in patterns:
         args += ["--pattern", s]
-    args += ["-n", n, "--out-channels", p, "--in-channels", d, "--tol", tol, "--seed", seed]
-    return _run("rank", _common(args, threads, mem_limit))
+    args += ["-n", n, "--out-channels", p, "--in-channels", d, "--tol", repr(tol), "--seed", seed]
+    return _run("rank", _common(args, threads, mem_limit), names={"--pattern": "patterns"})

@@ -3,7 +3,7 @@ congestion for stacks, run in-process; their results are the CLI's JSON (schemas
 mixgraph.distances.stack, mixgraph.rank.stack, mixgraph.congestion). A stack is not a single-layer
 Pattern: ``Pattern('stack:...')`` raises UsageError."""
 
-from . import _core
+from . import _args, _core
 from ._commands import _common, _opt, _run
 
 
@@ -31,6 +31,9 @@ def stack(spec, n, *, profile=False, summary=False, threads=0, mem_limit=None):
     ``family``, ``a_mode``, ``nnz_A``, ``nnz_B``, ...). profile=True adds ``decode_cost`` and
     ``cache_size`` per position (summed over layers; uint32 lists). O(L (n + nnz)).
     """
+    spec, n = _args.text(spec, "spec"), _args.count(n, "n")
+    profile, summary = _args.flag(profile, "profile"), _args.flag(summary, "summary")
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
     if not is_stack(spec):
         raise _core.UsageError(f"stack() takes a stack:P1,P2,... spec (got '{spec}'); a single-layer pattern "
                                "is mixgraph.Pattern(spec, n)")
@@ -39,7 +42,7 @@ def stack(spec, n, *, profile=False, summary=False, threads=0, mem_limit=None):
         args.append("--profile")
     if summary:
         args.append("--summary")
-    return _run("pattern", _common(args, threads, mem_limit))
+    return _run("pattern", _common(args, threads, mem_limit), names={"--pattern": "spec"})
 
 
 def distances(spec, n, *, source=None, summary=False, threads=0, mem_limit=None, refused=()):

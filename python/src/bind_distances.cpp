@@ -46,6 +46,7 @@ pos_t position(const Pattern& p, long long v, const char* what) {
 pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object& source_obj,
                     const pb::object& target_obj, bool counts, bool all_pairs, bool summary, bool matrix,
                     const std::string& method_text, int threads, const pb::object& mem) {
+  check_threads(threads);
   const PatternPtr h = pattern_from(pat, n);
   const Pattern& p = h->p;
   const ProfileMethod method = parse_method(method_text);
@@ -143,6 +144,7 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
 
 pb::tuple path_lengths(const pb::object& patterns, const std::string& sweep, bool all_pairs, int threads,
                        const pb::object& mem, const pb::object& progress) {
+  check_threads(threads);
   std::vector<std::string> specs;
   if (pb::isinstance<pb::str>(patterns))
     specs.push_back(patterns.cast<std::string>());

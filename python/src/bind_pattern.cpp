@@ -20,6 +20,40 @@ const PatternProfile& PatternHolder::profile() {
   return *prof;
 }
 
+void check_threads(long long threads, const char* name) {
+  if (threads < 0 || threads > kMaxThreads)
+    throw UsageError(std::string(name) + " must be between 0 (all cores) and " + std::to_string(kMaxThreads) +
+                     " (got " + std::to_string(threads) + ")");
+}
+
+namespace {
+
+std::string show(const pb::handle& v) {
+  std::string r = pb::repr(v).cast<std::string>();
+  if (r.size() > 60) r = r.substr(0, 57) + "...";
+  return r;
+}
+
+/// An int argument (bool refused) as an unsigned 64-bit value; ArgumentTypeError for another type,
+/// UsageError for a negative value or one beyond 64 bits.
+std::uint64_t u64_arg(const pb::handle& v, const std::string& name, const std::string& want) {
+  if (pb::isinstance<pb::bool_>(v) || !pb::isinstance<pb::int_>(v))
+    throw ArgumentTypeError(name + " must be " + want + " (got " + show(v) + ")");
+  int overflow = 0;
+  const long long s = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow < 0 || (overflow == 0 && s < 0))
+    throw UsageError(name + " must be >= 0 (got " + show(v) + ")");
+  if (overflow == 0) return static_cast<std::uint64_t>(s);
+  const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw UsageError(name + " must be below 2**64 (got " + show(v) + ")");
+  }
+  return u;
+}
+
+}  // namespace
+
 std::uint64_t n_from(const pb::object& n, const std::string& spec) {
   const bool is_mtx = spec.rfind("mtx:", 0) == 0;
   if (n.is_none()) {
@@ -27,24 +61,27 @@ std::uint64_t n_from(const pb::object& n, const std::string& spec) {
     return 0;
   }
   if (pb::isinstance<pb::str>(n)) return parse_count(n.cast<std::string>(), "n");
-  if (pb::isinstance<pb::bool_>(n) || !pb::isinstance<pb::int_>(pb::reinterpret_borrow<pb::object>(n)))
-    throw UsageError("n must be an int or text such as '2^20' (got " + pb::repr(n).cast<std::string>() + ")");
-  const auto v = n.cast<long long>();
-  if (v < (is_mtx ? 0 : 1)) throw UsageError("n must be >= 1 (got " + std::to_string(v) + ")");
-  return static_cast<std::uint64_t>(v);
+  const std::uint64_t v = u64_arg(n, "n", "an int or text such as '2^20'");
+  if (v < (is_mtx ? 0u : 1u)) throw UsageError("n must be >= 1 (got " + std::to_string(v) + ")");
+  return v;
 }
 
 std::uint64_t mem_limit_from(const pb::object& m) {
   if (m.is_none()) return 0;
   if (pb::isinstance<pb::str>(m)) return parse_memory_size(m.cast<std::string>());
-  const auto v = m.cast<long long>();
-  if (v < 0) throw UsageError("mem_limit must be >= 0 bytes");
-  return static_cast<std::uint64_t>(v);
+  return u64_arg(m, "mem_limit", "an int (bytes) or text such as '8G'");
 }
 
 namespace {
 
-PatternPtr make_holder(const std::string& spec, const pb::object& n_obj, int threads, const pb::object& mem) {
+PatternPtr make_holder(const pb::object& spec_obj, const pb::object& n_obj, const pb::object& threads_obj,
+                       const pb::object& mem) {
+  if (!pb::isinstance<pb::str>(spec_obj))
+    throw ArgumentTypeError("spec must be a pattern spec str such as 'pow2' (got " + show(spec_obj) + ")");
+  const std::string spec = spec_obj.cast<std::string>();
+  const std::uint64_t t = u64_arg(threads_obj, "threads", "an int (0 = all cores)");
+  check_threads(t > std::uint64_t(kMaxThreads) ? kMaxThreads + 1 : static_cast<long long>(t));
+  const int threads = static_cast<int>(t);
   const std::uint64_t n = n_from(n_obj, spec);
   if (spec.rfind("mtx:", 0) != 0) validate_n(n);
   check_memory(estimate_pattern_bytes(spec, n, true), mem_limit_from(mem),
@@ -65,11 +102,16 @@ pb::object to_dict(PatternHolder& h, bool lists) {
   return json_to_py(j);
 }
 
-pos_t position(const PatternHolder& h, long long i) {
-  if (i < 1 || static_cast<std::uint64_t>(i) > h.p.n)
-    throw UsageError("position " + std::to_string(i) + " is outside 1.." + std::to_string(h.p.n) +
-                     " (positions are 1-indexed)");
-  return static_cast<pos_t>(i - 1);
+pos_t position(const PatternHolder& h, const pb::object& i_obj) {
+  if (!pb::isinstance<pb::bool_>(i_obj) && pb::isinstance<pb::int_>(i_obj)) {
+    int overflow = 0;
+    const long long i = PyLong_AsLongLongAndOverflow(i_obj.ptr(), &overflow);
+    if (overflow != 0 || i < 1 || static_cast<std::uint64_t>(i) > h.p.n)
+      throw UsageError("position " + show(i_obj) + " is outside 1.." + std::to_string(h.p.n) +
+                       " (positions are 1-indexed)");
+    return static_cast<pos_t>(i - 1);
+  }
+  throw ArgumentTypeError("i must be an int, a 1-indexed position (got " + show(i_obj) + ")");
 }
 
 pb::dict csr_dict(Csr&& c) {
@@ -156,7 +198,7 @@ Raises UsageError (a ValueError) for a bad spec or n, InputError for a bad .mtx 
           "Cache-efficient (+cache) patterns: per position |S_i| (uint32, read-only view); None otherwise.")
       .def(
           "reads",
-          [](const PatternHolder& h, long long i) {
+          [](const PatternHolder& h, const pb::object& i) {
             const pos_t r = position(h, i);
             std::vector<pos_t> b, a;
             for_each_b_read(h.p, r, [&](pos_t j) { b.push_back(j + 1); });
@@ -172,7 +214,8 @@ Raises UsageError (a ValueError) for a bad spec or n, InputError for a bad .mtx 
            "lists, like --summary.")
       .def(
           "_weights",
-          [](const PatternHolder& h, std::uint64_t seed) {
+          [](const PatternHolder& h, const pb::object& seed_obj) {
+            const std::uint64_t seed = u64_arg(seed_obj, "seed", "an int in 0..2**64-1");
             WeightedPattern w;
             {
               pb::gil_scoped_release release;

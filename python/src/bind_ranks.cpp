@@ -1,6 +1,8 @@
 // mixgraph.cut_ranks: cut-rank profiles of M = (I - B)^{-1} A, numeric and Menger flow (`mixgraph rank`).
 #include <pybind11/stl.h>
 
+#include <cmath>
+
 #include "common.hpp"
 #include "interrupt.hpp"
 #include "json_py.hpp"
@@ -47,7 +49,9 @@ CutRankMethod method_from(const std::string& m) {
 pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::string& method,
                     const pb::object& cuts, std::uint64_t seed, double tol, bool dyadic,
                     const pb::object& mem, const pb::object& progress) {
-  if (tol < 0) throw UsageError("tol must be >= 0 (0 = the default rule)");
+  if (!std::isfinite(tol) || tol < 0 || tol > 1)  // as the CLI's --tol: NaN would keep every pivot, inf none
+    throw UsageError("tol must be a finite number in [0, 1] (0 = the default rule; got " +
+                     std::to_string(tol) + ")");
   if (pb::isinstance<pb::str>(pat)) {
     const auto spec = pat.cast<std::string>();
     const auto n = n_from(n_obj, spec);

@@ -216,7 +216,7 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
                 const std::string& attn_kernel) {
   const PatternPtr h = pattern_from(pat, pb::none());
   if (heads < 1) throw UsageError("heads must be >= 1");
-  if (threads < 0) throw UsageError("threads must be >= 0 (0 = all cores)");
+  check_threads(threads);
   const ArrayView xv = array_view(x, false, "X");
   if (static_cast<std::uint64_t>(xv.rows) != h->p.n)
     throw UsageError("X has " + std::to_string(xv.rows) +

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 
@@ -52,6 +53,16 @@ struct PatternHolder {
   std::size_t weights_value_bytes = 0;
 };
 using PatternPtr = std::shared_ptr<PatternHolder>;
+
+/// An argument of the wrong type: mixgraph.ArgumentTypeError (a UsageError and a TypeError).
+struct ArgumentTypeError : UsageError {
+  using UsageError::UsageError;
+};
+
+/// The largest `threads` (the CLI's --threads limit).
+inline constexpr int kMaxThreads = 1024;
+/// Refuses threads outside 0..kMaxThreads (UsageError naming `name`).
+void check_threads(long long threads, const char* name = "threads");
 
 /// n as the CLI's --n takes it: an int, or text such as "2^20" / "1e6"; None (0) for mtx: specs.
 std::uint64_t n_from(const pb::object& n, const std::string& spec);

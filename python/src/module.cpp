@@ -13,6 +13,8 @@ PyObject* g_input = nullptr;
 PyObject* g_memory = nullptr;
 PyObject* g_runtime = nullptr;
 PyObject* g_gpu = nullptr;
+PyObject* g_argtype = nullptr;
+PyObject* g_missing = nullptr;
 
 PyObject* make_exc(pb::module_& m, const char* name, const char* doc, pb::tuple bases) {
   const std::string full = std::string("mixgraph.") + name;
@@ -40,6 +42,13 @@ void bind_errors(pb::module_& m) {
                      "Bad input data: a malformed or non-triangular .mtx file, NaN/inf weights (the CLI's "
                      "exit code 3). A ValueError.",
                      B({g_base, PyExc_ValueError}));
+  g_argtype = make_exc(m, "ArgumentTypeError",
+                       "An argument of the wrong type (a number where a spec belongs, text where an int "
+                       "belongs). A UsageError and a TypeError.",
+                       B({g_usage, PyExc_TypeError}));
+  g_missing = make_exc(m, "InputFileNotFound",
+                       "An input file that does not exist. An InputError and a FileNotFoundError.",
+                       B({g_input, PyExc_FileNotFoundError}));
   g_memory = make_exc(m, "MemoryRefused",
                       "Work refused before allocating: the estimate is above the memory limit (physical "
                       "memory unless mem_limit is given). A MemoryError.",
@@ -55,14 +64,21 @@ void bind_errors(pb::module_& m) {
       if (p) std::rethrow_exception(p);
     } catch (const MemoryRefused& e) {
       PyErr_SetString(g_memory, e.what());
+    } catch (const ArgumentTypeError& e) {
+      PyErr_SetString(g_argtype, e.what());
     } catch (const UsageError& e) {
       PyErr_SetString(g_usage, e.what());
+    } catch (const MissingInputFile& e) {
+      PyErr_SetString(g_missing, e.what());
     } catch (const InputError& e) {
       PyErr_SetString(g_input, e.what());
     } catch (const GpuRequired& e) {
       PyErr_SetString(g_gpu, e.what());
     } catch (const Error& e) {
       PyErr_SetString(g_runtime, e.what());
+    } catch (const pb::cast_error& e) {  // a value the binding could not convert: a type error of the caller
+      PyErr_SetString(
+          g_argtype, (std::string("an argument has the wrong type or is out of range: ") + e.what()).c_str());
     }
   });
 }

@@ -123,5 +123,5 @@ def test_stack_rank_takes_progress_and_pattern_sweep_refuses():
     with pytest.raises(KeyboardInterrupt):
         mixgraph.rank("stack:ssm,window:8", 2000, method="flow", cuts=50, progress=stop)
     assert seen[-1] == 2
-    with pytest.raises(mixgraph.UsageError, match="--sweep"):
+    with pytest.raises(mixgraph.UsageError, match="does not take sweep"):  # the Python argument's name
         mixgraph.pattern_sweep("stack:ssm,window:8", "64..128")

@@ -25,6 +25,10 @@ struct UsageError : Error {
 struct InputError : Error {
   explicit InputError(const std::string& w) : Error(ExitCode::BadInput, w) {}
 };
+/// An input file that does not exist (exit 3, an InputError; Python raises it as a FileNotFoundError too).
+struct MissingInputFile : InputError {
+  explicit MissingInputFile(const std::string& w) : InputError(w) {}
+};
 /// Runtime failure: work refused for memory, a feature not built in, I/O failure (exit 1).
 struct RuntimeFailure : Error {
   explicit RuntimeFailure(const std::string& w) : Error(ExitCode::Runtime, w) {}

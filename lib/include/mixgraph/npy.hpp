@@ -19,11 +19,12 @@ struct NpyArray {
 };
 
 /// Reads a .npy file. Accepts descr '<f4' / '<f8' (or '|'/'=' on little-endian), fortran_order False, shape
-/// (r, c); anything else throws InputError naming what was found. O(size).
-NpyArray read_npy(const std::string& path);
+/// (r, c), each header key once; anything else throws InputError naming the file and what was found, with
+/// `what` naming the array in the advice ("save <what> as float32 ..."; default "X"). O(size).
+NpyArray read_npy(const std::string& path, const std::string& what = "X");
 /// The header of a .npy file as read_npy checks it (dtype, C order, a 2-D shape matching the file's size):
 /// rows, cols and fp64 set, no values read. Lets a caller refuse a wrong shape before reading the data.
-NpyArray read_npy_shape(const std::string& path);
+NpyArray read_npy_shape(const std::string& path, const std::string& what = "X");
 /// Writes .npy version 1.0 ('<f8' or '<f4' as a.fp64), atomically. Throws RuntimeFailure on I/O errors.
 void write_npy(const std::string& path, const NpyArray& a);
 
@@ -39,6 +40,9 @@ void require_finite(const NpyArray& a, const std::string& what, const std::strin
 void require_finite(const void* data, bool fp64, std::uint64_t rows, std::uint64_t cols,
                     const std::string& what, const std::string& advice = "");
 
+/// Refuses (UsageError) a path write_dense cannot write: an extension other than .npy, .mtx, .csv or .txt.
+/// O(1); lets a command refuse before any work.
+void check_dense_extension(const std::string& path);
 /// By extension: .npy, .mtx (array format), .csv. Atomic.
 void write_dense(const std::string& path, const NpyArray& a);
 
