@@ -28,7 +28,6 @@ from ._core import (
 )
 from . import _core
 from ._commands import (
-    claim_ids,
     congestion_sweep,
     heads_rank,
     loglinear,
@@ -36,12 +35,14 @@ from ._commands import (
     report,
     ssm_rank,
     validate,
-    verify,
 )
 from ._commands import _progress
 from . import _stack
 from ._stack import stack
 from ._results import Result
+from ._claims import claim, claim_ids, verify
+from ._gallery import compare, gallery
+from . import plot  # matplotlib is imported by its functions, not here
 
 __all__ = [
     "GpuRequired",
@@ -54,10 +55,13 @@ __all__ = [
     "UNREACHABLE",
     "UsageError",
     "__version__",
+    "claim",
     "claim_ids",
+    "compare",
     "congestion",
     "congestion_sweep",
     "distances",
+    "gallery",
     "heads_rank",
     "loglinear",
     "path_lengths",
