@@ -1,0 +1,106 @@
+"""mixgraph.gallery / compare: the CLI's `gallery --format json` numbers as DataFrames, checked against the CLI
+and against the single analyses (Pattern, stack, distances, congestion, rank) run one by one."""
+
+import pytest
+
+import mixgraph
+
+pd = pytest.importorskip("pandas")
+
+N = 256
+SPECS = ["ssm", "window:8", "pow2", "pow2+cache", "window:6|sink:2", "heads:window:8;pow2+cache",
+         "stack:ssm,window:8", "offsets:3,5"]
+
+
+@pytest.fixture(scope="module")
+def table():
+    return mixgraph.gallery(SPECS, N, cuts=8)
+
+
+def cell(v):
+    return None if v is pd.NA else (v.item() if hasattr(v, "item") else v)
+
+
+def test_equals_the_cli(table, cli):
+    args = ["gallery", "-n", N, "--cuts", 8]
+    for s in SPECS:
+        args += ["-p", s]
+    want = cli(*args)["designs"]
+    assert list(table["pattern"]) == SPECS == [d["pattern"] for d in want]
+    for (_, row), d in zip(table.iterrows(), want):
+        for k, v in d.items():
+            assert cell(row[k]) == v, (d["pattern"], k)
+        if "depth" not in d:
+            assert row["depth"] == 1
+
+
+def test_dtypes_are_documented(table):
+    assert dict(table.dtypes.astype(str)) == mixgraph._gallery.GALLERY_COLUMNS
+    assert table.attrs == {"n": N, "cuts": 8}
+
+
+def test_equals_the_single_analyses(table):
+    """Every number from the analyses run one at a time (the stack through mixgraph.stack and the stack
+    forms of distances / congestion / rank)."""
+    for _, row in table.iterrows():
+        spec = row["pattern"]
+        if spec.startswith("stack:"):
+            prof = mixgraph.stack(spec, N)
+            d = mixgraph.distances(spec, N, summary=True)
+            assert row["depth"] == prof.depth
+        else:
+            prof = mixgraph.Pattern(spec, N)
+            d = mixgraph.distances(prof, summary=True)
+        assert (row["total_decode_cost"], row["max_decode_cost"], row["max_cache"]) == \
+            (prof.total_decode_cost, prof.max_decode_cost, prof.max_cache), spec
+        assert (row["diameter"], row["unreachable_pairs"]) == (d.diameter, d.unreachable_pairs), spec
+        c = mixgraph.congestion(spec, N // 2)
+        assert bool(row["copy_possible"]) == c.copy_possible, spec
+        if c.copy_possible:
+            assert (row["copy_distance"], row["copy_congestion_lower"]) == (c.copy_distance, c.lower_bound), spec
+            assert row["copy_congestion_upper"] == c.upper_bound
+        else:
+            assert row["copy_distance"] is pd.NA and row["copy_congestion_lower"] is pd.NA
+        cuts = sorted({int(k * N / 9 + 0.5) for k in range(1, 9)})  # the CLI's 8 evenly spaced cuts
+        r = mixgraph.rank(spec, N, method="flow", cuts=cuts)
+        flow = list(r.flow if spec.startswith("stack:") else r.cut_rank_flow)
+        assert row["max_cut_rank"] == max(flow), spec
+        assert flow[cuts.index(int(row["max_cut_rank_at"]))] == row["max_cut_rank"], spec
+
+
+def test_unreachable_design_has_na(table):
+    row = table.set_index("pattern").loc["offsets:3,5"]
+    assert row["unreachable_pairs"] > 0  # offsets 3 and 5 never make 1, 2, 4 or 7
+    assert row["copy_possible"] in (True, False)
+
+
+def test_compare_is_the_long_form(table):
+    long = mixgraph.compare(SPECS, [N, 2 * N], cuts=8)
+    assert list(long.columns) == ["pattern", "n", "quantity", "value"]
+    assert dict(long.dtypes.astype(str)) == {"pattern": "string", "n": "int64", "quantity": "string",
+                                             "value": "Int64"}
+    q = mixgraph._gallery.QUANTITIES
+    assert len(long) == 2 * len(SPECS) * len(q)
+    first = long[long["n"] == N]
+    assert list(first["pattern"]) == [s for s in SPECS for _ in q]
+    assert list(first["quantity"]) == list(q) * len(SPECS)
+    for _, r in first.iterrows():
+        want = table.set_index("pattern").loc[r["pattern"], r["quantity"]]
+        assert (r["value"] is pd.NA and want is pd.NA) or r["value"] == want
+    bigger = mixgraph.gallery(SPECS, 2 * N, cuts=8).set_index("pattern")
+    for _, r in long[long["n"] == 2 * N].iterrows():
+        want = bigger.loc[r["pattern"], r["quantity"]]
+        assert (r["value"] is pd.NA and want is pd.NA) or r["value"] == want
+    sub = mixgraph.compare(["pow2"], N, quantities="max_cache", cuts=8)
+    assert list(sub["quantity"]) == ["max_cache"] and sub["value"][0] == table["max_cache"][2]
+
+
+def test_takes_patterns_and_refuses_bad_input():
+    p = mixgraph.Pattern("sq1", 64)
+    assert mixgraph.gallery([p], 64)["max_cache"][0] == p.max_cache
+    with pytest.raises(mixgraph.UsageError, match="unknown quantity"):
+        mixgraph.compare(["pow2"], 64, quantities=["nope"])
+    with pytest.raises(mixgraph.UsageError):
+        mixgraph.gallery(["nosuchpattern"], 64)
+    with pytest.raises(mixgraph.UsageError):
+        mixgraph.gallery([3], 64)
