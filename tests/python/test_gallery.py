@@ -7,9 +7,9 @@ import mixgraph
 
 pd = pytest.importorskip("pandas")
 
-N = 256
+N = 258  # the copy task's N = 129 is odd: offsets 4 and 6 cannot copy it
 SPECS = ["ssm", "window:8", "pow2", "pow2+cache", "window:6|sink:2", "heads:window:8;pow2+cache",
-         "stack:ssm,window:8", "offsets:3,5"]
+         "stack:ssm,window:8", "offsets:3,5", "offsets:4,6"]
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +68,14 @@ def test_equals_the_single_analyses(table):
         assert flow[cuts.index(int(row["max_cut_rank_at"]))] == row["max_cut_rank"], spec
 
 
-def test_unreachable_design_has_na(table):
-    row = table.set_index("pattern").loc["offsets:3,5"]
-    assert row["unreachable_pairs"] > 0  # offsets 3 and 5 never make 1, 2, 4 or 7
-    assert row["copy_possible"] in (True, False)
+def test_unreachable_pairs_and_impossible_copies(table):
+    t = table.set_index("pattern")
+    assert t.loc["offsets:3,5", "unreachable_pairs"] > 0  # offsets 3 and 5 never make 1, 2, 4 or 7
+    assert t.loc["offsets:3,5", "copy_possible"]
+    row = t.loc["offsets:4,6"]
+    assert not row["copy_possible"]
+    for k in ("copy_distance", "copy_congestion_lower", "copy_congestion_upper", "copy_congestion_lower_from"):
+        assert row[k] is pd.NA, k
 
 
 def test_compare_is_the_long_form(table):

@@ -70,7 +70,7 @@ def test_profile_draws_the_pattern_values():
 
 @pytest.fixture(scope="module")
 def gallery():
-    return mixgraph.gallery(["ssm", "pow2", "sq1+cache", "offsets:4,6"], 128, cuts=4)
+    return mixgraph.gallery(["ssm", "pow2", "sq1+cache", "offsets:4,6"], 130, cuts=4)  # N = 65: odd
 
 
 def test_congestion_bounds_per_design(gallery):
@@ -79,7 +79,7 @@ def test_congestion_bounds_per_design(gallery):
     want_lo = gallery["copy_congestion_lower"].to_numpy(dtype="float64", na_value=np.nan)
     want_hi = gallery["copy_congestion_upper"].to_numpy(dtype="float64", na_value=np.nan)
     assert np.array_equal(lo, want_lo, equal_nan=True) and np.array_equal(hi, want_hi, equal_nan=True)
-    assert np.isnan(lo[3])  # offsets 4 and 6 cannot copy odd shifts
+    assert np.isnan(lo[3])  # offsets 4 and 6 cannot copy the odd shift N = 65
     assert "impossible" in ax.get_xticklabels()[3].get_text()
     cs = [mixgraph.congestion(s, 64) for s in ("pow2", "sq1")]
     ax = mixgraph.plot.congestion(cs)
