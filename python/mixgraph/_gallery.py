@@ -88,7 +88,8 @@ def compare(specs=None, n=4096, *, quantities=None, cuts=16, threads=0, mem_limi
     """gallery() in long form: one row per design, n and quantity (columns ``pattern`` string, ``n`` int64,
     ``quantity`` string, ``value`` Int64, <NA> where gallery has <NA>), for plotting and grouping.
 
-    n: one n or a list of them (gallery runs once per n). quantities: the gallery columns to keep (default
+    specs: as gallery's, or a DataFrame from gallery() (put in long form as it is; n and cuts are then its
+    own). n: one n or a list of them (gallery runs once per n). quantities: the gallery columns to keep (default
     every numeric one: total_decode_cost, max_decode_cost, max_cache, diameter, unreachable_pairs,
     copy_distance, copy_congestion_lower, copy_congestion_upper, max_cut_rank), in that order; an unknown
     name raises UsageError. Rows are ordered by n, then design (as given), then quantity."""
@@ -100,10 +101,13 @@ def compare(specs=None, n=4096, *, quantities=None, cuts=16, threads=0, mem_limi
     unknown = [q for q in qs if q not in QUANTITIES]
     if unknown:
         raise UsageError(f"unknown quantity {unknown[0]!r}; compare takes {', '.join(QUANTITIES)}")
-    ns = [n] if isinstance(n, (int, str)) else list(n)
+    if hasattr(specs, "columns"):  # a gallery DataFrame: its numbers, not computed again
+        tables = [specs]
+    else:
+        ns = [n] if isinstance(n, (int, str)) else list(n)
+        tables = [gallery(specs, nv, cuts=cuts, threads=threads, mem_limit=mem_limit) for nv in ns]
     frames = []
-    for nv in ns:
-        g = gallery(specs, nv, cuts=cuts, threads=threads, mem_limit=mem_limit)
+    for g in tables:
         rows = [(g.at[i, "pattern"], g.attrs["n"], q, g.at[i, q]) for i in range(len(g)) for q in qs]
         frames.append(pd.DataFrame(rows, columns=["pattern", "n", "quantity", "value"]))
     out = pd.concat(frames, ignore_index=True)

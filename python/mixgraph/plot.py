@@ -129,13 +129,13 @@ def _num(v):
     return None if v is None else float(v)
 
 
-def congestion(results, ax=None, *, title=None):
+def congestion(results, ax=None, *, logy=False, title=None):
     """Copy-task congestion per design: the certified lower bound and the best checked routing (upper
     bound), joined by a line; where they meet the optimum is known. Designs whose copy task is impossible
     are marked 'impossible' on the axis.
 
     results: a gallery DataFrame (``mixgraph.gallery``: copy_congestion_lower / _upper) or a list of
-    congestion Results (lower_bound, upper_bound). Returns the Axes (x = designs in order; the lower bounds
+    congestion Results (lower_bound, upper_bound). logy: logarithmic value axis. Returns the Axes (x = designs in order; the lower bounds
     are ``ax.lines[0]``, the upper bounds ``ax.lines[1]``)."""
     rows = _bounds(results)
     ax = _axes(ax)
@@ -149,6 +149,8 @@ def congestion(results, ax=None, *, title=None):
     ax.set_xticks(x)
     ax.set_xticklabels(labels, rotation=45, ha="right")
     ax.set_ylabel("copy congestion")
+    if logy:
+        ax.set_yscale("log")
     ax.set_title(title if title is not None else "copy-task congestion bounds")
     ax.legend()
     return ax
