@@ -42,7 +42,7 @@ from ._stack import stack
 from ._results import Result
 from ._claims import claim, claim_ids, verify
 from ._gallery import compare, gallery
-from . import plot  # matplotlib is imported by its functions, not here
+from . import plot  # noqa: F401 - mixgraph.plot; matplotlib is imported by its functions, not here
 from . import _specs
 
 _specs.install(Pattern, _stack.is_stack, UsageError)

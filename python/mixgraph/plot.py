@@ -135,8 +135,8 @@ def congestion(results, ax=None, *, logy=False, title=None):
     are marked 'impossible' on the axis.
 
     results: a gallery DataFrame (``mixgraph.gallery``: copy_congestion_lower / _upper) or a list of
-    congestion Results (lower_bound, upper_bound). logy: logarithmic value axis. Returns the Axes (x = designs in order; the lower bounds
-    are ``ax.lines[0]``, the upper bounds ``ax.lines[1]``)."""
+    congestion Results (lower_bound, upper_bound). logy: logarithmic value axis. Returns the Axes (x =
+    designs in order; the lower bounds are ``ax.lines[0]``, the upper bounds ``ax.lines[1]``)."""
     rows = _bounds(results)
     ax = _axes(ax)
     x = np.arange(len(rows))

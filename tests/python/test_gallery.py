@@ -108,3 +108,27 @@ def test_takes_patterns_and_refuses_bad_input():
         mixgraph.gallery(["nosuchpattern"], 64)
     with pytest.raises(mixgraph.UsageError):
         mixgraph.gallery([3], 64)
+
+
+FAMILIES = ["pow2", "pow2+cache", "window:6|sink:2", "heads:window:8;pow2+cache", "stack:ssm,window:8",
+            "bigbird:4,2,4", "loglinear", "attention", "block:8", "strided:4,8", "dilated:4,2"]
+
+
+@pytest.mark.parametrize("spec", FAMILIES)
+def test_every_family_is_taken_by_every_analysis(spec):
+    """The same spec string works in distances, rank, congestion, gallery and compare, and their tables; the
+    single-layer-only calls point a stack to the calls that take it."""
+    d, r, c = mixgraph.distances(spec, 64), mixgraph.rank(spec, 64), mixgraph.congestion(spec, 32)
+    for res in (d, r, c):
+        assert isinstance(res.to_pandas(), pd.DataFrame)  # empty where a copy is impossible (no routing)
+        assert res.tables() and all(len(res.to_pandas(t)) > 0 for t in res.tables())
+    g = mixgraph.gallery([spec], 64)
+    assert g["diameter"][0] == d.diameter and g["max_cut_rank"][0] <= r.max_cut_rank
+    if spec.startswith("stack:"):
+        assert mixgraph.stack(spec, 64).depth == g["depth"][0] == 2
+        with pytest.raises(ValueError, match="mixgraph.stack"):
+            mixgraph.Pattern(spec, 64)
+    else:
+        assert mixgraph.Pattern(spec, 64).max_cache == g["max_cache"][0]
+        with pytest.raises(mixgraph.UsageError, match="mixgraph.Pattern"):
+            mixgraph.stack(spec, 64)
