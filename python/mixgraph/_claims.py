@@ -225,6 +225,10 @@ def verify(claims=None, *, patterns=None, n_max=None, threads=0, mem_limit=None,
     else:
         order = ids
     builtin = [i for i in order if i not in _REGISTRY]
+    unknown = [i for i in builtin if i not in builtin_all]
+    if unknown:
+        raise _core.UsageError(f"unknown claim '{unknown[0]}'; registered claims: "
+                               + ", ".join(builtin_all + [i for i in _REGISTRY if i not in builtin_all]))
     total = len(order)
     cb, bar = _commands._progress(progress, "verify")
     records, header = {}, None

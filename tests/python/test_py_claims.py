@@ -51,6 +51,26 @@ def test_record_has_the_cli_fields_and_passes(registry, cli):
     assert "test.cor4.5-popcount" in mixgraph.claim_ids()
 
 
+def test_json_matches_the_cli_schema(registry):
+    """Header, records and summary of a run mixing built-in and Python claims validate against
+    docs/schemas/mixgraph.verify.schema.json, as the CLI's output does."""
+    jsonschema = pytest.importorskip("jsonschema")
+    import json
+    import pathlib
+
+    schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "docs" / "schemas" /
+                         "mixgraph.verify.schema.json").read_text())
+    register_popcount([])
+    mixgraph.claim(id="test.none", source="t", statement="s", applies_to=["pow2"])(lambda s, n: None)
+    r = mixgraph.verify(["fagnou.prop4.2", "test.cor4.5-popcount", "test.none"], patterns=["pow2", "sq1"],
+                        n_max=1000)
+    doc = json.loads(json.dumps({**r.header, **r.to_dict()}))
+    jsonschema.validate(doc, schema)
+    assert [c["status"] for c in doc["claims"]] == ["PASSED", "PASSED", "PASSED"]
+    with pytest.raises(mixgraph.UsageError, match="test.none"):
+        mixgraph.verify(["test.none", "no.such.claim"])
+
+
 def test_scope_is_enforced_by_the_runner(registry):
     """A check that would pass anything is NOT APPLICABLE for a pattern outside applies_to: never called."""
     calls = []
