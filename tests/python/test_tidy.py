@@ -126,3 +126,21 @@ def test_unknown_table_names_the_ones_there():
     r = mixgraph.distances("pow2", 64)
     with pytest.raises(mixgraph.UsageError, match="'profile'"):
         r.to_pandas("loads")
+
+
+def test_per_head_tables_equal_each_head_alone():
+    spec, heads = "heads:window:8;pow2+cache", ["window:8", "pow2+cache"]
+    r = mixgraph.rank(spec, 64, cuts=[8, 16, 32])
+    assert "heads" in r.tables()
+    t = r.to_pandas("heads")
+    assert dtypes(t) == {"head": "int64", "pattern": "string", "cut": "int64", "rank_flow": "int64"}
+    for h, p in enumerate(heads):
+        alone = mixgraph.rank(p, 64, method="flow", cuts=[8, 16, 32])
+        part = t[t["head"] == h]
+        assert list(part["pattern"]) == [p] * 3 and list(part["rank_flow"]) == list(alone.cut_rank_flow)
+    d = mixgraph.distances(spec, 64).to_pandas("heads")
+    for h, p in enumerate(heads):
+        alone = mixgraph.distances(p, 64, summary=True)
+        row = d[d["head"] == h].iloc[0]
+        assert (row["pattern"], row["diameter"], row["unreachable_pairs"]) == (p, alone.diameter, alone.unreachable_pairs)
+        assert row["mean_distance"] == pytest.approx(alone.mean_distance)
