@@ -98,11 +98,12 @@ class Result:
         (nullable Int64 <NA> for unreachable distances and missing values).
 
         Without table, the CLI's ``--format csv`` table: distances with source/target: one row per
-        position (``position``, ``dist_from_source``, ``path_count``, ``dist_to_target``), else the profile (``m``, ``delta``) or,
-        for path_lengths, one row per pattern and n; rank: one row per cut; congestion: one row per
-        routing (congestion_sweep: per pattern and N); pattern_sweep: per n; verify: per claim; validate:
-        per check; report: Table 1. Unreachable distances are <NA> (pandas' nullable UInt32). Results
-        without such a table (stacks, interaction ranks, ...) give their first table of ``tables()``."""
+        position (``position``, ``dist_from_source``, ``path_count``, ``dist_to_target``), else the
+        profile (``m``, ``delta``) or, for path_lengths, one row per pattern and n; rank: one row per cut;
+        congestion: one row per routing (congestion_sweep: per pattern and N); pattern_sweep: per n;
+        verify: per claim; validate: per check; report: Table 1. Unreachable distances are <NA> (pandas'
+        nullable UInt32). Results without such a table (stacks, interaction ranks, ...) give their first
+        table of ``tables()``."""
         import pandas as pd
 
         f = self._fields

@@ -142,5 +142,6 @@ def test_per_head_tables_equal_each_head_alone():
     for h, p in enumerate(heads):
         alone = mixgraph.distances(p, 64, summary=True)
         row = d[d["head"] == h].iloc[0]
-        assert (row["pattern"], row["diameter"], row["unreachable_pairs"]) == (p, alone.diameter, alone.unreachable_pairs)
+        assert (row["pattern"], row["diameter"]) == (p, alone.diameter)
+        assert row["unreachable_pairs"] == alone.unreachable_pairs
         assert row["mean_distance"] == pytest.approx(alone.mean_distance)
