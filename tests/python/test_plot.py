@@ -53,6 +53,10 @@ def test_rcparams_are_respected():
         ax = mixgraph.plot.profile(mixgraph.Pattern("pow2+cache", 64))
         assert tuple(ax.figure.get_size_inches()) == pytest.approx((3.3, 2.2))
         assert matplotlib.colors.to_hex(ax.lines[0].get_color()) == "#123456"
+    with plt.rc_context({"image.cmap": "magma", "font.size": 5, "axes.labelsize": "medium"}):
+        ax = mixgraph.plot.heatmap(mixgraph.distances("pow2", 16, matrix=True))
+        assert ax.images[0].get_cmap().name == "magma"
+        assert ax.xaxis.label.get_fontsize() == pytest.approx(5)  # axes.labelsize 'medium' of font.size
 
 
 def test_profile_draws_the_pattern_values():
