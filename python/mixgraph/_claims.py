@@ -68,8 +68,9 @@ def claim(id, *, source="", statement="", number="", applies_to="any", patterns=
     'cache-efficient', 'matrix', 'stack'), a list of families and exact specs, or a callable
     ``applies_to(spec) -> bool`` (its docstring's first line describes it). A pattern asked for outside
     the scope is listed under ``not_applicable`` with the reason and never checked. patterns: the specs
-    checked when verify names none (default: the specs listed in applies_to). n: the lengths checked (a
-    list of ints; verify's ``n_max`` drops the larger ones). detail: text for the record's ``detail``.
+    checked when verify names none (default: the specs listed in applies_to; required when it lists
+    none; every spec must parse). n: the lengths checked (a list of ints; verify's ``n_max`` drops the
+    larger ones). detail: text for the record's ``detail``.
 
     Verdicts are the built-in claims' (docs/claims.md, "Verdicts"): FAILED with a counterexample, PASSED
     when at least one instance was checked and none failed, NOT APPLICABLE when nothing was checked and
@@ -85,10 +86,18 @@ def claim(id, *, source="", statement="", number="", applies_to="any", patterns=
     ns = [int(v) for v in ([n] if isinstance(n, int) else n)]
     if not ns or min(ns) < 1:
         raise _core.UsageError("claim: n must list lengths >= 1")
+    listed = [] if callable(applies_to) else ([applies_to] if isinstance(applies_to, str) else list(applies_to))
+    for s in listed:
+        if s not in _FAMILIES and s != "any":
+            _family(s)  # a spec in applies_to must parse (a misspelt family is not silently a spec)
     if patterns is None:
-        listed = [] if callable(applies_to) else ([applies_to] if isinstance(applies_to, str) else list(applies_to))
         patterns = [s for s in listed if s not in _FAMILIES and s != "any"]
     patterns = _specs(patterns)
+    if not patterns:
+        raise _core.UsageError(f"claim '{id}': give patterns= (the specs checked when verify names none); "
+                               "applies_to lists no spec")
+    for s in patterns:
+        _family(s)
 
     def register(fn):
         if not callable(fn):

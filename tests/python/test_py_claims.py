@@ -91,7 +91,8 @@ def test_scope_is_enforced_by_the_runner(registry):
 def test_family_scope_and_predicates(registry):
     seen = []
 
-    @mixgraph.claim(id="test.ti", source="test", statement="s", applies_to="translation-invariant", n=[32])
+    @mixgraph.claim(id="test.ti", source="test", statement="s", applies_to="translation-invariant", n=[32],
+                    patterns=["pow2"])
     def ti(spec, n):
         seen.append(spec)
 
@@ -154,6 +155,11 @@ def test_registration_rules(registry):
         mixgraph.claim(id="fagnou.prop4.2", source="x", statement="y")
     with pytest.raises(mixgraph.UsageError):
         mixgraph.claim(id="test.nosource", statement="y")
+    with pytest.raises(mixgraph.UsageError, match="patterns="):
+        mixgraph.claim(id="test.nopatterns", source="x", statement="y", applies_to="translation-invariant")
+    with pytest.raises(mixgraph.UsageError):  # a misspelt family is a spec that does not parse
+        mixgraph.claim(id="test.typo", source="x", statement="y", applies_to=["translation_invariant"],
+                       patterns=["pow2"])
     mixgraph.claim(id="test.again", source="a", statement="first", patterns=["pow2"])(lambda s, n: None)
     mixgraph.claim(id="test.again", source="a", statement="second", patterns=["pow2"])(lambda s, n: None)
     assert mixgraph.verify("test.again").claims[0]["statement"] == "second"
