@@ -162,7 +162,7 @@ def _path_lengths(f):
     for c in ("copy_distance", "max_delta"):
         if c in df.columns:
             df[c] = _ints(list(df[c].astype(object).where(df[c].notna(), None)), False)
-    return df.astype({"pattern": "string"})
+    return df.astype({c: "string" for c in ("pattern", "source_of_figures") if c in df.columns})
 
 
 # kind -> [(table name, fields it needs, builder)], in default order

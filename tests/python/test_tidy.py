@@ -109,6 +109,10 @@ def test_sweeps_and_interaction_ranks():
     t = mixgraph.path_lengths(["pow2", "sq1"], "64..256")
     g = t.to_pandas("growth")
     assert set(g["quantity"]) == {"diameter", "copy_distance", "mean_distance"} and len(g) == 6
+    even = mixgraph.path_lengths("offsets:4,6", "64,65").to_pandas("sweep")
+    assert dtypes(even)["copy_distance"] == "Int64" and dtypes(even)["source_of_figures"] == "string"
+    assert even["copy_distance"][0] == coin_change([4, 6], 65)[64] == 11  # ten 6s and a 4
+    assert even["copy_distance"][1] is pd.NA  # 4s and 6s never sum to 65
     s = mixgraph.pattern_sweep("pow2+cache", "64..256")
     f = s.to_pandas("fits")
     assert set(f["quantity"]) == set(s.fits)
