@@ -111,7 +111,10 @@ def _dyadic(f):
 def _layers(f):
     import pandas as pd
 
-    df = pd.DataFrame(f["layers"])
+    layers = f["layers"]
+    if layers and isinstance(layers[0], str):  # rank of a stack: the layers' specs
+        layers = [{"pattern": p} for p in layers]
+    df = pd.DataFrame(layers)
     if "layer" not in df.columns:
         df.insert(0, "layer", np.arange(1, len(df) + 1, dtype=np.int64))
     return df.astype({c: "string" for c in ("pattern", "family", "a_mode") if c in df.columns})

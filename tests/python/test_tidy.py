@@ -88,6 +88,10 @@ def test_stack_tables(cli):
     assert [None if v is pd.NA else v for v in src["dist_from_source"]] == want
     assert src["dist_from_source"][:4].isna().all()
     rk = mixgraph.rank(spec, 128, cuts=[32, 64])
+    rl = rk.to_pandas("layers")
+    assert list(rl.columns) == ["layer", "pattern"] and list(rl["pattern"]) == ["ssm", "window:8"]
+    cl = mixgraph.congestion(spec, 64).to_pandas("layers")
+    assert list(cl["layer"]) == [1, 2] and list(cl["pattern"]) == ["ssm", "window:8"]
     cr = rk.to_pandas("cut_ranks")
     assert list(cr["value"][cr["series"] == "flow"]) == list(rk.flow)
 
