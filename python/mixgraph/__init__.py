@@ -33,7 +33,6 @@ from ._core import (
 from . import _core
 from . import _args
 from ._commands import (
-    claim_ids,
     congestion_sweep,
     heads_rank,
     loglinear,
@@ -41,12 +40,17 @@ from ._commands import (
     report,
     ssm_rank,
     validate,
-    verify,
 )
 from ._commands import _progress
 from . import _stack
 from ._stack import stack
 from ._results import Result
+from ._claims import claim, claim_ids, verify
+from ._gallery import compare, gallery
+from . import plot  # noqa: F401 - mixgraph.plot; matplotlib is imported by its functions, not here
+from . import _specs
+
+_specs.install(Pattern, _stack.is_stack, UsageError)
 
 __all__ = [
     "ArgumentTypeError",
@@ -61,10 +65,13 @@ __all__ = [
     "UNREACHABLE",
     "UsageError",
     "__version__",
+    "claim",
     "claim_ids",
+    "compare",
     "congestion",
     "congestion_sweep",
     "distances",
+    "gallery",
     "heads_rank",
     "loglinear",
     "path_lengths",

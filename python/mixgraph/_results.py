@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from . import _tables
+from . import _tables, _tidy
 from ._core import UNREACHABLE
 
 # Fields whose entries are distances: UNREACHABLE becomes None (JSON null) in to_dict().
@@ -85,16 +85,30 @@ class Result:
                                 for dv, c in zip(dist.tolist(), self._fields["path_counts"].tolist())]
         return d
 
-    def to_pandas(self):
-        """The result's table as a pandas DataFrame (needs pandas; ImportError otherwise), the table the
-        CLI's ``--format csv`` prints: distances with source/target: one row per position (``position``,
-        ``dist_from_source``, ``path_count``, ``dist_to_target``), else the profile (``m``, ``delta``) or,
-        for path_lengths, one row per pattern and n; rank: one row per cut; congestion: one row per
-        routing (congestion_sweep: per pattern and N); pattern_sweep: per n; verify: per claim; validate:
-        per check; report: Table 1. Unreachable distances are <NA> (pandas' nullable UInt32)."""
+    def tables(self):
+        """The names of the long tables this result holds, for ``to_pandas(name)`` (docs/python.md, "Tidy
+        tables"): e.g. 'profile', 'histogram', 'eccentricity', 'cut_ranks', 'loads', 'layers'."""
+        return _tidy.names(self._kind, self._fields)
+
+    def to_pandas(self, table=None):
+        """The result's table as a pandas DataFrame (needs pandas; ImportError otherwise).
+
+        table: None gives the table the CLI's ``--format csv`` prints (below); a name from ``tables()``
+        gives that table in long form with the columns and dtypes of docs/python.md, "Tidy tables"
+        (nullable Int64 <NA> for unreachable distances and missing values).
+
+        Without table, the CLI's ``--format csv`` table: distances with source/target: one row per
+        position (``position``, ``dist_from_source``, ``path_count``, ``dist_to_target``), else the
+        profile (``m``, ``delta``) or, for path_lengths, one row per pattern and n; rank: one row per cut;
+        congestion: one row per routing (congestion_sweep: per pattern and N); pattern_sweep: per n;
+        verify: per claim; validate: per check; report: Table 1. Unreachable distances are <NA> (pandas'
+        nullable UInt32). Results without such a table (stacks, interaction ranks, ...) give their first
+        table of ``tables()``."""
         import pandas as pd
 
         f = self._fields
+        if table is not None:
+            return _tidy.frame(self._kind, f, table)
         table = _tables.rows(self._kind, f)
         if table is not None:
             return pd.DataFrame(table)
@@ -102,6 +116,8 @@ class Result:
         def dist_col(a):
             return pd.array([None if v == UNREACHABLE else v for v in a.tolist()], dtype="UInt32")
 
+        if "depth" in f and self._kind in ("distances", "rank"):  # a stack's: lists, not arrays
+            return _tidy.frame(self._kind, f, _tidy.names(self._kind, f)[0])
         if "sweep" in f:
             return pd.DataFrame([dict(pattern=t["pattern"], **r) for t in f["sweep"] for r in t["rows"]])
         if self._kind == "distances":
@@ -118,7 +134,7 @@ class Result:
                 return pd.DataFrame({"m": np.arange(f["profile"].size), "delta": dist_col(f["profile"])})
             return pd.DataFrame([{k: f[k] for k in ("pattern", "n", "diameter", "mean_distance", "reachable_pairs",
                                                     "unreachable_pairs", "figures_from") if k in f}])
-        if self._kind == "rank":
+        if self._kind == "rank" and "cut_rank_flow" in f:
             cols = {"cut": f["cuts"]}
             for key, name in (("cut_rank_numeric", "rank_numeric"), ("cut_rank_flow", "rank_flow")):
                 if f[key] is not None:
@@ -131,6 +147,9 @@ class Result:
                                   "path_length_min": r["path_length"]["min"],
                                   "path_length_mean": r["path_length"]["mean"],
                                   "path_length_max": r["path_length"]["max"]} for r in f["routings"]])
+        have = _tidy.names(self._kind, f)
+        if have:  # stacks, interaction ranks, ...: their first long table
+            return _tidy.frame(self._kind, f, have[0])
         raise TypeError(f"a {self._kind} result has no table")
 
     def __repr__(self):
