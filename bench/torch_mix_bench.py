@@ -33,15 +33,22 @@ def median_time(fn, reps):
 
 
 def dense_operands(p, wa, wb):
+    """A and B as n x n matrices with the per-offset weights on their diagonals (differentiable)."""
     lay = mixgraph._core._mix_layout(p)
     n = p.n
-    A = torch.zeros(n, n)
-    B = torch.zeros(n, n)
-    for k, o in enumerate(lay["a_offsets"]):
-        A = A + wa[0, k] * torch.diag(torch.ones(n - o), -o)
-    for k, o in enumerate(lay["b_offsets"]):
-        B = B + wb[0, k] * torch.diag(torch.ones(n - o), -o)
-    return A, B
+
+    def one(w, offs):
+        rows, cols, vals = [], [], []
+        for k, o in enumerate(offs):
+            i = torch.arange(o, n)
+            rows.append(i)
+            cols.append(i - o)
+            vals.append(w[0, k].expand(n - o))
+        if not offs:
+            return torch.zeros(n, n)
+        return torch.zeros(n, n).index_put((torch.cat(rows), torch.cat(cols)), torch.cat(vals))
+
+    return one(wa, lay["a_offsets"]), one(wb, lay["b_offsets"])
 
 
 def main():

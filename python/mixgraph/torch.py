@@ -53,18 +53,27 @@ _PATTERNS: Dict[Tuple[str, int], Pattern] = {}
 def _pattern_key(pattern: Union[Pattern, str], n: int) -> Tuple[str, int]:
     if isinstance(pattern, Pattern):
         key = (pattern.spec, int(pattern.n))
-        _PATTERNS.setdefault(key, pattern)
+        _remember(key, pattern)
         return key
     if isinstance(pattern, str):
         return (pattern, int(n))
     raise UsageError(f"pattern must be a mixgraph.Pattern or a spec string (got {type(pattern).__name__})")
 
 
+_MAX_PATTERNS = 64  # the oldest is dropped beyond this many (and built again if it comes back)
+
+
+def _remember(key: Tuple[str, int], p: Pattern) -> None:
+    if key not in _PATTERNS and len(_PATTERNS) >= _MAX_PATTERNS:
+        del _PATTERNS[next(iter(_PATTERNS))]
+    _PATTERNS.setdefault(key, p)
+
+
 def _pattern(spec: str, n: int) -> Pattern:
     p = _PATTERNS.get((spec, n))
     if p is None:
         p = Pattern(spec, n)
-        _PATTERNS[(spec, n)] = p
+        _remember((spec, n), p)
     return p
 
 
