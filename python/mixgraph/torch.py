@@ -22,8 +22,7 @@ implementation, so ``torch.compile`` traces models that use it without graph bre
 (``X.cpu()``): the differentiable operation runs on the CPU.
 """
 
-from __future__ import annotations
-
+# (no `from __future__ import annotations`: torch.library.custom_op reads the annotations as types)
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
