@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "mixgraph/error.hpp"
@@ -44,19 +46,13 @@ struct Coefs {
   T entry(int h, nnz_t e) const { return v[std::size_t(h) * stride + e]; }
 };
 
-/// <a, b> over w values, in a fixed order (four running sums, then combined).
+/// <a, b> over w values (a vectorised sum: its order is fixed by the build, not by the thread count).
 template <class T>
 inline T dot(const T* a, const T* b, std::size_t w) {
-  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  std::size_t c = 0;
-  for (; c + 4 <= w; c += 4) {
-    s0 += a[c] * b[c];
-    s1 += a[c + 1] * b[c + 1];
-    s2 += a[c + 2] * b[c + 2];
-    s3 += a[c + 3] * b[c + 3];
-  }
-  for (; c < w; ++c) s0 += a[c] * b[c];
-  return (s0 + s1) + (s2 + s3);
+  T s = 0;
+#pragma omp simd reduction(+ : s)
+  for (std::size_t c = 0; c < w; ++c) s += a[c] * b[c];
+  return s;
 }
 
 /// The weights of the reversed problem: A = I, B = J B^T J with the forward's coefficients.
@@ -142,19 +138,33 @@ void weight_gradient(const MixerWeights<T>& w, bool is_a, const T* z_rev, const 
     }
     return;
   }
-  // per offset: partial sums over fixed chunks of rows, then the chunks in order
+  // per offset: per chunk of rows, column sums acc[k][c] of z_ic src_{i-o_k,c} (vectorised), reduced to the
+  // heads at the chunk's end; then the chunks in order
   const pos_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<T> part(std::size_t(chunks) * H * K, T(0));
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (std::int64_t ch = 0; ch < std::int64_t(chunks); ++ch) {
-    T* p = part.data() + std::size_t(ch) * H * K;
-    const pos_t lo = pos_t(ch) * kChunk, hi = std::min<pos_t>(n, lo + kChunk);
-    for (pos_t i = lo; i < hi; ++i) {
-      const T* zi = zrow(i);
-      for (std::size_t k = 0; k < K && offs[k] <= i; ++k) {
-        const T* sj = src + std::size_t(i - offs[k]) * d;
-        for (std::size_t h = 0; h < H; ++h) p[h * K + k] += dot(zi + h * dh, sj + h * dh, dh);
+#pragma omp parallel num_threads(nt)
+  {
+    std::vector<T> acc(K * d);
+#pragma omp for schedule(static)
+    for (std::int64_t ch = 0; ch < std::int64_t(chunks); ++ch) {
+      std::fill(acc.begin(), acc.end(), T(0));
+      const pos_t lo = pos_t(ch) * kChunk, hi = std::min<pos_t>(n, lo + kChunk);
+      for (pos_t i = lo; i < hi; ++i) {
+        const T* zi = zrow(i);
+        for (std::size_t k = 0; k < K && offs[k] <= i; ++k) {
+          const T* sj = src + std::size_t(i - offs[k]) * d;
+          T* a = acc.data() + k * d;
+#pragma omp simd
+          for (std::size_t c = 0; c < d; ++c) a[c] += zi[c] * sj[c];
+        }
       }
+      T* p = part.data() + std::size_t(ch) * H * K;
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t k = 0; k < K; ++k) {
+          T sum = 0;
+          for (std::size_t c = 0; c < dh; ++c) sum += acc[k * d + h * dh + c];
+          p[h * K + k] = sum;
+        }
     }
   }
   for (pos_t ch = 0; ch < chunks; ++ch)
@@ -294,24 +304,27 @@ SolveInfo solve_adjoint(const MixerWeights<T>& w_in, const AdjointStructure& adj
   const std::size_t nd = std::size_t(n) * d;
 
   // Z: the forward engine on the reversed positions (z_rev row r = Z row n-1-r)
-  std::vector<T> z_rev(nd);
+  // scratch left uninitialised (every value is written before it is read): no pass to zero 2 n d values
+  const std::unique_ptr<T[]> z_buf(new T[nd]);
+  T* const z_rev = z_buf.get();
   SolveInfo info;
   {
     const MixerWeights<T> r = reversed_weights(w, adj, nt);
-    std::vector<T> g_rev(nd);
+    const std::unique_ptr<T[]> g_buf(new T[nd]);
+    T* const g_rev = g_buf.get();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t i = 0; i < std::int64_t(n); ++i)
-      std::copy_n(g + std::size_t(n - 1 - pos_t(i)) * d, d, g_rev.data() + std::size_t(i) * d);
-    info = solve_mixer(r, g_rev.data(), z_rev.data(), d, threads);
+      std::copy_n(g + std::size_t(n - 1 - pos_t(i)) * d, d, g_rev + std::size_t(i) * d);
+    info = solve_mixer(r, g_rev, z_rev, d, threads);
   }
   if (out.z) {
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t i = 0; i < std::int64_t(n); ++i)
-      std::copy_n(z_rev.data() + std::size_t(n - 1 - pos_t(i)) * d, d, out.z + std::size_t(i) * d);
+      std::copy_n(z_rev + std::size_t(n - 1 - pos_t(i)) * d, d, out.z + std::size_t(i) * d);
   }
-  if (out.dx) input_gradient(w, adj, z_rev.data(), d, out.dx, nt);
-  if (out.da) weight_gradient(w, true, z_rev.data(), x, d, out.da, nt);
-  if (out.db) weight_gradient(w, false, z_rev.data(), y, d, out.db, nt);
+  if (out.dx) input_gradient(w, adj, z_rev, d, out.dx, nt);
+  if (out.da) weight_gradient(w, true, z_rev, x, d, out.da, nt);
+  if (out.db) weight_gradient(w, false, z_rev, y, d, out.db, nt);
   info.kernel = "cpu-adjoint(" + info.kernel + ")";
   info.threads = nt;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
