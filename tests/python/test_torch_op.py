@@ -105,6 +105,8 @@ FAMILIES = [
     ("dilated:2,2", 12, "position"),
     ("window:2|dilated:2,3", 12, "offset"),
     ("pow2|sink:2", 12, "position"),
+    ("window:2@B|ssm@A", 12, "offset"),
+    ("sq1|block:3@A", 12, "position"),
     ("sink:2", 10, "position"),
     ("bigbird:2,1,2", 12, "position"),
     ("block:3", 10, "position"),
