@@ -303,15 +303,17 @@ SolveInfo solve_adjoint(const MixerWeights<T>& w_in, const AdjointStructure& adj
   const pos_t n = s.n;
   const std::size_t nd = std::size_t(n) * d;
 
-  // Z: the forward engine on the reversed positions (z_rev row r = Z row n-1-r)
-  // scratch left uninitialised (every value is written before it is read): no pass to zero 2 n d values
+  // Z: the forward engine on the reversed positions (z_rev row r = Z row n-1-r). The reversed G goes into
+  // dX's memory when dX is asked for (dX is written only once Z is solved), else into a buffer of its own:
+  // fresh memory costs page faults in every call (about as long as the solve). Neither buffer is zeroed
+  // (every value is written before it is read).
   const std::unique_ptr<T[]> z_buf(new T[nd]);
   T* const z_rev = z_buf.get();
   SolveInfo info;
   {
     const MixerWeights<T> r = reversed_weights(w, adj, nt);
-    const std::unique_ptr<T[]> g_buf(new T[nd]);
-    T* const g_rev = g_buf.get();
+    const std::unique_ptr<T[]> g_buf(out.dx ? nullptr : new T[nd]);
+    T* const g_rev = out.dx ? out.dx : g_buf.get();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t i = 0; i < std::int64_t(n); ++i)
       std::copy_n(g + std::size_t(n - 1 - pos_t(i)) * d, d, g_rev + std::size_t(i) * d);

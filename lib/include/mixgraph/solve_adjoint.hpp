@@ -39,7 +39,8 @@ AdjointStructure adjoint_structure(const SolveStructure& s);
 /// Where solve_adjoint writes; a null pointer is not computed.
 template <class T>
 struct AdjointOut {
-  T* dx = nullptr;  ///< n x d row-major, written: dL/dX = A^T Z
+  T* dx =
+      nullptr;  ///< n x d row-major, written: dL/dX = A^T Z (also scratch before that: must not overlap g)
   T* da = nullptr;  ///< laid out as the stored A (see solve_adjoint), ADDED to
   T* db = nullptr;  ///< laid out as the stored B, ADDED to
   T* z = nullptr;   ///< n x d row-major, written: Z itself
