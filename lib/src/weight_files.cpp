@@ -1,6 +1,7 @@
 // The user's weights from .npy files and the weights a run used back to .npy (weight_files.hpp).
 #include "mixgraph/weight_files.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -179,9 +180,7 @@ std::pair<std::string, std::string> save_weights(const std::string& stem_in, con
   const MixerWeights<T> st = stored_weights(w);
   auto one = [&](bool is_a) {
     const CoefSource src = is_a ? w.a_source : w.b_source;
-    const std::vector<pos_t>& offs = is_a ? s.a_offsets : s.b_offsets;
-    const Csr& csr = is_a ? s.a : s.b;
-    const std::size_t K = offs.size();
+    const std::size_t K = (is_a ? s.a_offsets : s.b_offsets).size();
     NpyArray out;
     out.fp64 = sizeof(T) == 8;
     out.rows = std::uint64_t(w.heads);
@@ -193,22 +192,8 @@ std::pair<std::string, std::string> save_weights(const std::string& stem_in, con
       const std::vector<T>& full = is_a ? st.a : st.b;
       const nnz_t nnz = is_a ? s.nnz_a : s.nnz_b;
       out.cols = nnz;
-      v.reserve(std::size_t(nnz) * std::size_t(w.heads));
-      for (int h = 0; h < w.heads; ++h) {
-        if (!s.implicit) {
-          const std::size_t stride = csr.nnz();
-          v.insert(v.end(), full.begin() + std::ptrdiff_t(std::size_t(h) * stride),
-                   full.begin() + std::ptrdiff_t(std::size_t(h + 1) * stride));
-          continue;
-        }
-        const std::size_t stride = std::size_t(s.n) * K;
-        std::size_t m = 0;
-        for (pos_t i = 0; i < s.n; ++i) {
-          while (m < K && offs[m] <= i) ++m;
-          for (std::size_t t = 0; t < m; ++t)
-            v.push_back(full[std::size_t(h) * stride + std::size_t(i) * K + (m - 1 - t)]);
-        }
-      }
+      v.resize(std::size_t(nnz) * std::size_t(w.heads));
+      to_per_position(s, is_a, w.heads, full.data(), v.data());
     }
     if constexpr (sizeof(T) == 8)
       out.f64 = std::move(v);
@@ -220,6 +205,31 @@ std::pair<std::string, std::string> save_weights(const std::string& stem_in, con
   };
   const std::string pa = one(true), pb = one(false);
   return {pa, pb};
+}
+
+template <class T>
+void to_per_position(const SolveStructure& s, bool is_a, int heads, const T* stored, T* out) {
+  const std::vector<pos_t>& offs = is_a ? s.a_offsets : s.b_offsets;
+  const Csr& csr = is_a ? s.a : s.b;
+  if (!s.implicit) {
+    std::copy_n(stored, std::size_t(csr.nnz()) * std::size_t(heads), out);
+    return;
+  }
+  const std::size_t K = offs.size(), stride = std::size_t(s.n) * K;
+  for (int h = 0; h < heads; ++h) {
+    std::size_t m = 0;
+    for (pos_t i = 0; i < s.n; ++i) {
+      while (m < K && offs[m] <= i) ++m;
+      for (std::size_t t = 0; t < m; ++t)  // reads ascending in j = offsets descending
+        *out++ = stored[std::size_t(h) * stride + std::size_t(i) * K + (m - 1 - t)];
+    }
+  }
+}
+
+template <class T>
+void to_gate_rows(pos_t n, std::size_t d, const T* stored, T* out) {
+  for (pos_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < d; ++c) out[std::size_t(i) * d + c] = stored[c * n + i];
 }
 
 WeightedPattern head_weights(const MixerWeights<double>& w, int h) {
@@ -256,6 +266,10 @@ WeightedPattern head_weights(const MixerWeights<double>& w, int h) {
   return r;
 }
 
+template void to_per_position<float>(const SolveStructure&, bool, int, const float*, float*);
+template void to_per_position<double>(const SolveStructure&, bool, int, const double*, double*);
+template void to_gate_rows<float>(pos_t, std::size_t, const float*, float*);
+template void to_gate_rows<double>(pos_t, std::size_t, const double*, double*);
 template MixerWeights<float> weights_from_arrays<float>(const Pattern&, int, std::uint64_t,
                                                         const WeightArrays&);
 template MixerWeights<double> weights_from_arrays<double>(const Pattern&, int, std::uint64_t,

@@ -114,7 +114,9 @@ ArrayView from_dlpack(const pb::handle& obj, bool writable, const char* what) {
   a.itemsize = t.dtype.bits / 8;
   a.rows = t.shape[0];
   a.cols = a.ndim == 2 ? t.shape[1] : 1;
-  if (t.strides) {  // NULL strides mean C-contiguous; otherwise check (size-1 dimensions may have any stride)
+  // NULL strides mean C-contiguous; otherwise check (size-1 dimensions may have any stride, and an array
+  // without elements any strides at all: torch gives a (k, 0) tensor strides (1, 1))
+  if (t.strides && a.rows * a.cols != 0) {
     const bool ok = a.ndim == 1
                         ? (a.rows <= 1 || t.strides[0] == 1)
                         : ((a.cols <= 1 || t.strides[1] == 1) && (a.rows <= 1 || t.strides[0] == a.cols));

@@ -6,6 +6,8 @@
 
 namespace mixgraph::py {
 
+void bind_adjoint(pb::module_& m);  // bind_adjoint.cpp: mixgraph.torch's private halves
+
 namespace {
 PyObject* g_base = nullptr;
 PyObject* g_usage = nullptr;
@@ -95,6 +97,7 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_congestion(m);
   mixgraph::py::bind_ranks(m);
   mixgraph::py::bind_solve(m);
+  mixgraph::py::bind_adjoint(m);
   mixgraph::py::bind_cli(m);
   mixgraph::py::bind_interrupt(m);
 }

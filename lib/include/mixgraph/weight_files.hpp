@@ -70,6 +70,16 @@ template <class T>
 std::pair<std::string, std::string> save_weights(const std::string& stem, const MixerWeights<T>& w,
                                                  std::uint64_t mem_limit);
 
+/// The inverse of the per-position loader: one matrix in the solver's stored layout (w.a or w.b with
+/// CoefSource::Stored, or a gradient laid out like them: implicit [h][i][k], CSR [h][e]) written to `out` as
+/// (heads, nnz) per position, the reads in CSR order. O(heads (n K + nnz)).
+template <class T>
+void to_per_position(const SolveStructure& s, bool is_a, int heads, const T* stored, T* out);
+/// The inverse of the gates loader: values in the gates' layout inside the weights ([c][i], one head per
+/// channel) written to `out` as (n, d) row-major: out[i * d + c] = stored[c * n + i].
+template <class T>
+void to_gate_rows(pos_t n, std::size_t d, const T* stored, T* out);
+
 /// Head h of w as CSR matrices with values (rows ascending, reads ascending), e.g. for the rank analysis.
 WeightedPattern head_weights(const MixerWeights<double>& w, int h);
 
