@@ -158,14 +158,14 @@ WeightArray view_of(const std::vector<double>& v, std::size_t rows, std::size_t 
   return a;
 }
 
-struct Case {
+struct AdjointCase {
   std::string spec;
   pos_t n;
   int heads;
   std::size_t dh;
 };
 
-class AdjointVsDense : public ::testing::TestWithParam<Case> {};
+class AdjointVsDense : public ::testing::TestWithParam<AdjointCase> {};
 
 TEST_P(AdjointVsDense, SeededStoredPerOffsetAndPerPosition) {
   const auto& c = GetParam();
@@ -203,14 +203,14 @@ TEST_P(AdjointVsDense, SeededStoredPerOffsetAndPerPosition) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, AdjointVsDense,
-                         ::testing::Values(Case{"pow2", 70, 2, 3}, Case{"sq1", 60, 1, 4},
-                                           Case{"pow2+cache", 70, 2, 2}, Case{"sq1+cache", 50, 1, 3},
-                                           Case{"window:4", 40, 3, 2}, Case{"dilated:3,2", 40, 1, 3},
-                                           Case{"ssm", 30, 2, 2}, Case{"window:3|dilated:2,4", 45, 1, 2},
-                                           Case{"pow2|sink:2", 40, 2, 2}, Case{"sink:2", 30, 1, 3},
-                                           Case{"bigbird:2,1,3", 40, 2, 2}, Case{"block:4", 30, 1, 2},
-                                           Case{"local:3", 30, 2, 2}, Case{"attention", 20, 1, 3},
-                                           Case{"pow2", 300, 1, 64}, Case{"sq1+cache", 200, 1, 16}),
+                         ::testing::Values(AdjointCase{"pow2", 70, 2, 3}, AdjointCase{"sq1", 60, 1, 4},
+                                           AdjointCase{"pow2+cache", 70, 2, 2}, AdjointCase{"sq1+cache", 50, 1, 3},
+                                           AdjointCase{"window:4", 40, 3, 2}, AdjointCase{"dilated:3,2", 40, 1, 3},
+                                           AdjointCase{"ssm", 30, 2, 2}, AdjointCase{"window:3|dilated:2,4", 45, 1, 2},
+                                           AdjointCase{"pow2|sink:2", 40, 2, 2}, AdjointCase{"sink:2", 30, 1, 3},
+                                           AdjointCase{"bigbird:2,1,3", 40, 2, 2}, AdjointCase{"block:4", 30, 1, 2},
+                                           AdjointCase{"local:3", 30, 2, 2}, AdjointCase{"attention", 20, 1, 3},
+                                           AdjointCase{"pow2", 300, 1, 64}, AdjointCase{"sq1+cache", 200, 1, 16}),
                          [](const auto& info) {
                            std::string s = info.param.spec + "_" + std::to_string(info.param.n) + "_" +
                                            std::to_string(info.param.dh);
