@@ -5,7 +5,7 @@ runner (a pattern outside ``applies_to`` is never handed to the check)."""
 import re
 import time
 
-from . import _commands, _core
+from . import _args, _commands, _core
 from ._commands import _specs
 from ._results import Result
 
@@ -137,9 +137,9 @@ def _parse_n_max(v):
         except ValueError:
             x = None
         if x is None:
-            raise _core.UsageError(f"--n-max: '{v}' is not a count")
+            raise _core.UsageError(f"n_max: '{v}' is not a count")
     if x < 2 or x > (1 << 24):
-        raise _core.UsageError(f"--n-max must be between 2 and 2^24 (got {v})")
+        raise _core.UsageError(f"n_max must be between 2 and 2**24 (got {v})")
     return x
 
 
@@ -223,6 +223,14 @@ def verify(claims=None, *, patterns=None, n_max=None, threads=0, mem_limit=None,
     verdict): the shape of ``mixgraph verify --format json``. ``to_pandas()`` gives one row per claim. A
     failed claim is a finding, not an exception. progress: a callable progress(stage, done, total) called
     as each claim starts, or True (tqdm). Ctrl-C stops it at the next claim."""
+    # the arguments checked as the CLI checks its options, with the package's error classes
+    claims = None if claims is None else _args.specs(claims, "claims")
+    patterns = None if patterns is None else _args.specs(patterns, "patterns")
+    n_max = None if n_max is None else _args.count(n_max, "n_max")
+    if n_max is not None:
+        n_max = _args.integer(_parse_n_max(n_max) if isinstance(n_max, str) else n_max, "n_max", 2, 1 << 24)
+    threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
+    progress = _args.progress(progress)
     ids = None if claims is None else _specs(claims)
     nm = _parse_n_max(n_max)
     pats = None if patterns is None else _specs(patterns)
