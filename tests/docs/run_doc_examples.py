@@ -27,6 +27,14 @@ import doc_examples as de  # noqa: E402
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
+try:  # frames print as in a notebook (docs/python.md's tables), not cut to an 80-column terminal
+    import pandas as _pd
+
+    _pd.set_option("display.width", 120)
+    _pd.set_option("display.max_columns", 20)
+except ImportError:
+    pass
+
 
 def cli_path():
     p = os.environ.get("MIXGRAPH_CLI") or str(de.ROOT / "build" / "tools" / "mixgraph")
