@@ -30,18 +30,18 @@ BruteforceRows library_rows(const Pattern& p) {
 }
 
 const std::vector<std::string> kUnionMarked = {"window:4@B|ssm@A",
-                                          "pow2@A|window:3@B",
-                                          "window:3@B|window:3@A",
-                                          "window:2@A|pow2@A",
-                                          "attention@A|ssm@B",
-                                          "sink:2@B|local:3@A",
-                                          "sink:3@B|ssm@A",
-                                          "ssm@B|block:3@A",
-                                          "pow2+cache@B|window:2@AB",
-                                          "sq1@AB|dilated:2,3@B",
-                                          "window:5@A|sink:2@B|ssm",
-                                          "fib@B|attention@A|sq1@A",
-                                          "heads:window:2@A|ssm@B;pow2"};
+                                               "pow2@A|window:3@B",
+                                               "window:3@B|window:3@A",
+                                               "window:2@A|pow2@A",
+                                               "attention@A|ssm@B",
+                                               "sink:2@B|local:3@A",
+                                               "sink:3@B|ssm@A",
+                                               "ssm@B|block:3@A",
+                                               "pow2+cache@B|window:2@AB",
+                                               "sq1@AB|dilated:2,3@B",
+                                               "window:5@A|sink:2@B|ssm",
+                                               "fib@B|attention@A|sq1@A",
+                                               "heads:window:2@A|ssm@B;pow2"};
 
 /// d(i, s) for every i from x_s by a 0-1 BFS over the nodes x_0..x_{n-1}, y_0..y_{n-1}: an A read j of row
 /// i is the edge x_j -> y_i (weight 0 when j == i, else 1), a B read j of row i the edge y_j -> y_i (1).

@@ -75,8 +75,8 @@ TEST(RankAttention, LinearKernelCutRankAtMostKeyDimension) {
     const auto q = normal_matrix(n, r, 1.0, 11 + r), k = normal_matrix(n, r, 1.0, 97 + r);
     const auto qf = rank_attn_save(dir.path + "/q.npy", q), kf = rank_attn_save(dir.path + "/k.npy", k);
     const auto j =
-        attn_rank_json("-p attention -n 1024 --cuts 256,512,768 --attn-kernel linear --tol 1e-9 --attn-q " + qf +
-                  " --attn-k " + kf);
+        attn_rank_json("-p attention -n 1024 --cuts 256,512,768 --attn-kernel linear --tol 1e-9 --attn-q " +
+                       qf + " --attn-k " + kf);
     const auto a = attention_matrix(q, k, n, false);
     const auto& cuts = j["cuts"];
     ASSERT_EQ(cuts.size(), 3u);
@@ -101,8 +101,9 @@ TEST(RankAttention, LinearKernelBandMaskMatchesDenseConstruction) {
   const int n = 1024, r = 4, w = 256;
   const auto q = normal_matrix(n, r, 1.0, 5), k = normal_matrix(n, r, 1.0, 6);
   const auto qf = rank_attn_save(dir.path + "/q.npy", q), kf = rank_attn_save(dir.path + "/k.npy", k);
-  const auto j = attn_rank_json("-p local:256 -n 1024 --cuts 300,700 --attn-kernel linear --tol 1e-9 --attn-q " +
-                           qf + " --attn-k " + kf);
+  const auto j =
+      attn_rank_json("-p local:256 -n 1024 --cuts 300,700 --attn-kernel linear --tol 1e-9 --attn-q " + qf +
+                     " --attn-k " + kf);
   const auto a = attention_matrix(q, k, w, false);
   for (std::size_t c = 0; c < 2; ++c) {
     const int K = j["cuts"][c].get<int>();

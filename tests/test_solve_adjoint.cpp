@@ -208,22 +208,23 @@ TEST_P(AdjointVsDense, SeededStoredPerOffsetAndPerPosition) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, AdjointVsDense,
-                         ::testing::Values(AdjointCase{"pow2", 70, 2, 3}, AdjointCase{"sq1", 60, 1, 4},
-                                           AdjointCase{"pow2+cache", 70, 2, 2}, AdjointCase{"sq1+cache", 50, 1, 3},
-                                           AdjointCase{"window:4", 40, 3, 2}, AdjointCase{"dilated:3,2", 40, 1, 3},
-                                           AdjointCase{"ssm", 30, 2, 2}, AdjointCase{"window:3|dilated:2,4", 45, 1, 2},
-                                           AdjointCase{"pow2|sink:2", 40, 2, 2}, AdjointCase{"sink:2", 30, 1, 3},
-                                           AdjointCase{"bigbird:2,1,3", 40, 2, 2}, AdjointCase{"block:4", 30, 1, 2},
-                                           AdjointCase{"local:3", 30, 2, 2}, AdjointCase{"attention", 20, 1, 3},
-                                           AdjointCase{"pow2", 300, 1, 64}, AdjointCase{"sq1+cache", 200, 1, 16}),
-                         [](const auto& info) {
-                           std::string s = info.param.spec + "_" + std::to_string(info.param.n) + "_" +
-                                           std::to_string(info.param.dh);
-                           for (char& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Families, AdjointVsDense,
+    ::testing::Values(AdjointCase{"pow2", 70, 2, 3}, AdjointCase{"sq1", 60, 1, 4},
+                      AdjointCase{"pow2+cache", 70, 2, 2}, AdjointCase{"sq1+cache", 50, 1, 3},
+                      AdjointCase{"window:4", 40, 3, 2}, AdjointCase{"dilated:3,2", 40, 1, 3},
+                      AdjointCase{"ssm", 30, 2, 2}, AdjointCase{"window:3|dilated:2,4", 45, 1, 2},
+                      AdjointCase{"pow2|sink:2", 40, 2, 2}, AdjointCase{"sink:2", 30, 1, 3},
+                      AdjointCase{"bigbird:2,1,3", 40, 2, 2}, AdjointCase{"block:4", 30, 1, 2},
+                      AdjointCase{"local:3", 30, 2, 2}, AdjointCase{"attention", 20, 1, 3},
+                      AdjointCase{"pow2", 300, 1, 64}, AdjointCase{"sq1+cache", 200, 1, 16}),
+    [](const auto& info) {
+      std::string s =
+          info.param.spec + "_" + std::to_string(info.param.n) + "_" + std::to_string(info.param.dh);
+      for (char& ch : s)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return s;
+    });
 
 TEST(Adjoint, GatesAndInputGates) {
   const pos_t n = 50;

@@ -55,8 +55,9 @@ Eigen::MatrixXd attention_matrix(const mixgraph::BruteforceRows& rows, const Eig
   Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n, n);
   for (int i = 0; i < n; ++i) {
     for (auto j : rows.a[std::size_t(i)])
-      a(i, int(j)) = softmax ? std::exp(q.row(i).dot(k.row(int(j))) / std::sqrt(r))
-                             : q.row(i).unaryExpr(&solve_attn_elu1).dot(k.row(int(j)).unaryExpr(&solve_attn_elu1));
+      a(i, int(j)) =
+          softmax ? std::exp(q.row(i).dot(k.row(int(j))) / std::sqrt(r))
+                  : q.row(i).unaryExpr(&solve_attn_elu1).dot(k.row(int(j)).unaryExpr(&solve_attn_elu1));
     if (a.row(i).sum() > 0) a.row(i) /= a.row(i).sum();
   }
   return a;
@@ -111,9 +112,10 @@ TEST(SolveAttention, LinearKernelMatchesDenseReference) {
              x = normal_matrix(n, d, 1.0, 6);
   const std::string spec = "window:8@A|sink:2@A";
   const Eigen::MatrixXd ref = attention_matrix(rows_of(spec, n), q, k, false) * x;
-  const auto y = solve_y(dir, "-p '" + spec + "' -i " + solve_attn_save(dir.path + "/x.npy", x) + " --attn-q " +
-                                  solve_attn_save(dir.path + "/q.npy", q) + " --attn-k " + solve_attn_save(dir.path + "/k.npy", k) +
-                                  " --attn-kernel linear --precision fp64");
+  const auto y =
+      solve_y(dir, "-p '" + spec + "' -i " + solve_attn_save(dir.path + "/x.npy", x) + " --attn-q " +
+                       solve_attn_save(dir.path + "/q.npy", q) + " --attn-k " +
+                       solve_attn_save(dir.path + "/k.npy", k) + " --attn-kernel linear --precision fp64");
   ASSERT_EQ(y.rows(), n);
   EXPECT_LT(rel_error(y, ref), 1e-12);
 }
@@ -162,8 +164,8 @@ TEST(SolveAttention, WithWeightsBMatchesDenseRecurrence) {
         bvals.push_back(v);
       }
     ASSERT_FALSE(bvals.empty()) << spec;
-    const auto bf =
-        solve_attn_save(dir.path + "/b.npy", Eigen::Map<Eigen::MatrixXd>(bvals.data(), 1, long(bvals.size())));
+    const auto bf = solve_attn_save(dir.path + "/b.npy",
+                                    Eigen::Map<Eigen::MatrixXd>(bvals.data(), 1, long(bvals.size())));
     const auto a = attention_matrix(rows, q, k, true);
     const Eigen::MatrixXd ref =
         (Eigen::MatrixXd::Identity(n, n) - b).triangularView<Eigen::Lower>().solve(a * x);

@@ -27,7 +27,7 @@ struct CancelCase {
 // every kernel: fixed-width tiles (one thread, and the pipelined pair), one-head tiles, multi-head tiles,
 // CSR rows
 const CancelCase kCancelCases[] = {{"pow2", 64, 1, 1}, {"pow2", 64, 1, 2},      {"pow2", 40, 1, 1},
-                       {"pow2", 6, 2, 2},  {"sq1+cache", 64, 1, 1}, {"sq1+cache", 6, 6, 1}};
+                                   {"pow2", 6, 2, 2},  {"sq1+cache", 64, 1, 1}, {"sq1+cache", 6, 6, 1}};
 
 std::vector<double> run(const CancelCase& c, const MixerWeights<double>& w, const std::vector<double>& x,
                         const std::atomic<bool>* flag, std::string* kernel = nullptr) {

@@ -133,7 +133,8 @@ std::string quoted(const std::string& s) {
 TEST(VerifyScopeInstances, EverySplitClaimHasAScope) {
   const auto ids = split_claims();
   EXPECT_GE(ids.size(), 3u);
-  for (const auto& id : ids) EXPECT_TRUE(instance_scopes().count(id)) << id << " splits into instances: add its scope";
+  for (const auto& id : ids)
+    EXPECT_TRUE(instance_scopes().count(id)) << id << " splits into instances: add its scope";
 }
 
 TEST(VerifyScopeInstances, WholeAndMergedInstancesGiveTheVerdicts) {

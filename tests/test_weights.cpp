@@ -34,8 +34,8 @@ double relerr(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 // Y_h = (I - B_h)^{-1} A_h X_h with dense Eigen, by a triangular solve.
-std::vector<double> dense_triangular(const std::vector<WeightedPattern>& hs, pos_t n, const std::vector<double>& x,
-                          std::size_t d) {
+std::vector<double> dense_triangular(const std::vector<WeightedPattern>& hs, pos_t n,
+                                     const std::vector<double>& x, std::size_t d) {
   return mixgraph::test::dense(hs, n, x, d, mixgraph::test::DenseSolve::Triangular);
 }
 
@@ -223,11 +223,11 @@ TEST(SeededWeightsGpu, DeviceWeightsGiveTheUploadedBits) {
   if (!info.usable()) GTEST_SKIP() << info.note;
   const BackendChoice be = choose_backend(Backend::Gpu);
   for (const WeightCase& c : std::vector<WeightCase>{{"pow2", 4096, 1, 64},
-                                         {"sq1", 3000, 2, 32},
-                                         {"ssm", 5000, 64, 1},
-                                         {"pow2+cache", 2000, 1, 32},
-                                         {"local:4", 1000, 2, 16},
-                                         {"pow2", 3000, 256, 1}}) {
+                                                     {"sq1", 3000, 2, 32},
+                                                     {"ssm", 5000, 64, 1},
+                                                     {"pow2+cache", 2000, 1, 32},
+                                                     {"local:4", 1000, 2, 16},
+                                                     {"pow2", 3000, 256, 1}}) {
     const Pattern p = make_pattern(c.spec, c.n);
     const std::size_t d = std::size_t(c.heads) * c.dh;
     const auto x = inputs(p.n, d, 3);

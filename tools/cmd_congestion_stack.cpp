@@ -102,7 +102,8 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   } else {
     row.push_back(std::to_string(r.copy_distance));
     row.push_back(stack_opt_text(r.lower_bounds[0].value));
-    for (std::size_t k = 1; k < 4; ++k) row.push_back(stack_opt_text(r.lower_bounds[k].value));  // cut, lp, ip
+    for (std::size_t k = 1; k < 4; ++k)
+      row.push_back(stack_opt_text(r.lower_bounds[k].value));  // cut, lp, ip
     row.push_back(std::to_string(r.lower_bound));
     row.push_back(stack_opt_text(r.prop48_bound));
     for (const char* name : {"shift", "random", "minmax", "exact"}) row.push_back(find(name));
@@ -137,8 +138,8 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   kv.push_back({"best lower bound", std::to_string(r.lower_bound) + " (" + r.lower_bound_name + ")"});
   kv.push_back({"shift bound (prop48)", r.prop48_bound ? std::to_string(*r.prop48_bound)
                                                        : "- (not every layer translation-invariant)"});
-  kv.push_back(
-      {"upper bound", stack_opt_text(r.upper_bound) + (r.best_routing.empty() ? "" : " (" + r.best_routing + ")")});
+  kv.push_back({"upper bound",
+                stack_opt_text(r.upper_bound) + (r.best_routing.empty() ? "" : " (" + r.best_routing + ")")});
   if (r.upper_bound)
     kv.push_back({"gap", std::to_string(*r.upper_bound - r.lower_bound) + (r.optimal ? "  optimal" : "")});
   print_kv(std::cout, kv);

@@ -70,13 +70,14 @@ int run_info(const InfoOptions& o) {
   return 0;
 }
 
-Registrar reg_cmd_info("info", "Version, build options (CUDA, muParser, GLPK, cairo) and whether a GPU is visible", 0,
-              [](CLI::App& app) -> std::function<int()> {
-                auto o = std::make_shared<InfoOptions>();
-                // only --format: threads and a memory limit would change nothing here
-                add_format_option(app, o->common.format, {"table", "csv", "json"});
-                return [o] { return run_info(*o); };
-              });
+Registrar reg_cmd_info("info",
+                       "Version, build options (CUDA, muParser, GLPK, cairo) and whether a GPU is visible", 0,
+                       [](CLI::App& app) -> std::function<int()> {
+                         auto o = std::make_shared<InfoOptions>();
+                         // only --format: threads and a memory limit would change nothing here
+                         add_format_option(app, o->common.format, {"table", "csv", "json"});
+                         return [o] { return run_info(*o); };
+                       });
 
 }  // namespace
 }  // namespace mixgraph::cli
