@@ -58,6 +58,7 @@ npy('huge.npy', '(99999999999999999999999, 3)')
 npy('noshape.npy', '')
 npy('wrap.npy', '(4294967296, 4294967296)')
 npy('big.npy', '(100000000, 100)')
+npy('lone_l.npy', '(L, 4)')  # the old long suffix alone: no number (once pointer arithmetic below the token)
 EOF
 mkfifo fifo.npy fifo.mtx
 mkdir dir.npy
@@ -70,6 +71,7 @@ expect 3 "$E.*ent.mtx.*announces" -- pattern -p mtx:ent.mtx
 expect 1 "$E.*big0.mtx.*--mem-limit" -- pattern -p mtx:big0.mtx --mem-limit 100M
 expect 3 "$E.*huge.npy.*malformed .npy shape" -- solve -p pow2 -i huge.npy
 expect 3 "$E.*noshape.npy.*malformed .npy shape" -- solve -p pow2 -i noshape.npy
+expect 3 "$E.*lone_l.npy.*malformed .npy shape" -- solve -p pow2 -i lone_l.npy
 expect 3 "$E.*wrap.npy.*does not match shape" -- solve -p pow2 -i wrap.npy
 expect 3 "$E.*big.npy.*does not match shape" -- solve -p pow2 -i big.npy
 expect 3 "$E.*fifo.npy.*not a regular file" -- solve -p pow2 -i fifo.npy

@@ -96,7 +96,7 @@ NpyArray read_npy_file(const std::string& path, bool with_data, const std::strin
     const auto b = tok.find_first_not_of(' ');
     if (b == std::string::npos) continue;
     auto e = tok.find_last_not_of(' ');
-    if (tok[e] == 'L') --e;
+    if (tok[e] == 'L' && e > b) --e;  // a lone 'L' is no number (and e stays at or after b)
     std::uint64_t v = 0;
     const char* first = tok.data() + b;
     const char* last = tok.data() + e + 1;
