@@ -18,6 +18,8 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
+
+#include "cairo_api.hpp"  // last: cairo_* calls go to libcairo.so.2, loaded on the first figure
 #endif
 
 #if defined(__SANITIZE_ADDRESS__) && defined(MIXGRAPH_HAVE_CAIRO)
@@ -32,9 +34,23 @@ namespace mixgraph {
 
 bool plots_built_in() {
 #ifdef MIXGRAPH_HAVE_CAIRO
-  return true;
+  return detail::cairo_loadable();
 #else
   return false;
+#endif
+}
+
+std::string plots_unavailable_reason() {
+#ifdef MIXGRAPH_HAVE_CAIRO
+  if (plots_built_in()) return "";
+  try {
+    detail::cairo_api();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+#else
+  return "cairo is not built in (install libcairo2-dev and rebuild)";
 #endif
 }
 

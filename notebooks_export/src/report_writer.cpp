@@ -134,7 +134,7 @@ std::optional<HeatmapInfo> ReportWriter::heatmap(const std::string& name, const 
   };
   if (!plots_built_in()) {
     write_data(o.max_side);
-    note("not built in", "heatmaps and plots: cairo is not built in (install libcairo2-dev and rebuild)");
+    note("not built in", "heatmaps and plots: " + plots_unavailable_reason());
     current().blocks.push_back(std::move(b));
     return std::nullopt;
   }
@@ -164,7 +164,7 @@ bool ReportWriter::line_plot(const std::string& name, const std::vector<LineSeri
   record(b.data);
   b.code = lines_code(name, b.data, opt, series);
   if (!plots_built_in()) {
-    note("not built in", "heatmaps and plots: cairo is not built in (install libcairo2-dev and rebuild)");
+    note("not built in", "heatmaps and plots: " + plots_unavailable_reason());
     current().blocks.push_back(std::move(b));
     return false;
   }

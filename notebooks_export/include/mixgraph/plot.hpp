@@ -21,8 +21,13 @@
 
 namespace mixgraph {
 
-/// True when cairo was found at build time.
+/// True when figures can be drawn: cairo was found at build time and its library (libcairo.so.2, loaded
+/// on the first call rather than at start-up) loads.
 bool plots_built_in();
+
+/// Why figures cannot be drawn ("cairo is not built in ...", or the loader's reason); empty when
+/// plots_built_in().
+std::string plots_unavailable_reason();
 
 /// A rows x cols matrix given by a callback; NaN marks a masked cell.
 struct MatrixView {
