@@ -3,12 +3,12 @@
 // matrices and their .npy files, built with Eigen independently of the code under test.
 #include <stdlib.h>
 
-#include <Eigen/Dense>
 #include <cstdint>
 #include <filesystem>
 #include <random>
 #include <string>
 
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/npy.hpp"
 
 namespace mixgraph::test {

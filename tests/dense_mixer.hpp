@@ -1,11 +1,11 @@
 #pragma once
 // Dense references for the solver tests: seeded inputs X and the mixer Y_h = (I - B_h)^{-1} A_h X_h computed
 // with dense Eigen straight from the weighted reads of each head (one CSR-with-values pair per head).
-#include <Eigen/Dense>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/weights.hpp"
 
 namespace mixgraph::test {

@@ -3,7 +3,6 @@
 // fragment order against the documented layout; and, on a GPU, the GPU's packages byte for byte.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "mixgraph/blockinv_reference.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve_backend.hpp"

@@ -5,12 +5,12 @@
 // guo.loglinear.hodlr failing on a planted matrix.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <random>
 
 #include "../lib/claims/claim_util.hpp"
 #include "mixgraph/claims.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/weights.hpp"

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
-#include <Eigen/Dense>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "cli_util.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/memory.hpp"

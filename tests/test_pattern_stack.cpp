@@ -4,7 +4,6 @@
 // refusals (library and CLI exit codes).
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <deque>
 #include <set>
@@ -14,6 +13,7 @@
 #include "../lib/src/pattern_bruteforce.hpp"
 #include "cli_util.hpp"
 #include "mixgraph/distances.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"

@@ -2,7 +2,6 @@
 // independent dense Eigen construction of the masked attention matrix (softmax and the elu+1 linear kernel).
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 
 #include "attention_util.hpp"
 #include "cli_util.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/npy.hpp"
 
 using mixgraph::NpyArray;

@@ -3,7 +3,6 @@
 // head's flow ranks against that head run alone.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -11,6 +10,7 @@
 
 #include "../lib/src/pattern_bruteforce.hpp"
 #include "cli_util.hpp"
+#include "mixgraph/eigen_dense.hpp"
 
 using mixgraph::test::run_cli;
 

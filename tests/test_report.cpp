@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
-#include <Eigen/Dense>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +24,7 @@
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/colormap.hpp"
 #include "mixgraph/congestion.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/induced.hpp"
 #include "mixgraph/pattern.hpp"

@@ -2,7 +2,6 @@
 // References: dense Eigen, brute-force BFS on the pattern's reads, closed forms of docs/math.md (popcount).
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +15,7 @@
 
 #include "dense_mixer.hpp"
 #include "gpu_options_env.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"

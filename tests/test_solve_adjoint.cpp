@@ -3,7 +3,6 @@
 // pattern's entries, each reduced to the weights' layout by hand (per offset, per position, gates).
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "dense_mixer.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_adjoint.hpp"

@@ -2,7 +2,6 @@
 // of the attention matrix on the pattern's brute-force A reads (pattern_bruteforce), Y = (I - B)^{-1} A X.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -13,6 +12,7 @@
 #include "../lib/src/pattern_bruteforce.hpp"
 #include "attention_util.hpp"
 #include "cli_util.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/npy.hpp"
 
 using mixgraph::NpyArray;

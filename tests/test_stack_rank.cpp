@@ -6,7 +6,6 @@
 // search against the whole-graph search.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -16,6 +15,7 @@
 
 #include "../lib/src/pattern_bruteforce.hpp"
 #include "cli_util.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/stack.hpp"

@@ -5,12 +5,12 @@
 // stored arrays of the same weights (bit-for-bit, since the arithmetic order is the same).
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <cmath>
 #include <filesystem>
 #include <string>
 
 #include "dense_mixer.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/npy.hpp"
 #include "mixgraph/solve.hpp"

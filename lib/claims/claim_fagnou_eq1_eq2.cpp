@@ -1,11 +1,11 @@
 // fagnou.eq1-eq2 — Eq. 1 (the sequential recurrence) == Eq. 2 (Y = (I-B)^{-1} A X) in fp64, every difference
 // within the a-priori rounding-error bound of forward substitution (substitution_error_bound).
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "claim_util.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve.hpp"

@@ -1,10 +1,10 @@
 // guo.loglinear.hodlr — every dyadic off-diagonal block of the log-linear mask M^H has rank <= 1.
-#include <Eigen/Dense>
 #include <algorithm>
 #include <bit>
 #include <stdexcept>
 
 #include "claim_util.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/hierarchical.hpp"
 
 namespace mixgraph::claims {

@@ -1,9 +1,9 @@
 #include "mixgraph/attention_weights.hpp"
 
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/rank.hpp"
 

@@ -1,6 +1,5 @@
 #include "mixgraph/growth.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/students_t.hpp>
@@ -8,6 +7,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 
 namespace mixgraph {

@@ -1,7 +1,6 @@
 // validate_solve (validate.hpp): every reference here is independent of the fast solve engine.
 #include "mixgraph/validate.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -9,6 +8,7 @@
 #include "bfs_boost.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/distances.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/validate_extra.hpp"
 #include "mixgraph/weights.hpp"

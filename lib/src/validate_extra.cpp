@@ -4,11 +4,11 @@
 
 #include <omp.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <sstream>
 
 #include "mixgraph/congestion.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/solve.hpp"

@@ -8,11 +8,11 @@
 //
 // Queries t and keys s are 0-indexed here, as in the log-linear attention paper (Guo et al.): the query
 // at 1-indexed position i is t = i - 1.
-#include <Eigen/Dense>
 #include <bit>
 #include <cstdint>
 #include <vector>
 
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/rank.hpp"
 
 namespace mixgraph {

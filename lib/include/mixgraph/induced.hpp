@@ -4,9 +4,9 @@
 //
 //   auto p = mixgraph::make_pattern("pow2", 256);
 //   Eigen::MatrixXd m = mixgraph::induced_operator_dense(p, /*seed=*/1);   // m(i, j), 0-indexed
-#include <Eigen/Dense>
 #include <cstdint>
 
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/weights.hpp"
 

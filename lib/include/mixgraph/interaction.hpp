@@ -7,11 +7,11 @@
 //   auto r = mixgraph::ssm_interaction_rank(ssm, /*n=*/256, /*tol=*/0);
 //   r.rank; r.residual_by_heads[r.rank - 1];   // clearly nonzero
 //   r.residual_by_heads[r.rank];               // rounding level
-#include <Eigen/Dense>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/weights.hpp"
 
 namespace mixgraph {

@@ -12,11 +12,11 @@
 //   auto flo = mixgraph::cut_ranks_flow(w, mixgraph::all_cuts(p.n));
 //
 // Cuts K are counted 1-indexed as in the paper: cut K separates positions 1..K from K+1..n (1 <= K < n).
-#include <Eigen/Dense>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/weights.hpp"
 

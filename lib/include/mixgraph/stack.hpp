@@ -10,13 +10,13 @@
 // Grammar: stack:LIST, LIST = ITEM (SEP ITEM)*, SEP = ';' when the list has a ';' outside parentheses,
 // else ','. ITEM = a pattern spec (not stack:, not heads:) or (LIST)*k, the list repeated k times.
 // With ',' every piece must be a whole spec: use ';' for layers whose spec has a comma (bigbird:w,g,r).
-#include <Eigen/Dense>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "mixgraph/distances.hpp"
+#include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/weights.hpp"
