@@ -67,9 +67,9 @@ std::vector<Drawn> draw_all(const fs::path& dir, double width_in, const std::str
     o.colorbar_label = "|M(i, j)|";
     o.masked_label = "exactly 0";
     heat(
-        "M_log", 1024,
+        "M_log", 600,
         [](std::size_t i, std::size_t j) {
-          return j > i ? NAN : std::pow(10.0, -6.0 * double(i - j) / 1024.0);
+          return j > i ? NAN : std::pow(10.0, -6.0 * double(i - j) / 600.0);
         },
         o);
   }
