@@ -26,8 +26,10 @@ ClaimContext claim_context(const ReportParams& params) {
 
 void render_verify(ReportContext& ctx, const std::vector<ClaimResult>& results) {
   const ClaimContext cc = claim_context(ctx.params);
+  std::string as = "mixgraph verify";
+  for (const auto& p : cc.patterns) as += " -p " + p;
   DataTable t{"verify",
-              "The papers' propositions checked numerically (as `mixgraph verify --n-max " +
+              "The papers' propositions checked numerically (as `" + as + " --n-max " +
                   std::to_string(cc.n_max) + "`)",
               {"claim", "source", "number", "status", "checked", "worst", "counterexample", "seconds"},
               {}};

@@ -1123,7 +1123,9 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
     double x = 0;
     for (const auto& s : series) {
       const double w = fs * 2.6 + gap + text_width(ms.cr.get(), s.label) + fs * (compact ? 0.8 : 1.2);
-      if (x > 0 && x + w > left + pw + right - 2 * pad) x = 0, legend_rows += 1;
+      // compact: the legend starts under the plot's left edge
+      const double room = compact ? pw + right - pad : left + pw + right - 2 * pad;
+      if (x > 0 && x + w > room) x = 0, legend_rows += 1;
       legend_at.push_back({x, legend_rows});
       x += w;
     }
@@ -1314,7 +1316,7 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
     text_vertical(cr, compact ? pad + fs * 0.45 : pad + fs * 0.6, y0 + ph / 2, opt.y_label);
     // Legend, right of the plot.
     for (std::size_t si = 0; si < series.size(); ++si) {
-      const double lx = legend_below ? pad + legend_at[si].first : x0 + pw + fs * 1.2;
+      const double lx = !legend_below ? x0 + pw + fs * 1.2 : (compact ? x0 : pad) + legend_at[si].first;
       const double y = !legend_below ? y0 + fs * 0.6 + static_cast<double>(si) * fs * 1.6
                        : compact     ? y0 + ph + xrows + gap + legend_at[si].second * row_h + row_h / 2
                                      : y0 + ph + tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + fs * 0.8 +
