@@ -184,7 +184,8 @@ std::string stable_svg_ids(std::string svg) {
 
 /// One piece of text of an SVG, written as an SVG <text> element (cairo's SVG surface writes glyph outlines).
 struct SvgText {
-  double x, y, angle, size;  ///< baseline start in picture pixels, rotation in degrees, em size in pixels
+  double x, y, angle, size;  ///< the anchor on the baseline in picture pixels, rotation in degrees, em size
+  double ha;                 ///< the anchor: 0 start, 0.5 middle, 1 end (so other fonts stay aligned)
   bool bold;
   double r, g, b;
   std::string s;
@@ -275,6 +276,9 @@ std::string svg_with_text(std::string svg, const std::vector<SvgText>& text, dou
   for (const auto& t : text) {
     auto u8 = [](double v) { return std::to_string(std::lround(std::clamp(v, 0.0, 1.0) * 255)); };
     g += "<text x=\"" + svg_num(t.x) + "\" y=\"" + svg_num(t.y) + "\" font-size=\"" + svg_num(t.size) + "\"" +
+         (t.ha >= 0.75   ? " text-anchor=\"end\""
+          : t.ha >= 0.25 ? " text-anchor=\"middle\""
+                         : "") +
          (t.bold ? " font-weight=\"bold\"" : "") + " fill=\"rgb(" + u8(t.r) + "," + u8(t.g) + "," + u8(t.b) +
          ")\"" +
          (std::abs(t.angle) > 0.01
@@ -400,12 +404,12 @@ void text(cairo_t* cr, double x, double y, const std::string& s, double ha = 0.0
   const double bx = x - ha * te.x_advance, by = y + 0.36 * size;
   if (te.width > 0) record_box(cr, "text", bx + te.x_bearing, by + te.y_bearing, te.width, te.height, s);
   if (g_log.svg_text) {
-    double px = bx, py = by, ux = 1, uy = 0;
+    double px = x, py = by, ux = 1, uy = 0;
     cairo_user_to_device(cr, &px, &py);
     cairo_user_to_device_distance(cr, &ux, &uy);
     double r = 0, g = 0, b = 0, a = 1;
     cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &a);
-    g_log.svg_text->push_back({px, py, std::atan2(uy, ux) * 180 / M_PI, em_px, g_log.bold, r, g, b, s});
+    g_log.svg_text->push_back({px, py, std::atan2(uy, ux) * 180 / M_PI, em_px, ha, g_log.bold, r, g, b, s});
     return;
   }
   cairo_move_to(cr, bx, by);
