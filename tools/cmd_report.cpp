@@ -529,9 +529,10 @@ Registrar reg_cmd_report(
                      "Printed width of the figures (line plots and heatmaps) in inches (3.3: one column, "
                      "6.75: two columns; 200 dpi; default: the screen layout)")
           ->check(finite_range(0.5, 20.0));
-      app.add_option("--style", o->style,
-                     "Figures for a screen (titles, thick lines) or a paper (no titles, thin lines, 8 pt text, "
-                     "the plot at least 60% of the figure at --fig-width) (default screen)")
+      app.add_option(
+             "--style", o->style,
+             "Figures for a screen (titles, thick lines) or a paper (no titles, thin lines, 8 pt text, "
+             "the plot at least 60% of the figure at --fig-width) (default screen)")
           ->check(CLI::IsMember({"screen", "paper"}));
       app.add_option(
              "--progress", o->progress,

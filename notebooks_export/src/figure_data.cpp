@@ -90,8 +90,8 @@ std::string series_csv(const std::vector<LineSeries>& series) {
 
 std::string heatmap_code(const std::string& name, const std::string& npy, const HeatmapOptions& o,
                          std::size_t factor) {
-  std::string c = "figure_data[" + py(name) + "] = np.load(" + py(npy) + ")\nheatmap(figure_data[" + py(name) +
-                  "], title=" + py(o.title);
+  std::string c = "figure_data[" + py(name) + "] = np.load(" + py(npy) + ")\nheatmap(figure_data[" +
+                  py(name) + "], title=" + py(o.title);
   if (!o.note.empty()) c += ", note=" + py(o.note);
   c += ", xlabel=" + py(o.x_label) + ", ylabel=" + py(o.y_label) + ", cbar=" + py(o.colorbar_label);
   if (o.scale == ColorScale::Log) c += ", log=True";
@@ -105,8 +105,8 @@ std::string heatmap_code(const std::string& name, const std::string& npy, const 
 
 std::string lines_code(const std::string& name, const std::string& csv, const LinePlotOptions& o,
                        const std::vector<LineSeries>& series) {
-  std::string c = "figure_data[" + py(name) + "] = pd.read_csv(" + py(csv) + ")\nlines(figure_data[" + py(name) +
-                  "], title=" + py(o.title);
+  std::string c = "figure_data[" + py(name) + "] = pd.read_csv(" + py(csv) + ")\nlines(figure_data[" +
+                  py(name) + "], title=" + py(o.title);
   if (!o.note.empty()) c += ", note=" + py(o.note);
   c += ", xlabel=" + py(o.x_label) + ", ylabel=" + py(o.y_label) + ", logx=" + py_bool(o.log_x) +
        ", logy=" + py_bool(o.log_y);
