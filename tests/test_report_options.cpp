@@ -493,10 +493,10 @@ TEST(ReportFigures, EveryFigureOfTheReportAtOneColumnPaperHasTextOfAtLeast7Point
 }
 
 TEST(ReportFigures, HeatmapDataBesideThePngIsPooledAsDrawn) {
-  // At one column a 512 x 512 distance matrix does not fit one pixel per cell: the PNG pools it, and the
+  // At one column a 1024 x 1024 distance matrix does not fit one pixel per cell: the PNG pools it, and the
   // .npy beside it (which the notebook redraws) must hold the same pooled matrix.
   if (!mixgraph::plots_built_in()) GTEST_SKIP() << "cairo is not built in";
-  ReportCall r("--n 512 --pattern pow2 --sections distances --fig-width 3.3 --style paper");
+  ReportCall r("--n 1024 --pattern pow2 --sections distances --fig-width 3.3 --style paper");
   ASSERT_EQ(r.rc, 0) << r.err();
   const std::string npy = read_file(r.dir / "figures/d_pow2.npy");
   std::smatch m;
@@ -504,10 +504,10 @@ TEST(ReportFigures, HeatmapDataBesideThePngIsPooledAsDrawn) {
       << npy.substr(0, 80);
   const long rows = std::stol(m[1]), cols = std::stol(m[2]);
   EXPECT_EQ(rows, cols);
-  EXPECT_LT(rows, 512) << "pooled";
-  const long f = (512 + rows - 1) / rows;
-  EXPECT_EQ((512 + f - 1) / f, rows) << "blocks of " << f;
-  EXPECT_LE(rows, 330) << "fits the one-column plot";
+  EXPECT_LT(rows, 1024) << "pooled";
+  const long f = (1024 + rows - 1) / rows;
+  EXPECT_EQ((1024 + f - 1) / f, rows) << "blocks of " << f;
+  EXPECT_LE(rows, 660) << "fits the one-column plot";
   // The notebook cell that redraws it passes the same pooling factor.
   EXPECT_NE(read_file(r.dir / "report.ipynb").find("factor=" + std::to_string(f)), std::string::npos);
 }

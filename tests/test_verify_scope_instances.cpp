@@ -223,14 +223,17 @@ TEST(VerifyScopeInstances, CheckpointedCliGivesTheSameVerdictsAndNoPlaceholder) 
 
 TEST(VerifyScopeInstances, ReportVerifySectionMatchesVerifyAndPrintsNoPlaceholder) {
   // the report's "Propositions checked" at n = 2 (a range of one for most claims) and 16: every claim's
-  // status is verify's at the same n-max, and no placeholder value is in its Markdown, CSV or JSON
+  // status is verify's on the report's patterns at the same n-max (`verify -p pow2`), and no placeholder
+  // value is in its Markdown, CSV or JSON
   for (const std::uint64_t n : {2u, 16u}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto dir = scope_temp_dir();
-    const auto rep = mixgraph::test::run_cli("report -p pow2 -n " + std::to_string(n) +
-                                             " --sections verify --out " + quoted(dir + "/r"));
+    const auto rep =
+        mixgraph::test::run_cli("report -p pow2 -n " + std::to_string(n) +
+                                " --sections verify --progress always --out " + quoted(dir + "/r"));
     ASSERT_EQ(rep.code, 0) << rep.err;
-    const auto ver = mixgraph::test::run_cli("verify --n-max " + std::to_string(n) + " --format json");
+    const auto ver =
+        mixgraph::test::run_cli("verify -p pow2 --n-max " + std::to_string(n) + " --format json");
     ASSERT_EQ(ver.code, 0) << ver.err;
     std::map<std::string, std::string> want;
     const auto vj = nlohmann::json::parse(ver.out);
@@ -239,6 +242,13 @@ TEST(VerifyScopeInstances, ReportVerifySectionMatchesVerifyAndPrintsNoPlaceholde
     ASSERT_EQ(table.at("rows").size(), want.size());
     for (const auto& row : table.at("rows"))
       EXPECT_EQ(row.at("status"), want.at(row.at("claim").get<std::string>())) << row.dump();
+    // one progress line per claim, naming it: "verify: claim K/N <id>", in the table's order
+    std::size_t k = 0;
+    for (const auto& row : table.at("rows")) {
+      const std::string line = "] verify: claim " + std::to_string(++k) + "/" + std::to_string(want.size()) +
+                               " " + row.at("claim").get<std::string>() + "\n";
+      EXPECT_NE(rep.err.find(line), std::string::npos) << line << rep.err;
+    }
     for (const char* file :
          {"/r/report.md", "/r/tables/verify.csv", "/r/tables/verify.json", "/r/report.json"}) {
       const auto text = mixgraph::test::read_file(dir + file);

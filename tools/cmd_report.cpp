@@ -286,10 +286,16 @@ int run_report(const ReportOptions& o) {
       continue;
     }
     nlohmann::json results = nlohmann::json::object();
-    ReportContext ctx{params, runs, out, table1, results, [&](const PatternRun& r, const std::string& stage) {
+    ReportContext ctx{params,
+                      runs,
+                      out,
+                      table1,
+                      results,
+                      [&](const PatternRun& r, const std::string& stage) {
                         const auto k = static_cast<std::size_t>(&r - runs.data());
                         step(P + section_index * P + std::min(k, P - 1), r.spec + ": " + stage);
-                      }};
+                      },
+                      [&](const std::string& what) { step(P + section_index * P, what); }};
     const double t0 = elapsed();
     double seconds = 0;
     const std::size_t notes_before = out.notes().size();
@@ -521,11 +527,12 @@ Registrar reg_cmd_report(
           ->type_name(type::kId);
       app.add_option("--fig-width", o->fig_width,
                      "Printed width of the figures (line plots and heatmaps) in inches (3.3: one column, "
-                     "6.9: two columns; default: the screen layout)")
+                     "6.75: two columns; 200 dpi; default: the screen layout)")
           ->check(finite_range(0.5, 20.0));
-      app.add_option("--style", o->style,
-                     "Figures for a screen (titles, thick lines) or a paper (no titles, thin lines, text "
-                     ">= 7 pt at --fig-width) (default screen)")
+      app.add_option(
+             "--style", o->style,
+             "Figures for a screen (titles, thick lines) or a paper (no titles, thin lines, 8 pt text, "
+             "the plot at least 60% of the figure at --fig-width) (default screen)")
           ->check(CLI::IsMember({"screen", "paper"}));
       app.add_option(
              "--progress", o->progress,

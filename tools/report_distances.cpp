@@ -310,8 +310,7 @@ void section_distances(ReportContext& ctx) {
       "import matplotlib.pyplot as plt\n"
       "dist = pd.read_csv(\"tables/distances.csv\")\n"
       "hist = pd.read_csv(\"tables/distance_histogram.csv\")\n"
-      "hist.pivot(index=\"distance\", columns=\"pattern\", values=\"pairs\").plot.bar(logy=True, "
-      "figsize=(9, 4))\n"
+      "hist.pivot(index=\"distance\", columns=\"pattern\", values=\"pairs\").plot.bar(logy=True)\n"
       "plt.ylabel(\"pairs j < i\")\n"
       "plt.show()\n"
       "dist");

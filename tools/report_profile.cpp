@@ -199,7 +199,8 @@ void run_profile(ReportContext& ctx) {
       "import matplotlib.pyplot as plt\n"
       "summary = pd.read_csv(\"tables/summary.csv\")\n"
       "sweep = pd.read_csv(\"tables/sweep.csv\")\n"
-      "fig, axes = plt.subplots(1, 2, figsize=(11, 4))\n"
+      "w, h = plt.rcParams[\"figure.figsize\"]\n"
+      "fig, axes = plt.subplots(1, 2, figsize=(2 * w, h))  # two panels of the default size\n"
       "for name, g in sweep.groupby(\"pattern\", sort=False):\n"
       "    axes[0].loglog(g[\"n\"], g[\"max_decode_cost\"], marker=\"o\", label=name)\n"
       "    axes[1].loglog(g[\"n\"], g[\"max_cache\"], marker=\"o\", label=name)\n"
@@ -210,7 +211,7 @@ void run_profile(ReportContext& ctx) {
   ctx.out.carry_on(
       "profiles = {row.pattern: pd.read_csv(f\"tables/profile_{row.stem}.csv\") for row in "
       "summary.itertuples()}\n"
-      "fig, ax = plt.subplots(figsize=(8, 4))\n"
+      "fig, ax = plt.subplots()\n"
       "for name, df in profiles.items():\n"
       "    ax.semilogy(df[\"position\"], df[\"cache_size\"].where(df[\"cache_size\"] > 0), label=name)\n"
       "ax.set(xlabel=\"position i\", ylabel=\"cache size |C_i|\")\n"

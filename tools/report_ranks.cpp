@@ -202,7 +202,7 @@ void run_ranks(ReportContext& ctx) {
   ctx.out.carry_on(
       "import matplotlib.pyplot as plt\n"
       "cr = pd.read_csv(\"tables/cut_ranks.csv\")\n"
-      "fig, ax = plt.subplots(figsize=(8, 4))\n"
+      "fig, ax = plt.subplots()\n"
       "for name, g in cr.groupby(\"pattern\", sort=False):\n"
       "    ax.plot(g[\"cache\"], g[\"flow_rank\"], \".\", label=name)\n"
       "lim = cr[\"cache\"].max()\n"

@@ -74,6 +74,8 @@ struct ReportContext {
   nlohmann::json& results;
   /// A progress line on stderr (only when it is a terminal): "[report 3/20] pow2: masks".
   std::function<void(const PatternRun&, const std::string&)> progress;
+  /// A progress line not about one pattern (e.g. "verify: claim 3/20 fagnou.menger"); may be empty.
+  std::function<void(const std::string&)> label = {};
 };
 
 struct ReportSection {

@@ -166,9 +166,13 @@ std::optional<std::vector<SectionOutcome>> run_report_section_shards(
     out.section(s.id, s.title, s.order);
     std::map<std::string, std::map<std::string, Cell>> table1;
     Json results = Json::object();
-    ReportContext ctx{params,  runs,
-                      out,     table1,
-                      results, [&](const PatternRun& r, const std::string& stage) { progress(i, r, stage); }};
+    ReportContext ctx{params,
+                      runs,
+                      out,
+                      table1,
+                      results,
+                      [&](const PatternRun& r, const std::string& stage) { progress(i, r, stage); },
+                      [&](const std::string& what) { start(i, what); }};
     s.run(ctx);
     Json cells = Json::object();
     for (const auto& [spec, cols] : table1)

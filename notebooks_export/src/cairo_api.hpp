@@ -30,6 +30,7 @@
   X(cairo_move_to) \
   X(cairo_new_sub_path) \
   X(cairo_paint) \
+  X(cairo_pattern_get_rgba) \
   X(cairo_pattern_set_filter) \
   X(cairo_pdf_surface_create_for_stream) \
   X(cairo_rectangle) \
@@ -54,11 +55,14 @@
   X(cairo_surface_finish) \
   X(cairo_surface_flush) \
   X(cairo_surface_mark_dirty) \
+  X(cairo_surface_set_device_scale) \
   X(cairo_surface_status) \
   X(cairo_surface_write_to_png_stream) \
   X(cairo_svg_surface_create_for_stream) \
+  X(cairo_svg_surface_set_document_unit) \
   X(cairo_text_extents) \
   X(cairo_translate) \
+  X(cairo_user_to_device) \
   X(cairo_user_to_device_distance)
 // clang-format on
 
@@ -100,6 +104,7 @@ const CairoApi& cairo_api();
 #define cairo_move_to ::mixgraph::detail::cairo_api().cairo_move_to
 #define cairo_new_sub_path ::mixgraph::detail::cairo_api().cairo_new_sub_path
 #define cairo_paint ::mixgraph::detail::cairo_api().cairo_paint
+#define cairo_pattern_get_rgba ::mixgraph::detail::cairo_api().cairo_pattern_get_rgba
 #define cairo_pattern_set_filter ::mixgraph::detail::cairo_api().cairo_pattern_set_filter
 #define cairo_pdf_surface_create_for_stream ::mixgraph::detail::cairo_api().cairo_pdf_surface_create_for_stream
 #define cairo_rectangle ::mixgraph::detail::cairo_api().cairo_rectangle
@@ -124,11 +129,14 @@ const CairoApi& cairo_api();
 #define cairo_surface_finish ::mixgraph::detail::cairo_api().cairo_surface_finish
 #define cairo_surface_flush ::mixgraph::detail::cairo_api().cairo_surface_flush
 #define cairo_surface_mark_dirty ::mixgraph::detail::cairo_api().cairo_surface_mark_dirty
+#define cairo_surface_set_device_scale ::mixgraph::detail::cairo_api().cairo_surface_set_device_scale
 #define cairo_surface_status ::mixgraph::detail::cairo_api().cairo_surface_status
 #define cairo_surface_write_to_png_stream ::mixgraph::detail::cairo_api().cairo_surface_write_to_png_stream
 #define cairo_svg_surface_create_for_stream ::mixgraph::detail::cairo_api().cairo_svg_surface_create_for_stream
+#define cairo_svg_surface_set_document_unit ::mixgraph::detail::cairo_api().cairo_svg_surface_set_document_unit
 #define cairo_text_extents ::mixgraph::detail::cairo_api().cairo_text_extents
 #define cairo_translate ::mixgraph::detail::cairo_api().cairo_translate
+#define cairo_user_to_device ::mixgraph::detail::cairo_api().cairo_user_to_device
 #define cairo_user_to_device_distance ::mixgraph::detail::cairo_api().cairo_user_to_device_distance
 // clang-format on
 #endif

@@ -90,7 +90,8 @@ std::string series_csv(const std::vector<LineSeries>& series) {
 
 std::string heatmap_code(const std::string& name, const std::string& npy, const HeatmapOptions& o,
                          std::size_t factor) {
-  std::string c = "figure_data[" + py(name) + "] = heatmap(" + py(npy) + ", title=" + py(o.title);
+  std::string c = "figure_data[" + py(name) + "] = np.load(" + py(npy) + ")\nheatmap(figure_data[" +
+                  py(name) + "], title=" + py(o.title);
   if (!o.note.empty()) c += ", note=" + py(o.note);
   c += ", xlabel=" + py(o.x_label) + ", ylabel=" + py(o.y_label) + ", cbar=" + py(o.colorbar_label);
   if (o.scale == ColorScale::Log) c += ", log=True";
@@ -99,12 +100,13 @@ std::string heatmap_code(const std::string& name, const std::string& npy, const 
   if (o.integer_levels) c += ", integer=True";
   if (!o.mask_label.empty()) c += ", mask=(" + py(o.mask_label) + ", " + py(o.masked_label) + ")";
   if (factor > 1) c += ", factor=" + std::to_string(factor);
-  return c + ")";
+  return c + ");";
 }
 
 std::string lines_code(const std::string& name, const std::string& csv, const LinePlotOptions& o,
                        const std::vector<LineSeries>& series) {
-  std::string c = "figure_data[" + py(name) + "] = lines(" + py(csv) + ", title=" + py(o.title);
+  std::string c = "figure_data[" + py(name) + "] = pd.read_csv(" + py(csv) + ")\nlines(figure_data[" +
+                  py(name) + "], title=" + py(o.title);
   if (!o.note.empty()) c += ", note=" + py(o.note);
   c += ", xlabel=" + py(o.x_label) + ", ylabel=" + py(o.y_label) + ", logx=" + py_bool(o.log_x) +
        ", logy=" + py_bool(o.log_y);
@@ -112,7 +114,7 @@ std::string lines_code(const std::string& name, const std::string& csv, const Li
   for (const auto& s : series)
     if (s.bars) bars += py(s.label) + ", ";
   if (!bars.empty()) c += ", bars=(" + bars + ")";
-  return c + ")";
+  return c + ");";
 }
 
 std::string notebook_setup_code() {
@@ -155,12 +157,16 @@ source = "the mixgraph package " + mixgraph.__version__ if mixgraph is not None 
 print(f"{len(tables)} tables, {len(profiles)} profiles from {source}")
 
 
-def heatmap(path, title="", note="", xlabel="", ylabel="", cbar="value", log=False, vmin=None, vmax=None,
-            integer=False, mask=None, factor=1):
-    """Draws figures/<name>.npy (float32, NaN = masked, grey; masks: uint8, 1 = set) as the report's heatmap
-    did; returns the matrix."""
-    m = np.load(path)
-    fig, ax = plt.subplots(figsize=(6, 5))
+def heatmap(data, title="", note="", xlabel="", ylabel="", cbar="value", log=False, vmin=None, vmax=None,
+            integer=False, mask=None, factor=1, ax=None):
+    """Draws a heatmap as the report did: data is figures/<name>.npy or its array (float32, NaN = masked,
+    grey; masks: uint8, 1 = set). On `ax` if given, else on a new figure of rcParams' size; returns the
+    Figure, to restyle or save (fig.savefig)."""
+    m = np.load(data) if isinstance(data, (str, pathlib.Path)) else np.asarray(data)
+    if ax is None:
+        fig, ax = plt.subplots()
+    else:
+        fig = ax.figure
     extent = (0.5, m.shape[1] * factor + 0.5, m.shape[0] * factor + 0.5, 0.5)
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("#bdbdbd")
@@ -183,15 +189,18 @@ def heatmap(path, title="", note="", xlabel="", ylabel="", cbar="value", log=Fal
         im = ax.imshow(data, cmap=cmap, norm=norm, extent=extent, interpolation="nearest")
         fig.colorbar(im, ax=ax, label=cbar)
     ax.set(title=title + ("\n" + note if note else ""), xlabel=xlabel, ylabel=ylabel)
-    plt.show()
-    return m
+    return fig
 
 
-def lines(path, title="", note="", xlabel="", ylabel="", logx=False, logy=False, bars=()):
-    """Draws figures/<name>.csv (series, x, y; y_upper for bands filled from y to y_upper) as the report's
-    line plot did: `bars` names the series drawn as bars; returns the DataFrame."""
-    df = pd.read_csv(path)
-    fig, ax = plt.subplots(figsize=(7, 4))
+def lines(data, title="", note="", xlabel="", ylabel="", logx=False, logy=False, bars=(), ax=None):
+    """Draws a line plot as the report did: data is figures/<name>.csv or its DataFrame (series, x, y;
+    y_upper for bands filled from y to y_upper); `bars` names the series drawn as bars. On `ax` if given,
+    else on a new figure of rcParams' size; returns the Figure."""
+    df = pd.read_csv(data) if isinstance(data, (str, pathlib.Path)) else data
+    if ax is None:
+        fig, ax = plt.subplots()
+    else:
+        fig = ax.figure
     for label, g in df.groupby("series", sort=False):
         if "y_upper" in g and g["y_upper"].notna().any():
             ax.fill_between(g["x"], g["y"], g["y_upper"], alpha=0.3, label=label)
@@ -206,8 +215,7 @@ def lines(path, title="", note="", xlabel="", ylabel="", logx=False, logy=False,
         ax.set_yscale("log")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    plt.show()
-    return df)PY";
+    return fig)PY";
 }
 
 }  // namespace mixgraph

@@ -3,8 +3,11 @@
 #include "mixgraph/plot.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <ostream>
@@ -195,26 +198,147 @@ std::string stable_svg_ids(std::string svg) {
   }
 }
 
-/// The smallest text drawn by the current render() on this thread, in device pixels (text() records it),
-/// so a figure's info reports what was drawn, not what its layout meant to draw.
-thread_local double g_min_text_px = 0;
+/// One piece of text of an SVG, written as an SVG <text> element (cairo's SVG surface writes glyph outlines).
+struct SvgText {
+  double x, y, angle, size;  ///< the anchor on the baseline in picture pixels, rotation in degrees, em size
+  double ha;                 ///< the anchor: 0 start, 0.5 middle, 1 end (so other fonts stay aligned)
+  bool bold;
+  double r, g, b;
+  std::string s;
+};
 
-/// Creates the surface for `kind`, runs draw(cr), and streams the result into `path` atomically. Returns
-/// the smallest text drawn, in pixels (0 if none).
-template <class Draw>
-double render(const std::string& path, FileKind kind, int w, int h, Draw&& draw) {
-  g_min_text_px = std::numeric_limits<double>::infinity();
-  write_file_atomic(path, [&](std::ostream& file) {
-    std::ostringstream svg;  // an SVG is renamed (stable_svg_ids) before it goes to the file
-    std::ostream& os = kind == FileKind::Svg ? static_cast<std::ostream&>(svg) : file;
-    SurfacePtr s;
-    if (kind == FileKind::Png)
-      s.reset(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
-    else if (kind == FileKind::Svg)
-      s.reset(cairo_svg_surface_create_for_stream(write_to_stream, &os, w, h));
+/// What the current render() on this thread drew: the smallest text in device pixels (so a figure's info
+/// reports what was drawn, not what its layout meant to draw), the boxes, and for an SVG its text.
+struct DrawLog {
+  double min_text_px = 0;
+  std::vector<FigureBox>* boxes = nullptr;
+  std::vector<SvgText>* svg_text = nullptr;  ///< non-null: text goes here instead of to cairo
+  bool bold = false;                         ///< the current font's weight (font() sets it)
+};
+thread_local DrawLog g_log;
+
+/// Records a box given in user coordinates (its device bounding box when the user space is rotated).
+void record_box(cairo_t* cr, const std::string& kind, double x, double y, double w, double h,
+                const std::string& s = "") {
+  if (!g_log.boxes) return;
+  double lo_x = std::numeric_limits<double>::infinity(), lo_y = lo_x, hi_x = -lo_x, hi_y = -lo_x;
+  for (int c = 0; c < 4; ++c) {
+    double px = x + (c & 1 ? w : 0), py = y + (c & 2 ? h : 0);
+    cairo_user_to_device(cr, &px, &py);
+    lo_x = std::min(lo_x, px), hi_x = std::max(hi_x, px), lo_y = std::min(lo_y, py),
+    hi_y = std::max(hi_y, py);
+  }
+  g_log.boxes->push_back({kind, s, lo_x, lo_y, hi_x - lo_x, hi_y - lo_y});
+}
+
+/// PNG: cairo writes no pHYs chunk; this one (pixels per metre, both axes) goes right after IHDR.
+std::string png_with_dpi(const std::string& png, double dpi) {
+  static const auto table = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::uint32_t n = 0; n < 256; ++n) {
+      std::uint32_t c = n;
+      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[n] = c;
+    }
+    return t;
+  }();
+  const std::size_t ihdr_end = 8 + 4 + 4 + 13 + 4;  // signature, IHDR length, type, data, CRC
+  if (png.size() < ihdr_end || png.compare(12, 4, "IHDR") != 0) return png;
+  const auto ppm = static_cast<std::uint32_t>(std::lround(dpi / 0.0254));
+  std::string chunk = "pHYs";
+  for (int rep = 0; rep < 2; ++rep)
+    for (int sh = 24; sh >= 0; sh -= 8) chunk += static_cast<char>((ppm >> sh) & 0xFF);
+  chunk += '\1';  // unit: metre
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char c : chunk) crc = table[(crc ^ c) & 0xFF] ^ (crc >> 8);
+  crc ^= 0xFFFFFFFFu;
+  std::string out = png.substr(0, ihdr_end);
+  for (int sh = 24; sh >= 0; sh -= 8) out += static_cast<char>((9u >> sh) & 0xFF);  // data length
+  out += chunk;
+  for (int sh = 24; sh >= 0; sh -= 8) out += static_cast<char>((crc >> sh) & 0xFF);
+  return out + png.substr(ihdr_end);
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '&')
+      o += "&amp;";
+    else if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '"')
+      o += "&quot;";
     else
-      s.reset(cairo_pdf_surface_create_for_stream(write_to_stream, &os, w, h));
+      o += c;
+  }
+  return o;
+}
+
+std::string svg_num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", std::abs(v) < 0.005 ? 0.0 : v);
+  return buf;
+}
+
+/// The SVG's text as <text> elements in picture pixels, scaled to the document's points, before </svg>.
+std::string svg_with_text(std::string svg, const std::vector<SvgText>& text, double dpi, const char* family) {
+  if (text.empty()) return svg;
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.6g", 72.0 / dpi);
+  std::string g =
+      "<g font-family=\"" + std::string(family) + ", sans-serif\" transform=\"scale(" + scale + ")\">\n";
+  for (const auto& t : text) {
+    auto u8 = [](double v) { return std::to_string(std::lround(std::clamp(v, 0.0, 1.0) * 255)); };
+    g += "<text x=\"" + svg_num(t.x) + "\" y=\"" + svg_num(t.y) + "\" font-size=\"" + svg_num(t.size) + "\"" +
+         (t.ha >= 0.75   ? " text-anchor=\"end\""
+          : t.ha >= 0.25 ? " text-anchor=\"middle\""
+                         : "") +
+         (t.bold ? " font-weight=\"bold\"" : "") + " fill=\"rgb(" + u8(t.r) + "," + u8(t.g) + "," + u8(t.b) +
+         ")\"" +
+         (std::abs(t.angle) > 0.01
+              ? " transform=\"rotate(" + svg_num(t.angle) + " " + svg_num(t.x) + " " + svg_num(t.y) + ")\""
+              : "") +
+         ">" + xml_escape(t.s) + "</text>\n";
+  }
+  g += "</g>\n";
+  const auto end = svg.rfind("</svg>");
+  if (end == std::string::npos) return svg;
+  return svg.insert(end, g);
+}
+
+/// Creates the surface for `kind`, runs draw(cr), and streams the result into `path` atomically. The
+/// drawing is in pixels of a w x h picture at `dpi`: SVG and PDF are w / dpi x h / dpi inches (a device
+/// scale maps pixels to points), a PNG carries the dpi. Returns the smallest text drawn, in pixels (0 if
+/// none); `boxes` receives what was drawn where.
+template <class Draw>
+double render(const std::string& path, FileKind kind, int w, int h, double dpi, std::vector<FigureBox>& boxes,
+              Draw&& draw) {
+  g_log = DrawLog{};
+  g_log.min_text_px = std::numeric_limits<double>::infinity();
+  boxes.clear();
+  g_log.boxes = &boxes;
+  std::vector<SvgText> svg_text;
+  if (kind == FileKind::Svg) g_log.svg_text = &svg_text;
+  struct Reset {
+    ~Reset() { g_log.boxes = nullptr, g_log.svg_text = nullptr; }
+  } reset;
+  const double pt = 72.0 / dpi;  // points per pixel
+  write_file_atomic(path, [&](std::ostream& file) {
+    std::ostringstream buf;  // an SVG gets its text and stable ids, a PNG its pHYs, before the file
+    std::ostream& os = kind == FileKind::Pdf ? file : static_cast<std::ostream&>(buf);
+    SurfacePtr s;
+    if (kind == FileKind::Png) {
+      s.reset(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
+    } else if (kind == FileKind::Svg) {
+      s.reset(cairo_svg_surface_create_for_stream(write_to_stream, &os, w * pt, h * pt));
+      cairo_svg_surface_set_document_unit(s.get(), CAIRO_SVG_UNIT_PT);
+    } else {
+      s.reset(cairo_pdf_surface_create_for_stream(write_to_stream, &os, w * pt, h * pt));
+    }
     check(cairo_surface_status(s.get()), path);
+    if (kind != FileKind::Png) cairo_surface_set_device_scale(s.get(), pt, pt);
     {
       CrPtr cr(cairo_create(s.get()));
       cairo_set_source_rgb(cr.get(), 1, 1, 1);
@@ -225,9 +349,10 @@ double render(const std::string& path, FileKind kind, int w, int h, Draw&& draw)
     if (kind == FileKind::Png) check(cairo_surface_write_to_png_stream(s.get(), write_to_stream, &os), path);
     cairo_surface_finish(s.get());
     check(cairo_surface_status(s.get()), path);
-    if (kind == FileKind::Svg) file << stable_svg_ids(svg.str());
+    if (kind == FileKind::Svg) file << svg_with_text(stable_svg_ids(buf.str()), svg_text, dpi, kFont);
+    if (kind == FileKind::Png) file << png_with_dpi(buf.str(), dpi);
   });
-  return std::isfinite(g_min_text_px) ? g_min_text_px : 0;
+  return std::isfinite(g_log.min_text_px) ? g_log.min_text_px : 0;
 }
 
 /// A scratch context for measuring text before the picture's size is known.
@@ -237,6 +362,7 @@ struct Measure {
 };
 
 void font(cairo_t* cr, double size, bool bold = false) {
+  g_log.bold = bold;
   cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL,
                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, size);
@@ -277,20 +403,32 @@ void set_rgb(cairo_t* cr, const Rgb& c) {
 }
 
 /// Text with its anchor at (x, y): ha 0 = left, 0.5 = centre, 1 = right; y is the vertical middle of
-/// digits/capitals (cap height ~0.72 em).
+/// digits/capitals (cap height ~0.72 em). Records its ink box; in an SVG it becomes a <text> element.
 void text(cairo_t* cr, double x, double y, const std::string& s, double ha = 0.0) {
-  if (!s.empty()) {  // the em size in device pixels, whatever the rotation
-    cairo_matrix_t fm;
-    cairo_get_font_matrix(cr, &fm);
-    double dx = fm.xy, dy = fm.yy;
-    cairo_user_to_device_distance(cr, &dx, &dy);
-    g_min_text_px = std::min(g_min_text_px, std::hypot(dx, dy));
-  }
-  double size = 0;
+  if (s.empty()) return;
+  cairo_matrix_t fm;  // the em size in device pixels, whatever the rotation
+  cairo_get_font_matrix(cr, &fm);
+  double dx = fm.xy, dy = fm.yy;
+  cairo_user_to_device_distance(cr, &dx, &dy);
+  const double em_px = std::hypot(dx, dy);
+  g_log.min_text_px = std::min(g_log.min_text_px, em_px);
   cairo_font_extents_t fe;
   cairo_font_extents(cr, &fe);
-  size = fe.ascent / 0.93;  // DejaVu: ascent ~0.93 em
-  cairo_move_to(cr, x - ha * text_width(cr, s), y + 0.36 * size);
+  const double size = fe.ascent / 0.93;  // DejaVu: ascent ~0.93 em
+  cairo_text_extents_t te;
+  cairo_text_extents(cr, s.c_str(), &te);
+  const double bx = x - ha * te.x_advance, by = y + 0.36 * size;
+  if (te.width > 0) record_box(cr, "text", bx + te.x_bearing, by + te.y_bearing, te.width, te.height, s);
+  if (g_log.svg_text) {
+    double px = x, py = by, ux = 1, uy = 0;
+    cairo_user_to_device(cr, &px, &py);
+    cairo_user_to_device_distance(cr, &ux, &uy);
+    double r = 0, g = 0, b = 0, a = 1;
+    cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &a);
+    g_log.svg_text->push_back({px, py, std::atan2(uy, ux) * 180 / M_PI, em_px, ha, g_log.bold, r, g, b, s});
+    return;
+  }
+  cairo_move_to(cr, bx, by);
   cairo_show_text(cr, s.c_str());
 }
 
@@ -315,18 +453,22 @@ std::string fmt_num(double v) {
   return buf;
 }
 
-/// A power of ten label: plain for exponents 0..4 ("1", "10", ..., "10000"), else 10 with a superscript.
+/// A power of ten label: plain for exponents 0..4 ("1", "10", ..., "10000"), else 10 with a superscript
+/// `sub` pixels high (0: 0.7 of the label's size).
 struct PowLabel {
   int k;
+  double sub = 0;
   bool plain() const { return k >= 0 && k <= 4; }
+  double sub_size(double fs) const { return sub > 0 ? sub : fs * 0.7; }
   double width(cairo_t* cr, double fs) const {
     if (plain()) return text_width(cr, fmt_num(std::pow(10.0, k)));
     double w = text_width(cr, "10");
-    font(cr, fs * 0.7);
-    w += text_width(cr, std::to_string(k)) + fs * 0.05;
+    font(cr, sub_size(fs));
+    w += text_width(cr, exponent()) + fs * 0.05;
     font(cr, fs);
     return w;
   }
+  std::string exponent() const { return k < 0 ? "\u2212" + std::to_string(-k) : std::to_string(k); }
   void draw(cairo_t* cr, double x, double y, double fs, double ha) const {
     const double w = width(cr, fs);
     const double x0 = x - ha * w;
@@ -336,9 +478,8 @@ struct PowLabel {
     }
     text(cr, x0, y, "10", 0);
     const double w10 = text_width(cr, "10");
-    font(cr, fs * 0.7);
-    text(cr, x0 + w10 + fs * 0.05, y - fs * 0.42, k < 0 ? "\u2212" + std::to_string(-k) : std::to_string(k),
-         0);
+    font(cr, sub_size(fs));
+    text(cr, x0 + w10 + fs * 0.05, y - fs * 0.42, exponent(), 0);
     font(cr, fs);
   }
 };
@@ -445,51 +586,71 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
     return mask_mode ? mask_colour : viridis(t_of(v));
   };
 
-  // Layout. At a printed width the text has a fixed size (12 pt screen, 10.5 pt paper) and the plot takes
-  // the room the labels leave; else the plot is about 640 px and the text grows with it.
-  const double fs_sized = (paper ? 10.5 : 12.0) * kFigureDpi / 72.0;
+  // Layout. At a printed width the text has a fixed size (12 pt screen, 8 pt paper) and the plot takes
+  // the room the labels leave; else the plot is about 640 px and the text grows with it. The paper layout
+  // (compact) keeps margins to what its labels need and puts the colour bar under the plot when that leaves
+  // the plot a larger share of the picture.
+  const double dpi = sized ? kFigureDpi : kScreenDpi;
+  const bool compact = sized && paper;
+  const double fs_min = 7.0 * kFigureDpi / 72.0;  // the smallest text of a printed figure: 7 pt
+  const double fs_sized = (paper ? 8.0 : 12.0) * kFigureDpi / 72.0;
   double fs = fs_sized, pad = 0, tick = 0, gap = 0, pw = 0, ph = 0, left = 0, right = 0, ytw = 0, ctw = 0;
-  double legend_w = 0, cbw = 0, bar_gap = 0;
-  int cell = 1;
+  double legend_w = 0, cbw = 0, bar_gap = 0, cell = 1, sub = 0, room = 0, top_c = 0, bottom_c = 0;
+  bool horiz = false;  // compact: the colour bar under the plot
+  // compact, horizontal: the bar is bar_len long; with side_label its label (and the masked-cell key under
+  // it) sit right of the bar, from side_x on, instead of rows of their own.
+  bool side_label = false;
+  double bar_len = 0, side_x = 0;
   std::vector<double> cticks, xt, yt;
   std::vector<int> cdecades;
   Measure ms;
+  // Rows of the compact layout under the plot.
+  auto xrows = [&] { return tick + gap + fs * 0.95 + gap + fs * 1.2; };  // x tick labels, x label
+  auto cb_row = [&] { return log ? fs * 1.3 : fs * 0.95; };              // colour bar tick labels
+  const double key_row = fs * 1.4;                                       // masked-cell key, mask legend
+  auto bar_ticks = [&](double bar_px, double spacing) {
+    cticks.clear(), cdecades.clear();
+    const int fit = std::max(2, static_cast<int>(bar_px / spacing));  // labels that fit the bar
+    if (mask_mode) return;
+    if (log) {
+      const int d0 = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)),
+                d1 = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+      const int span = std::max(1, d1 - d0);
+      const int most = std::min(8, fit);
+      const int every = span <= most ? 1 : (span + most - 1) / most;
+      for (int d = d0; d <= d1; ++d)
+        if ((d - d0) % every == 0) cdecades.push_back(d);
+      if (cdecades.empty()) cticks = {lo, hi};
+    } else if (discrete) {
+      const int every = static_cast<int>(std::ceil(levels / std::min(12, fit)));
+      for (double v = lo; v <= hi; v += every) cticks.push_back(v);
+    } else {
+      cticks = nice_ticks(lo, hi, std::min(5, fit));
+      while (cticks.size() > static_cast<std::size_t>(fit) && fit >= 2) {  // nice_ticks may give more
+        const auto fewer = nice_ticks(lo, hi, static_cast<int>(cticks.size()) / 2);
+        if (fewer.size() >= cticks.size()) break;
+        cticks = fewer;
+      }
+    }
+  };
+  auto measure_bar = [&] {
+    ctw = 0;
+    for (double v : cticks) ctw = std::max(ctw, text_width(ms.cr.get(), fmt_num(v)));
+    for (int d : cdecades) ctw = std::max(ctw, PowLabel{d, sub}.width(ms.cr.get(), fs));
+  };
   auto lay_out = [&] {
     const std::size_t side = std::max(p.rows, p.cols);
     cell = std::max(1, static_cast<int>(640 / side));
-    if (!sized) fs = std::clamp(static_cast<double>(side * cell) / 44.0, 13.0, 40.0);
-    pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35;
-    cbw = fs * (sized ? 0.8 : 1.1);
-    bar_gap = fs * (sized ? 0.6 : 1.3);
+    if (!sized) fs = std::clamp(static_cast<double>(side) * cell / 44.0, 13.0, 40.0);
+    sub = sized ? std::max(fs * 0.7, fs_min) : fs * 0.7;
+    if (compact)
+      pad = fs * 0.25, tick = fs * 0.3, gap = fs * 0.25, cbw = fs * 0.55, bar_gap = fs * 0.5;
+    else
+      pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35, cbw = fs * (sized ? 0.8 : 1.1),
+      bar_gap = fs * (sized ? 0.6 : 1.3);
     font(ms.cr.get(), fs);
     // Room for the colour bar's tick labels first: it fixes the plot's size at a printed width.
-    cticks.clear(), cdecades.clear();
-    auto bar_ticks = [&](double bar_px) {
-      cticks.clear(), cdecades.clear();
-      const int fit = std::max(2, static_cast<int>(bar_px / (fs * 1.3)));  // labels that fit the bar's height
-      if (mask_mode) return;
-      if (log) {
-        const int d0 = static_cast<int>(std::ceil(std::log10(lo) - 1e-9)),
-                  d1 = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
-        const int span = std::max(1, d1 - d0);
-        const int most = std::min(8, fit);
-        const int every = span <= most ? 1 : (span + most - 1) / most;
-        for (int d = d0; d <= d1; ++d)
-          if ((d - d0) % every == 0) cdecades.push_back(d);
-        if (cdecades.empty()) cticks = {lo, hi};
-      } else if (discrete) {
-        const int every = static_cast<int>(std::ceil(levels / std::min(12, fit)));
-        for (double v = lo; v <= hi; v += every) cticks.push_back(v);
-      } else {
-        cticks = nice_ticks(lo, hi, std::min(5, fit));
-      }
-    };
-    auto measure_bar = [&] {
-      ctw = 0;
-      for (double v : cticks) ctw = std::max(ctw, text_width(ms.cr.get(), fmt_num(v)));
-      for (int d : cdecades) ctw = std::max(ctw, PowLabel{d}.width(ms.cr.get(), fs));
-    };
-    bar_ticks(static_cast<double>(side * cell));
+    bar_ticks(sized ? target_w / 2 : static_cast<double>(side) * cell, fs * 1.3);
     measure_bar();
     legend_w = 0;
     if (mask_mode)
@@ -497,36 +658,73 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
                  std::max(text_width(ms.cr.get(), opt.mask_label), text_width(ms.cr.get(), opt.masked_label));
     ytw = 0;
     for (double v : position_ticks(m.rows, 1, 0)) ytw = std::max(ytw, text_width(ms.cr.get(), fmt_num(v)));
-    left = pad + fs * 1.3 + gap * 2 + ytw + tick;
-    right = bar_gap + (mask_mode ? legend_w + pad : cbw + tick + gap + ctw + gap * 2 + fs * 1.3 + pad);
-    if (!mask_mode && info.masked > 0) {  // the masked-cell key under the colour bar
-      font(ms.cr.get(), fs * 0.85);
-      right = std::max(right, bar_gap + fs * 1.5 + text_width(ms.cr.get(), opt.masked_label) + pad);
-      font(ms.cr.get(), fs);
-    }
-    if (sized) {
-      // The plot takes what the labels leave of the width; cells of at least one pixel.
-      const double room = std::floor(target_w - std::ceil(left) - right);
-      if (room < 16) throw UsageError("heatmap '" + path + "': the figure width leaves no room for the plot");
-      cell = std::max(1, static_cast<int>(room / static_cast<double>(side)));
-    }
-    pw = static_cast<double>(p.cols) * cell, ph = static_cast<double>(p.rows) * cell;
-    bar_ticks(ph);
-    measure_bar();
-    // Position ticks spaced so that their labels never touch.
     double xlw = 0;
     for (double v : position_ticks(m.cols, 1, 0)) xlw = std::max(xlw, text_width(ms.cr.get(), fmt_num(v)));
+    if (compact) {
+      left = pad + fs * 1.1 + gap + ytw + gap + tick;
+      const double overhang = xlw / 2 + pad;  // the last x label is centred on the plot's right edge
+      const double key = mask_mode || info.masked > 0 ? key_row : 0;
+      const double cbl_w = text_width(ms.cr.get(), opt.colorbar_label);
+      const double key_w =
+          info.masked > 0 ? fs * 0.8 + gap * 1.5 + text_width(ms.cr.get(), opt.masked_label) : 0;
+      const double side_col = ctw / 2 + gap * 2 + std::max(cbl_w, key_w);
+      side_label =
+          target_w - std::ceil(left) - overhang - side_col >= 0.4 * (target_w - std::ceil(left) - overhang);
+      // Right of the plot (a) or under it (b): the one that gives the plot the larger share of the picture.
+      const double right_a =
+          mask_mode ? overhang : std::max(overhang, bar_gap + cbw + tick + gap + ctw + gap + fs * 1.1 + pad);
+      const double bottom_a = xrows() + key + pad;
+      const double right_b = side_label ? overhang : std::max(overhang, ctw / 2 + pad);
+      const double bottom_b =
+          side_label ? xrows() + fs * 0.4 + cbw + tick + gap + cb_row() + pad
+                     : xrows() + fs * 0.4 + cbw + tick + gap + cb_row() + gap + fs * 1.2 + key + pad;
+      // The top holds half the first y label; a vertical log colour bar's top label has an exponent.
+      const double top_a = pad + fs * (log ? 0.8 : 0.5), top_b = pad + fs * 0.5;
+      auto share = [&](double r, double t, double b) {
+        const double c = (target_w - std::ceil(left) - r) / static_cast<double>(p.cols);
+        const double w = c * static_cast<double>(p.cols), h = c * static_cast<double>(p.rows);
+        return c <= 0 ? 0.0 : w * h / (target_w * (std::ceil(t) + h + b));
+      };
+      horiz = !mask_mode && share(right_b, top_b, bottom_b) > share(right_a, top_a, bottom_a);
+      top_c = horiz ? top_b : top_a;
+      right = horiz ? right_b : right_a;
+      bottom_c = horiz ? bottom_b : bottom_a;
+      room = std::floor(target_w - std::ceil(left) - right);
+      if (room < 16) throw UsageError("heatmap '" + path + "': the figure width leaves no room for the plot");
+      cell = room / static_cast<double>(side);
+      pw = static_cast<double>(p.cols) * cell, ph = static_cast<double>(p.rows) * cell;
+      bar_len = side_label ? pw - side_col : pw;
+      side_x = std::ceil(left) + bar_len + ctw / 2 + gap * 2;
+      bar_ticks(horiz ? bar_len : ph, horiz ? ctw + fs : fs * 1.3);
+      measure_bar();
+    } else {
+      left = pad + fs * 1.3 + gap * 2 + ytw + tick;
+      right = bar_gap + (mask_mode ? legend_w + pad : cbw + tick + gap + ctw + gap * 2 + fs * 1.3 + pad);
+      if (!mask_mode && info.masked > 0) {  // the masked-cell key under the colour bar
+        font(ms.cr.get(), fs * 0.85);
+        right = std::max(right, bar_gap + fs * 1.5 + text_width(ms.cr.get(), opt.masked_label) + pad);
+        font(ms.cr.get(), fs);
+      }
+      room = std::floor(target_w - std::ceil(left) - right);
+      if (sized) {
+        // The plot takes what the labels leave of the width; cells of at least one pixel.
+        if (room < 16)
+          throw UsageError("heatmap '" + path + "': the figure width leaves no room for the plot");
+        cell = std::max(1, static_cast<int>(room / static_cast<double>(side)));
+      }
+      pw = static_cast<double>(p.cols) * cell, ph = static_cast<double>(p.rows) * cell;
+      bar_ticks(ph, fs * 1.3);
+      measure_bar();
+    }
+    // Position ticks spaced so that their labels never touch.
     xt = position_ticks(m.cols, pw, xlw + fs);
     yt = position_ticks(m.rows, ph, fs * 1.4);
   };
   lay_out();
-  if (sized) {
+  if (sized && static_cast<double>(std::max(p.rows, p.cols)) > room) {
     // Too many cells for the room: pool down to it (one pixel per cell) and lay out again.
-    const double room = std::floor(target_w - std::ceil(left) - right);
-    if (static_cast<double>(std::max(p.rows, p.cols)) > room) {
-      pool_and_range(static_cast<std::size_t>(room) - static_cast<std::size_t>(std::ceil(fs)));
-      lay_out();
-    }
+    pool_and_range(static_cast<std::size_t>(room) - (compact ? 0 : static_cast<std::size_t>(std::ceil(fs))));
+    lay_out();
   }
   const bool titled = !paper;
   std::string title = titled ? opt.title : "";
@@ -549,11 +747,11 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
                    : wrap_text(ms.cr.get(), note, sized ? target_w - 2 * pad : 0);
   double top = pad + fs * 1.15 * 1.3 * static_cast<double>(title_lines.size()) +
                fs * 0.85 * 1.35 * static_cast<double>(note_lines.size()) + fs * 0.9;
-  if (!titled) top = pad + fs * 0.6;
-  const double bottom = tick + gap + fs + gap * 2 + fs * 1.3 + pad;
+  if (!titled) top = compact ? top_c : pad + fs * 0.6;
+  const double bottom = compact ? bottom_c : tick + gap + fs + gap * 2 + fs * 1.3 + pad;
   // Masked-cell legend under a colour bar (only when something is masked).
   const bool grey_key = !mask_mode && info.masked > 0;
-  font(ms.cr.get(), fs * 0.85);
+  font(ms.cr.get(), compact ? fs : fs * 0.85);
   const double grey_key_w = grey_key ? fs * 1.5 + text_width(ms.cr.get(), opt.masked_label) : 0;
   double title_w = 0;
   font(ms.cr.get(), fs * 1.15, true);
@@ -566,12 +764,22 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
   info.width_px = static_cast<int>(W);
   info.height_px = static_cast<int>(H);
   info.font_px = fs;
+  info.dpi = dpi;
   const double x0 = std::ceil(left), y0 = std::ceil(top);  // whole pixels: crisp cell edges in PNGs
   info.plot_x = x0;
   info.plot_y = y0;
   info.cell_px = cell;
+  // Where the labels go.
+  const double xl_y = compact ? y0 + ph + tick + gap + fs * 0.45 : y0 + ph + tick + gap + fs * 0.5;
+  const double xlab_y = compact ? y0 + ph + tick + gap + fs * 0.95 + gap + fs * 0.55
+                                : y0 + ph + tick + gap + fs + gap * 2 + fs * 0.6;
+  const double ylab_x = compact ? pad + fs * 0.45 : pad + fs * 0.6;
+  const double by = y0 + ph + xrows() + fs * 0.4;  // compact, horizontal bar: its top
+  const double key_top = !compact ? 0
+                         : horiz  ? by + cbw + tick + gap + cb_row() + gap + fs * 1.2
+                                  : y0 + ph + xrows();
 
-  info.min_font_px = render(path, kind, info.width_px, info.height_px, [&](cairo_t* cr) {
+  info.min_font_px = render(path, kind, info.width_px, info.height_px, dpi, info.boxes, [&](cairo_t* cr) {
     // Title and note lines (centred on the plot, kept inside the picture; wrapped lines on the picture).
     const double tc = sized ? W / 2 : x0 + pw / 2;
     double ty = pad + fs * 0.55;
@@ -591,6 +799,7 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
       ty += fs * 0.85 * 1.35;
     }
     // Cells.
+    record_box(cr, "plot", x0, y0, pw, ph);
     const bool vector_cells = kind != FileKind::Png && p.rows * p.cols <= 512 * 512;
     if (vector_cells) {
       // Grey background in one piece, then one rectangle per run of equal colour in a row. Runs overlap
@@ -658,82 +867,124 @@ HeatmapInfo write_heatmap(const std::string& path, const MatrixView& m, const He
     cairo_rectangle(cr, x0, y0, pw, ph);
     cairo_stroke(cr);
     font(cr, fs);
+    auto mark = [&](double xa, double ya, double xb, double yb) {
+      cairo_move_to(cr, xa, ya);
+      cairo_line_to(cr, xb, yb);
+      cairo_stroke(cr);
+      record_box(cr, "tick", std::min(xa, xb), std::min(ya, yb), std::abs(xb - xa), std::abs(yb - ya));
+    };
     for (double v : xt) {
       const double x = x0 + (v - 0.5) / static_cast<double>(m.cols) * pw;
-      cairo_move_to(cr, x, y0 + ph);
-      cairo_line_to(cr, x, y0 + ph + tick);
-      cairo_stroke(cr);
-      text(cr, x, y0 + ph + tick + gap + fs * 0.5, fmt_num(v), 0.5);
+      mark(x, y0 + ph, x, y0 + ph + tick);
+      text(cr, x, xl_y, fmt_num(v), 0.5);
     }
     for (double v : yt) {
       const double y = y0 + (v - 0.5) / static_cast<double>(m.rows) * ph;
-      cairo_move_to(cr, x0, y);
-      cairo_line_to(cr, x0 - tick, y);
-      cairo_stroke(cr);
+      mark(x0, y, x0 - tick, y);
       text(cr, x0 - tick - gap, y, fmt_num(v), 1.0);
     }
-    text(cr, x0 + pw / 2, y0 + ph + tick + gap + fs + gap * 2 + fs * 0.6, opt.x_label, 0.5);
-    text_vertical(cr, pad + fs * 0.6, y0 + ph / 2, opt.y_label);
+    text(cr, x0 + pw / 2, xlab_y, opt.x_label, 0.5);
+    text_vertical(cr, ylab_x, y0 + ph / 2, opt.y_label);
+    // A legend entry: a swatch of `c` (outlined) and its label; records both as one "legend" box.
+    auto entry = [&](double x, double ymid, double sw, const Rgb& c, const std::string& label) {
+      set_rgb(cr, c);
+      cairo_rectangle(cr, x, ymid - sw / 2, sw, sw);
+      cairo_fill(cr);
+      set_rgb(cr, kInk);
+      cairo_set_line_width(cr, 1);
+      cairo_rectangle(cr, x, ymid - sw / 2, sw, sw);
+      cairo_stroke(cr);
+      text(cr, x + sw + gap * 1.5, ymid, label);
+      record_box(cr, "legend", x, ymid - sw / 2, sw + gap * 1.5 + text_width(cr, label), sw);
+    };
     const double cx = x0 + pw + bar_gap;
     if (mask_mode) {
       const double sw = fs * 1.0;
-      set_rgb(cr, mask_colour);
-      cairo_rectangle(cr, cx, y0, sw, sw);
-      cairo_fill(cr);
-      set_rgb(cr, masked_grey());
-      cairo_rectangle(cr, cx, y0 + sw * 1.6, sw, sw);
-      cairo_fill(cr);
-      set_rgb(cr, kInk);
-      cairo_set_line_width(cr, 1);
-      cairo_rectangle(cr, cx, y0, sw, sw);
-      cairo_rectangle(cr, cx, y0 + sw * 1.6, sw, sw);
-      cairo_stroke(cr);
-      text(cr, cx + sw + gap * 1.5, y0 + sw / 2, opt.mask_label);
-      text(cr, cx + sw + gap * 1.5, y0 + sw * 2.1, opt.masked_label);
+      if (compact) {  // one row under the x label
+        const double ym = key_top + key_row / 2, sw2 = fs * 0.8;
+        entry(x0, ym, sw2, mask_colour, opt.mask_label);
+        entry(x0 + sw2 + gap * 1.5 + text_width(cr, opt.mask_label) + fs, ym, sw2, masked_grey(),
+              opt.masked_label);
+        return;
+      }
+      entry(cx, y0 + sw / 2, sw, mask_colour, opt.mask_label);
+      entry(cx, y0 + sw * 2.1, sw, masked_grey(), opt.masked_label);
       return;
     }
-    // Colour bar: 256 bands (or one per integer level) from vmin (bottom) to vmax (top).
+    // Colour bar: 256 bands (or one per integer level) from vmin (bottom or left) to vmax (top or right).
     const double bands = discrete ? levels : 256;
+    const double bx = horiz ? x0 : cx, byy = horiz ? by : y0, bw = horiz ? bar_len : cbw,
+                 bh = horiz ? cbw : ph;
+    cairo_save(cr);
+    cairo_rectangle(cr, bx, byy, bw, bh);
+    cairo_clip(cr);
     for (int k = 0; k < static_cast<int>(bands); ++k) {
       set_rgb(cr, viridis((k + 0.5) / bands));
-      const double yb = y0 + ph - (k + 1) * ph / bands;
-      if (discrete)
-        cairo_rectangle(cr, cx, yb, cbw, ph / bands);
-      else
-        cairo_rectangle(cr, cx, std::floor(yb), cbw, std::ceil(ph / bands) + 1);
+      if (horiz) {
+        const double xb = x0 + k * bar_len / bands;
+        if (discrete)
+          cairo_rectangle(cr, xb, by, bar_len / bands, cbw);
+        else
+          cairo_rectangle(cr, std::floor(xb), by, std::ceil(bar_len / bands) + 1, cbw);
+      } else {
+        const double yb = y0 + ph - (k + 1) * ph / bands;
+        if (discrete)
+          cairo_rectangle(cr, cx, yb, cbw, ph / bands);
+        else
+          cairo_rectangle(cr, cx, std::floor(yb), cbw, std::ceil(ph / bands) + 1);
+      }
       cairo_fill(cr);
     }
+    cairo_restore(cr);
+    record_box(cr, "colorbar", bx, byy, bw, bh);
     set_rgb(cr, kInk);
     cairo_set_line_width(cr, std::max(1.0, fs / 16));
-    cairo_rectangle(cr, cx, y0, cbw, ph);
+    cairo_rectangle(cr, bx, byy, bw, bh);
     cairo_stroke(cr);
-    auto bar_y = [&](double v) { return y0 + ph - std::clamp(t_of(v), 0.0, 1.0) * ph; };
+    const double cl_y = by + cbw + tick + gap + (log ? fs * 0.8 : fs * 0.45);  // horizontal: tick labels
+    auto bar_at = [&](double v) {
+      const double t = std::clamp(t_of(v), 0.0, 1.0);
+      return horiz ? x0 + t * bar_len : y0 + ph - t * ph;
+    };
     for (double v : cticks) {
-      const double y = bar_y(v);
-      cairo_move_to(cr, cx + cbw, y);
-      cairo_line_to(cr, cx + cbw + tick, y);
-      cairo_stroke(cr);
-      text(cr, cx + cbw + tick + gap, y, fmt_num(v));
+      const double q = bar_at(v);
+      if (horiz) {
+        mark(q, by + cbw, q, by + cbw + tick);
+        text(cr, q, cl_y, fmt_num(v), 0.5);
+      } else {
+        mark(cx + cbw, q, cx + cbw + tick, q);
+        text(cr, cx + cbw + tick + gap, q, fmt_num(v));
+      }
     }
     for (int d : cdecades) {
-      const double y = bar_y(std::pow(10.0, d));
-      cairo_move_to(cr, cx + cbw, y);
-      cairo_line_to(cr, cx + cbw + tick, y);
-      cairo_stroke(cr);
-      PowLabel{d}.draw(cr, cx + cbw + tick + gap, y, fs, 0);
+      const double q = bar_at(std::pow(10.0, d));
+      if (horiz) {
+        mark(q, by + cbw, q, by + cbw + tick);
+        PowLabel{d, sub}.draw(cr, q, cl_y, fs, 0.5);
+      } else {
+        mark(cx + cbw, q, cx + cbw + tick, q);
+        PowLabel{d, sub}.draw(cr, cx + cbw + tick + gap, q, fs, 0);
+      }
     }
-    text_vertical(cr, cx + cbw + tick + gap + ctw + gap * 2 + fs * 0.6, y0 + ph / 2, opt.colorbar_label);
+    if (horiz && side_label)
+      text(cr, side_x, by + cbw / 2, opt.colorbar_label);
+    else if (horiz)
+      text(cr, x0 + pw / 2, by + cbw + tick + gap + cb_row() + gap + fs * 0.55, opt.colorbar_label, 0.5);
+    else
+      text_vertical(cr,
+                    compact ? cx + cbw + tick + gap + ctw + gap + fs * 0.45
+                            : cx + cbw + tick + gap + ctw + gap * 2 + fs * 0.6,
+                    y0 + ph / 2, opt.colorbar_label);
     if (grey_key) {
-      font(cr, fs * 0.85);
-      const double sw = fs * 0.9, yk = y0 + ph + tick + gap + fs + gap * 2 + fs * 0.6 - sw / 2;
-      set_rgb(cr, masked_grey());
-      cairo_rectangle(cr, cx, yk, sw, sw);
-      cairo_fill(cr);
-      set_rgb(cr, kInk);
-      cairo_set_line_width(cr, 1);
-      cairo_rectangle(cr, cx, yk, sw, sw);
-      cairo_stroke(cr);
-      text(cr, cx + sw + gap * 1.5, yk + sw / 2, opt.masked_label);
+      if (compact && horiz && side_label) {
+        entry(side_x, by + cbw + tick + gap + cb_row() / 2, fs * 0.8, masked_grey(), opt.masked_label);
+      } else if (compact) {
+        entry(x0, key_top + key_row / 2, fs * 0.8, masked_grey(), opt.masked_label);
+      } else {
+        font(cr, fs * 0.85);
+        const double sw = fs * 0.9;
+        entry(cx, xlab_y, sw, masked_grey(), opt.masked_label);
+      }
     }
   });
   return info;
@@ -842,8 +1093,14 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
   const Axis ay = make_axis(opt.log_y, ylo, yhi, true, {});
 
   const bool sized = opt.width_in > 0, paper = opt.style == FigureStyle::Paper;
-  const double fs = sized ? (paper ? 10.5 : 12.0) * kFigureDpi / 72.0 : 17;
-  const double pad = fs * 0.8, tick = fs * 0.35, gap = fs * 0.35;
+  // The paper layout at a printed width (compact): 8 pt text, margins of what the labels need, and a plot
+  // tall enough to take at least 62% of the picture (up to square).
+  const bool compact = sized && paper;
+  const double dpi = sized ? kFigureDpi : kScreenDpi;
+  const double fs = sized ? (paper ? 8.0 : 12.0) * kFigureDpi / 72.0 : 17;
+  const double sub = sized ? std::max(fs * 0.7, 7.0 * kFigureDpi / 72.0) : fs * 0.7;
+  const double pad = fs * (compact ? 0.25 : 0.8), tick = fs * (compact ? 0.3 : 0.35),
+               gap = fs * (compact ? 0.25 : 0.35);
   const bool titled = !paper, legend_below = sized || paper;
   const std::string note = titled ? opt.note : "";
   const double line_w = paper ? std::max(1.0, fs * 0.06) : 2.4 * fs / 17, mark_r = 4.2 * fs / 17;
@@ -851,41 +1108,66 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
   font(ms.cr.get(), fs);
   double ytw = 0;
   for (double v : ay.major) ytw = std::max(ytw, text_width(ms.cr.get(), fmt_num(v)));
-  for (int d : ay.decades) ytw = std::max(ytw, PowLabel{d}.width(ms.cr.get(), fs));
+  for (int d : ay.decades) ytw = std::max(ytw, PowLabel{d, sub}.width(ms.cr.get(), fs));
   double lw = 0;
   for (const auto& s : series) lw = std::max(lw, text_width(ms.cr.get(), s.label));
   auto colour_index = [&](std::size_t si) {
     return series[si].color >= 0 ? std::size_t(series[si].color) : si;
   };
   const double legend_w = series.empty() || legend_below ? 0 : fs * 2.6 + gap + lw + pad;
-  const double left = pad + fs * 1.3 + gap * 2 + ytw + tick;
-  const double top =
-      titled ? pad + fs * 1.15 * 1.3 + (note.empty() ? 0 : fs * 0.85 * 1.35) + fs * 0.6 : pad + fs;
-  const double right = fs * 1.2 + legend_w;
-  const double pw = sized ? std::max(4 * fs, std::round(opt.width_in * kFigureDpi) - left - right) : 760;
-  const double ph = sized ? std::round(pw * 0.62) : 470;
-  // A legend under the plot: entries flow left to right in rows as wide as the plot.
+  const double left =
+      compact ? pad + fs * 1.1 + gap + ytw + gap + tick : pad + fs * 1.3 + gap * 2 + ytw + tick;
+  const double top = titled    ? pad + fs * 1.15 * 1.3 + (note.empty() ? 0 : fs * 0.85 * 1.35) + fs * 0.6
+                     : compact ? pad + fs * 0.8
+                               : pad + fs;
+  // compact: the right margin holds half the widest x tick label (the last one may sit on the right edge).
+  double xtw = 0;
+  for (double v : ax.major) xtw = std::max(xtw, text_width(ms.cr.get(), fmt_num(v)));
+  for (int d : ax.decades) xtw = std::max(xtw, PowLabel{d, sub}.width(ms.cr.get(), fs));
+  const double right = compact ? std::max(fs * 0.6, xtw / 2 + pad) : fs * 1.2 + legend_w;
+  const double W_target = std::round(opt.width_in * kFigureDpi);
+  const double pw = sized ? std::max(4 * fs, W_target - left - right) : 760;
+  // Rows under the plot: x tick labels (taller with exponents), the x label, then the legend.
+  const double xl_row = compact ? (ax.decades.empty() ? fs * 0.95 : fs * 1.3) : fs * 1.2;
+  const double xl_dy =
+      compact ? tick + gap + (ax.decades.empty() ? fs * 0.45 : fs * 0.8) : tick + gap + fs * 0.55;
+  const double xlab_dy =
+      compact ? tick + gap + xl_row + gap + fs * 0.55 : tick + gap + fs * 1.2 + gap * 2 + fs * 0.6;
+  const double xrows =
+      compact ? tick + gap + xl_row + gap + fs * 1.2 : tick + gap + fs * 1.2 + gap * 2 + fs * 1.3;
+  const double row_h = compact ? fs * 1.3 : fs * 1.6;
+  // A legend under the plot: entries flow left to right in rows as wide as the picture.
   std::vector<std::pair<double, double> > legend_at;  // entry k: (x offset from pad, row)
   double legend_rows = 0;
   if (legend_below) {
     double x = 0;
     for (const auto& s : series) {
-      const double w = fs * 2.6 + gap + text_width(ms.cr.get(), s.label) + fs * 1.2;
-      if (x > 0 && x + w > left + pw + right - 2 * pad) x = 0, legend_rows += 1;
+      const double w = fs * 2.6 + gap + text_width(ms.cr.get(), s.label) + fs * (compact ? 0.8 : 1.2);
+      // compact: the legend starts under the plot's left edge
+      const double room = compact ? pw + right - pad : left + pw + right - 2 * pad;
+      if (x > 0 && x + w > room) x = 0, legend_rows += 1;
       legend_at.push_back({x, legend_rows});
       x += w;
     }
     if (!series.empty()) legend_rows += 1;
   }
-  const double bottom = tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + pad + legend_rows * fs * 1.6;
+  const double bottom = xrows + pad + legend_rows * row_h + (compact && legend_rows > 0 ? gap : 0);
+  double ph = sized ? std::round(pw * 0.62) : 470;
+  if (compact) {
+    // pw * ph >= r * W * (top + ph + bottom) for r = 0.62, up to a square plot.
+    const double r = 0.62, Wt = left + pw + right;
+    if (pw > r * Wt) ph = std::max(ph, std::ceil(r * Wt * (top + bottom) / (pw - r * Wt)));
+    ph = std::min(ph, pw);
+  }
   const int W = static_cast<int>(std::ceil(left + pw + right)),
             H = static_cast<int>(std::ceil(top + ph + bottom));
   LinePlotInfo info;
   info.width_px = W;
   info.height_px = H;
   info.font_px = fs;
+  info.dpi = dpi;
   const double x0 = left, y0 = top;
-  info.min_font_px = render(path, kind, W, H, [&](cairo_t* cr) {
+  info.min_font_px = render(path, kind, W, H, dpi, info.boxes, [&](cairo_t* cr) {
     font(cr, fs * 1.15, true);
     set_rgb(cr, kInk);
     if (titled) text(cr, x0 + pw / 2, pad + fs * 0.55, opt.title, 0.5);
@@ -1027,33 +1309,38 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
     cairo_set_line_width(cr, 1.2);
     cairo_rectangle(cr, x0, y0, pw, ph);
     cairo_stroke(cr);
+    record_box(cr, "plot", x0, y0, pw, ph);
     auto xtick = [&](double x, double len) {
       cairo_move_to(cr, x, y0 + ph);
       cairo_line_to(cr, x, y0 + ph + len);
       cairo_stroke(cr);
+      record_box(cr, "tick", x, y0 + ph, 0, len);
     };
     auto ytick = [&](double y, double len) {
       cairo_move_to(cr, x0, y);
       cairo_line_to(cr, x0 - len, y);
       cairo_stroke(cr);
+      record_box(cr, "tick", x0 - len, y, len, 0);
     };
-    const double xl_y = y0 + ph + tick + gap + fs * 0.55;
+    const double xl_y = y0 + ph + xl_dy;
     for (double v : ax.major) xtick(X(v), tick), text(cr, X(v), xl_y, fmt_num(v), 0.5);
     for (int d : ax.decades)
-      xtick(X(std::pow(10.0, d)), tick), PowLabel{d}.draw(cr, X(std::pow(10.0, d)), xl_y, fs, 0.5);
+      xtick(X(std::pow(10.0, d)), tick), PowLabel{d, sub}.draw(cr, X(std::pow(10.0, d)), xl_y, fs, 0.5);
     for (double v : ax.minor) xtick(X(v), tick * 0.55);
     for (double v : ay.major) ytick(Y(v), tick), text(cr, x0 - tick - gap, Y(v), fmt_num(v), 1.0);
     for (int d : ay.decades)
-      ytick(Y(std::pow(10.0, d)), tick), PowLabel{d}.draw(cr, x0 - tick - gap, Y(std::pow(10.0, d)), fs, 1.0);
+      ytick(Y(std::pow(10.0, d)), tick),
+          PowLabel{d, sub}.draw(cr, x0 - tick - gap, Y(std::pow(10.0, d)), fs, 1.0);
     for (double v : ay.minor) ytick(Y(v), tick * 0.55);
-    text(cr, x0 + pw / 2, y0 + ph + tick + gap + fs * 1.2 + gap * 2 + fs * 0.6, opt.x_label, 0.5);
-    text_vertical(cr, pad + fs * 0.6, y0 + ph / 2, opt.y_label);
+    text(cr, x0 + pw / 2, y0 + ph + xlab_dy, opt.x_label, 0.5);
+    text_vertical(cr, compact ? pad + fs * 0.45 : pad + fs * 0.6, y0 + ph / 2, opt.y_label);
     // Legend, right of the plot.
     for (std::size_t si = 0; si < series.size(); ++si) {
-      const double lx = legend_below ? pad + legend_at[si].first : x0 + pw + fs * 1.2;
-      const double y = legend_below ? y0 + ph + tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + fs * 0.8 +
-                                          legend_at[si].second * fs * 1.6
-                                    : y0 + fs * 0.6 + static_cast<double>(si) * fs * 1.6;
+      const double lx = !legend_below ? x0 + pw + fs * 1.2 : (compact ? x0 : pad) + legend_at[si].first;
+      const double y = !legend_below ? y0 + fs * 0.6 + static_cast<double>(si) * fs * 1.6
+                       : compact     ? y0 + ph + xrows + gap + legend_at[si].second * row_h + row_h / 2
+                                     : y0 + ph + tick + gap + fs * 1.2 + gap * 2 + fs * 1.3 + fs * 0.8 +
+                                       legend_at[si].second * fs * 1.6;
       const auto& s = series[si];
       const std::size_t ci = colour_index(si);
       const Rgb c = okabe_ito(ci);
@@ -1086,6 +1373,8 @@ LinePlotInfo write_line_plot(const std::string& path, const std::vector<LineSeri
       }
       set_rgb(cr, kInk);
       text(cr, lx + fs * 2.6 + gap, y, series[si].label);
+      record_box(cr, "legend", lx, y - fs * 0.45, fs * 2.6 + gap + text_width(cr, series[si].label),
+                 fs * 0.9);
     }
   });
   return info;

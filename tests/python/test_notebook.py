@@ -82,3 +82,32 @@ def test_executes_without_the_module(rep, tmp_path):
     fig, with_png, text = drawn(execute(rep, env, "without_module.ipynb"))
     assert fig and len(with_png) == len(fig)
     assert "from the report's files" in text
+
+
+def test_helpers_draw_on_a_given_axes_return_the_figure_and_respect_rcparams(rep, monkeypatch):
+    # the setup cell's helpers, run on their own (Agg): heatmap() and lines() on the report's own data
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pytest.importorskip("pandas")
+    pytest.importorskip("IPython")
+    nb = json.loads((rep / "report.ipynb").read_text())
+    setup = "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
+    monkeypatch.chdir(rep)
+    shows = []
+    monkeypatch.setattr(plt, "show", lambda *a, **k: shows.append(1))
+    env = {}
+    exec(compile(setup, "setup", "exec"), env)
+    m = np.load("figures/d_pow2.npy")
+    fig, (a, b) = plt.subplots(1, 2)
+    assert env["heatmap"](m, xlabel="j", integer=True, ax=a) is fig
+    assert a.get_xlabel() == "j" and len(a.images) == 1
+    np.testing.assert_array_equal(np.ma.filled(a.images[0].get_array().astype(float), np.nan), m)
+    assert env["lines"]("figures/cut_rank.csv", ylabel="r", ax=b) is fig
+    assert b.get_ylabel() == "r" and b.lines
+    plt.close(fig)
+    with plt.rc_context({"figure.figsize": (3.3, 2.5)}):
+        f = env["lines"](env["pd"].read_csv("figures/cut_rank.csv"))
+        assert tuple(f.get_size_inches()) == (3.3, 2.5)
+        plt.close(f)
+    assert not shows, "a helper called plt.show()"

@@ -55,12 +55,29 @@ struct PooledMatrix {
 PooledMatrix pool_matrix(const MatrixView& m, std::size_t max_side, Pooling pooling);
 
 /// Screen: titles and notes drawn, lines 2.4 px. Paper: no title or note (the paper's caption says it), thin
-/// lines, the legend under the plot, and text of at least 7 pt when printed at the chosen width. Line plots
+/// lines, the legend under the plot, text of 8 pt (exponents 7 pt) at the chosen width, and a layout in
+/// which the plot area takes at least 60% of the picture at 3.3 and 6.75 inches (a heatmap's colour bar
+/// goes under the plot where that leaves the plot more room). Line plots
 /// and heatmaps take the same two options (width_in, style).
 enum class FigureStyle { Screen, Paper };
 
 /// Pixels per inch of figures drawn at a given width (width_in > 0).
 inline constexpr double kFigureDpi = 200;
+/// Pixels per inch of figures in the screen layout (width_in = 0).
+inline constexpr double kScreenDpi = 100;
+
+/// A figure's physical size: a PNG is width_px x height_px pixels and carries `dpi` in its pHYs chunk; an
+/// SVG or PDF is width_px / dpi x height_px / dpi inches (SVG width and height in pt, PDF MediaBox in pt).
+/// So a figure drawn at width_in is width_in inches wide in every format.
+
+/// A box the drawing code drew, in picture pixels (origin top-left): for layout tests and tools.
+struct FigureBox {
+  /// "plot" (the data area), "colorbar", "legend" (one entry: swatch and label), "tick" (a tick mark),
+  /// "text" (the ink box of one piece of text: labels, tick labels, titles, legend labels, exponents).
+  std::string kind;
+  std::string text;  ///< the text drawn ("text" boxes)
+  double x = 0, y = 0, w = 0, h = 0;
+};
 
 /// The size in points of text `font_px` pixels high in a picture `width_px` pixels wide that is printed
 /// `width_in` inches wide (1 pt = 1/72 inch).
@@ -87,7 +104,7 @@ struct HeatmapOptions {
   std::string note;  ///< an optional second title line (e.g. which weights were drawn)
   /// Printed width in inches, as for line plots (LinePlotOptions::width_in): 0 is the screen layout (about
   /// 700 px, text 13 px); otherwise the picture is width_in * kFigureDpi pixels wide, its text 12 pt
-  /// (screen) or 10.5 pt (paper) at that width, and matrices wider than the room left for the plot are
+  /// (screen) or 8 pt (paper) at that width, and matrices wider than the room left for the plot are
   /// pooled down to it.
   double width_in = 0;
   FigureStyle style = FigureStyle::Screen;  ///< Paper: no title or note
@@ -101,10 +118,12 @@ struct HeatmapInfo {
   std::size_t masked = 0;           ///< masked cells after pooling
   int width_px = 0, height_px = 0;  ///< size of the picture (PNG pixels, SVG/PDF points)
   double plot_x = 0, plot_y = 0;    ///< top-left corner of cell (1, 1) in the picture
-  int cell_px = 1;                  ///< side of one (pooled) cell
+  double cell_px = 1;               ///< side of one (pooled) cell (fractional at a printed width)
   std::size_t max_side = 0;         ///< the pooling limit used (pool_matrix(m, max_side) gives the cells)
   double font_px = 0;               ///< axis and tick labels
   double min_font_px = 0;           ///< the smallest text drawn (measured while drawing)
+  double dpi = kScreenDpi;          ///< pixels per inch (kFigureDpi at a printed width)
+  std::vector<FigureBox> boxes;     ///< what was drawn where (recorded while drawing)
 };
 
 /// Draws m as a heatmap into `path` (.png, .svg or .pdf), atomically. Throws UsageError for another
@@ -133,9 +152,9 @@ struct LinePlotOptions {
   bool log_y = false;
   std::string note;             ///< an optional second title line
   std::vector<double> x_ticks;  ///< labelled x ticks (default: nice values, or decades on a log axis)
-  /// Printed width in inches (3.3: one column, 6.9: two columns). 0: the screen layout, about 1100 px
-  /// wide. Otherwise the picture is width_in * kFigureDpi pixels wide, its text 12 pt (screen) or 10.5 pt
-  /// (paper) at that width, exponents 0.7 of that, and the legend under the plot.
+  /// Printed width in inches (3.3: one column, 6.75: two columns). 0: the screen layout, about 1100 px
+  /// wide. Otherwise the picture is width_in * kFigureDpi pixels wide, its text 12 pt (screen) or 8 pt
+  /// (paper) at that width, exponents 0.7 of that (at least 7 pt), and the legend under the plot.
   double width_in = 0;
   FigureStyle style = FigureStyle::Screen;
 };
@@ -143,8 +162,10 @@ struct LinePlotOptions {
 /// What a line plot writer drew: its size and the largest and smallest text, in pixels.
 struct LinePlotInfo {
   int width_px = 0, height_px = 0;
-  double font_px = 0;      ///< axis labels, tick labels and legend
-  double min_font_px = 0;  ///< the smallest text drawn (measured while drawing: notes, exponents of 10^k)
+  double font_px = 0;       ///< axis labels, tick labels and legend
+  double min_font_px = 0;   ///< the smallest text drawn (measured while drawing: notes, exponents of 10^k)
+  double dpi = kScreenDpi;  ///< pixels per inch (kFigureDpi at a printed width)
+  std::vector<FigureBox> boxes;  ///< what was drawn where (recorded while drawing)
 };
 
 /// A line plot with axes, ticks, light grid and a legend (Okabe-Ito colours), into `path`
