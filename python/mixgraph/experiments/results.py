@@ -27,6 +27,13 @@ TABLE_COLUMNS = ("task", "pattern", "n", "seeds", "accuracy_mean", "accuracy_std
 
 CORRELATION_COLUMNS = ("task", "quantity", "spearman", "patterns")
 
+#: pandas dtypes of Results.frame(): Int64 (nullable) for the graph quantities, <NA> where not defined
+DTYPES = dict({c: "string" for c in ("task", "pattern", "weights", "device", "quantity")},
+              **{c: "int64" for c in ("seed", "n", "scored", "steps", "seeds", "patterns")},
+              **{c: "float64" for c in ("accuracy", "eval_loss", "train_loss", "seconds", "accuracy_mean",
+                                        "accuracy_std", "accuracy_min", "accuracy_max", "spearman")},
+              **{c: "Int64" for c in GRAPH_COLUMNS})
+
 
 def graph_quantities(specs: Sequence[str], n: int, cuts: int = 16) -> Dict[str, dict]:
     """spec -> {diameter, unreachable_pairs, copy_distance, copy_congestion_lower, copy_congestion_upper,
@@ -130,7 +137,8 @@ class Results:
         import pandas as pd
 
         cols = {"table": TABLE_COLUMNS, "runs": RUN_COLUMNS, "correlations": CORRELATION_COLUMNS}[name]
-        return pd.DataFrame(getattr(self, name), columns=list(cols))
+        df = pd.DataFrame(getattr(self, name), columns=list(cols))
+        return df.astype({c: DTYPES[c] for c in cols if c in DTYPES})
 
     def write(self, folder: str) -> List[str]:
         """results.json, table.csv, runs.csv and correlations.csv in folder (each written atomically);
