@@ -235,7 +235,7 @@ def _cli(*args):
 
 def test_command_line(tmp_path, capsys):
     out = _cli("--preset", "tiny", "--steps", "3", "--eval-sequences", "8", "--format", "json", "-q",
-               "--out", str(tmp_path), "--plot", str(tmp_path / "acc.png"))
+               "--output", str(tmp_path), "--plot", str(tmp_path / "acc.png"))
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["parameters"]["settings"]["steps"] == 3 and doc["parameters"]["settings"]["d"] == 16
@@ -245,8 +245,42 @@ def test_command_line(tmp_path, capsys):
 
     for argv, msg in ((["-p", "pow2", "--task", "sort"], "unknown task 'sort'; the tasks are copy, recall, multihop"),
                       (["-p", "nosuch:3"], "nosuch"), (["--task-param", "copy.n", "-p", "pow2"], "TASK.NAME=VALUE"),
-                      (["--preset", "tiny", "--heads", "3"], "multiple of heads"),
+                      (["--preset", "tiny", "--heads", "3"], "multiple of heads"), (["--bogus"], "--bogus"),
+                      (["--steps", "ten"], "invalid int value"),
                       (["--preset", "tiny", "--out", str(tmp_path), "--steps", "4"], "another run")):
-        assert main(argv + ["-q"]) == 2, argv
+        try:
+            code = main(argv + ["-q"])
+        except SystemExit as e:  # argparse's own errors
+            code = e.code
+        assert code == 2, argv
         err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and err[0].startswith("mixgraph experiment: ") and msg in err[0], (argv, err)
+        assert len(err) == 1 and err[0].startswith("mixgraph: error: ") and msg in err[0], (argv, err)
+
+
+def test_mixgraph_experiment_runs_the_module(tmp_path):
+    """The CLI's `experiment` command replaces itself with Python running this module: same arguments,
+    output and exit codes; a one-line error when the interpreter or the package is missing."""
+    cli = os.path.abspath(os.environ.get("MIXGRAPH_CLI") or str(ROOT / "build" / "tools" / "mixgraph"))
+    if not os.path.exists(cli):
+        pytest.skip("the mixgraph CLI is not built (set MIXGRAPH_CLI)")
+
+    def run(*args, **env):
+        e = dict(os.environ, MIXGRAPH_PYTHON=sys.executable)  # the package's path made absolute (cwd changes)
+        e["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in e.get("PYTHONPATH", "").split(os.pathsep) if p)
+        e.update(env)
+        return subprocess.run([cli, "experiment", *args], capture_output=True, text=True, env=e, timeout=120,
+                              cwd=tmp_path)
+
+    h = run("--help")
+    assert h.returncode == 0 and h.stdout.startswith("usage: mixgraph experiment") and "multihop" in h.stdout
+    bad = run("-p", "pow2", "--task", "sort")
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "mixgraph: error: unknown task 'sort'; the tasks are copy, recall, multihop"]
+    gone = run("--help", MIXGRAPH_PYTHON=str(tmp_path / "no-such-python"))
+    assert gone.returncode == 1 and gone.stdout == ""
+    assert gone.stderr.splitlines() == [gone.stderr.strip()] and "cannot be started" in gone.stderr
+    no_pkg = run("--help", PYTHONPATH=str(tmp_path))
+    if subprocess.run([sys.executable, "-c", "import mixgraph"], env=dict(os.environ, PYTHONPATH=str(tmp_path)),
+                      cwd=tmp_path, capture_output=True).returncode != 0:
+        assert no_pkg.returncode == 1 and no_pkg.stderr.strip().splitlines() == [no_pkg.stderr.strip()]
+        assert "needs the mixgraph Python package and PyTorch" in no_pkg.stderr

@@ -28,12 +28,12 @@ structures of the token-mixing paper on the three tasks, two seeds).
 
 EPILOG = """\
 examples:
-  python -m mixgraph.experiments --preset tiny
+  python -m mixgraph.experiments --preset tiny            (or: mixgraph experiment --preset tiny)
   python -m mixgraph.experiments -p attention -p local:8 -p pow2 --task copy --seeds 1,2 --steps 500
-  python -m mixgraph.experiments --preset paper9 --out runs/paper9 --plot runs/paper9/accuracy.png
+  python -m mixgraph.experiments --preset paper9 --output runs/paper9 --plot runs/paper9/accuracy.png
   python -m mixgraph.experiments --task copy --task-param copy.n=32 -p ssm -p window:4
 
-output: the table on stdout (--format table, csv or json); with --out DIR also DIR/results.json
+output: the table on stdout (--format table, csv or json); with --output DIR also DIR/results.json
 (schema docs/schemas/mixgraph.experiment.schema.json), DIR/table.csv, DIR/runs.csv, DIR/correlations.csv
 and one checkpoint per (pattern, task, seed) under DIR/checkpoints: the same command run again resumes
 unfinished runs and reuses finished ones. Ctrl-C stops at the end of the current step, writes the
@@ -44,8 +44,14 @@ parameter or setting, or a checkpoint in DIR from other settings; 130 interrupte
 """
 
 
-def _parser(defaults) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m mixgraph.experiments", description=DESCRIPTION, epilog=EPILOG,
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, as every mixgraph error (argparse would print the usage first)
+        print(f"mixgraph: error: {message} (--help lists the options)", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def _parser(defaults, prog: str) -> argparse.ArgumentParser:
+    p = _Parser(prog=prog, description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-p", "--pattern", action="append", metavar="SPEC",
                    help="a pattern spec (repeat for several; the CLI's grammar, e.g. attention, local:8, ssm, "
@@ -62,7 +68,8 @@ def _parser(defaults) -> argparse.ArgumentParser:
         g.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None, metavar="X",
                        help=f"(default {f.default})")
     p.add_argument("--device", default="auto", help="auto (CUDA when the mixer runs there, else CPU), cpu or cuda")
-    p.add_argument("--out", metavar="DIR", help="checkpoints and result files (resumable)")
+    p.add_argument("-o", "--output", "--out", dest="out", metavar="DIR",
+                   help="checkpoints and result files (resumable); --out is the same option")
     p.add_argument("--plot", metavar="FILE", help="accuracy against the congestion lower bound (needs matplotlib)")
     p.add_argument("--cuts", type=int, default=16, help="cuts for the largest cut rank (default 16)")
     p.add_argument("--no-graph", action="store_true", help="skip the graph quantities and correlations")
@@ -99,7 +106,7 @@ class _Progress:
 
 
 def _print_table(r, fmt):
-    from .results import CORRELATION_COLUMNS, TABLE_COLUMNS, _finite, to_csv
+    from .results import TABLE_COLUMNS, _finite, to_csv
 
     if fmt == "json":
         print(json.dumps(_finite(r.to_dict()), indent=1))
@@ -130,26 +137,28 @@ def _print_table(r, fmt):
         for c in r.correlations:
             v = "-" if c["spearman"] is None else f"{c['spearman']:+.3f}"
             print(f"  {c['task']:<9} {c['quantity']:<22} {v}  ({c['patterns']} patterns)")
-    del CORRELATION_COLUMNS
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = "python -m mixgraph.experiments") -> int:
+    """Runs the command line on argv (default sys.argv[1:]); returns the exit code."""
     try:
         import torch  # noqa: F401
     except ImportError:
-        print("mixgraph experiment: needs PyTorch (pip install torch, or Debian's python3-torch)", file=sys.stderr)
+        print("mixgraph: error: experiment needs PyTorch (pip install torch, or Debian's python3-torch)",
+              file=sys.stderr)
         return EXIT_FAILED
     from .. import MixgraphError, UsageError
     from .presets import preset
     from .runner import run
     from .train import Interrupted, Settings
 
-    parser = _parser(Settings())
+    parser = _parser(Settings(), prog)
     args = parser.parse_args(argv)
     try:
         base = preset(args.preset) if args.preset else None
         settings = base.settings if base else Settings()
-        over = {f.name: getattr(args, f.name) for f in dataclasses.fields(Settings) if getattr(args, f.name) is not None}
+        over = {f.name: getattr(args, f.name) for f in dataclasses.fields(Settings)
+                if getattr(args, f.name) is not None}
         settings = dataclasses.replace(settings, **over).check()
         patterns = args.pattern or (list(base.patterns) if base else None)
         if not patterns:
@@ -182,11 +191,11 @@ def main(argv=None) -> int:
                   file=sys.stderr)
         return EXIT_OK
     except Interrupted as e:
-        print(f"mixgraph experiment: interrupted: {e}; run the same command again to resume", file=sys.stderr)
+        print(f"mixgraph: error: interrupted: {e}; run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
     except UsageError as e:
-        print(f"mixgraph experiment: {e}", file=sys.stderr)
+        print(f"mixgraph: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except (MixgraphError, OSError) as e:
-        print(f"mixgraph experiment: {e}", file=sys.stderr)
+        print(f"mixgraph: error: {e}", file=sys.stderr)
         return EXIT_FAILED

@@ -85,7 +85,8 @@ def mix_supports(device: torch.device) -> bool:
 
     try:
         X = torch.ones(1, 4, 1, device=device, requires_grad=True)
-        mix(Pattern("window:1", 4), X, torch.ones(1, 2, device=device), torch.zeros(1, 1, device=device)).sum().backward()
+        wa, wb = torch.ones(1, 2, device=device), torch.zeros(1, 1, device=device)
+        mix(Pattern("window:1", 4), X, wa, wb).sum().backward()
         return True
     except (UsageError, RuntimeError, NotImplementedError):
         return False

@@ -1,0 +1,62 @@
+// mixgraph experiment: the training experiments of the Python package (docs/experiments.md), run by
+// replacing this process with `python3 -c <bootstrap> ARGS...`: the same arguments, the same output and
+// exit codes as `python3 -m mixgraph.experiments ARGS...`. MIXGRAPH_PYTHON names another interpreter.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+
+namespace mixgraph::cli {
+namespace {
+
+// Imports the module with a one-line error (exit 1) when the package or PyTorch is missing, then runs it.
+constexpr const char* kExperimentBootstrap =
+    "import sys\n"
+    "try:\n"
+    "    from mixgraph.experiments.cli import main\n"
+    "except ImportError as e:\n"
+    "    sys.stderr.write('mixgraph: error: experiment needs the mixgraph Python package and PyTorch in ' + "
+    "sys.executable + ' (' + str(e) + '); set MIXGRAPH_PYTHON or PYTHONPATH\\n')\n"
+    "    sys.exit(1)\n"
+    "sys.exit(main(sys.argv[1:], prog='mixgraph experiment'))\n";
+
+int run_experiment(const std::vector<std::string>& args) {
+  const char* env = std::getenv("MIXGRAPH_PYTHON");
+  const std::string python = (env != nullptr && *env != '\0') ? env : "python3";
+  std::vector<std::string> words = {python, "-c", kExperimentBootstrap};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  argv.reserve(words.size() + 1);
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  ::execvp(argv[0], argv.data());  // returns only on failure
+  const int err = errno;
+  std::cerr << "mixgraph: error: experiment runs Python 3 with the mixgraph package and PyTorch, but '"
+            << python << "' cannot be started (" << std::strerror(err)
+            << "); set MIXGRAPH_PYTHON to the interpreter\n";
+  return 1;
+}
+
+Registrar reg_cmd_experiment(
+    "experiment",
+    "Train one model per pattern on copy / recall / multi-hop tasks and compare held-out accuracy with the "
+    "graph's predictions (runs python3 -m mixgraph.experiments; 'mixgraph experiment --help' lists its "
+    "options)",
+    100, [](CLI::App& app) -> std::function<int()> {
+      // every argument, --help included, goes to the Python module unparsed
+      app.set_help_flag();
+      app.prefix_command();
+      return [&app] { return run_experiment(app.remaining()); };
+    });
+
+}  // namespace
+}  // namespace mixgraph::cli
