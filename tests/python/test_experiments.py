@@ -284,3 +284,27 @@ def test_mixgraph_experiment_runs_the_module(tmp_path):
                       cwd=tmp_path, capture_output=True).returncode != 0:
         assert no_pkg.returncode == 1 and no_pkg.stderr.strip().splitlines() == [no_pkg.stderr.strip()]
         assert "needs the mixgraph Python package and PyTorch" in no_pkg.stderr
+
+
+def test_ctrl_c_writes_the_checkpoint_and_exits_130(tmp_path):
+    """SIGINT during training: the run stops at the end of its step, its checkpoint is written (with the
+    step, no result) and the command exits with 130, saying how to resume."""
+    import signal
+
+    p = subprocess.Popen([sys.executable, "-m", "mixgraph.experiments", "--preset", "tiny", "--steps", "100000",
+                          "--checkpoint-every", "100000", "--no-graph", "--output", str(tmp_path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = p.stderr.readline()
+        assert "step 1/100000" in first, first
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("mixgraph: error: interrupted: copy attention seed 1: stopped")
+    assert "run the same command again to resume" in err and out == ""
+    ck = torch.load(ex.checkpoint_path(str(tmp_path), "attention", TINY_COPY, 1))
+    assert 1 <= ck["step"] < 100000 and ck["result"] is None and ck["optimizer"] is not None
+    assert not (tmp_path / "results.json").exists()

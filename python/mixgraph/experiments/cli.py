@@ -93,14 +93,19 @@ def _task_params(items, UsageError):
 
 
 class _Progress:
+    """Progress lines on stderr: the first step, every tenth of a run, and at least every 30 seconds."""
+
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
+        self.last = time.monotonic()
 
     def __call__(self, stage, step, steps, info):
         if self.quiet:
             return
         every = max(1, steps // 10)
-        if step % every == 0 or step == steps:
+        now = time.monotonic()
+        if step == 1 or step % every == 0 or step == steps or now - self.last >= 30:
+            self.last = now
             print(f"{stage}: step {step}/{steps} loss {info['loss']:.4f} ({info['seconds']:.1f} s)",
                   file=sys.stderr, flush=True)
 
