@@ -44,6 +44,17 @@ parameter or setting, or a checkpoint in DIR from other settings; 130 interrupte
 """
 
 
+SETTING_HELP = {
+    "d": "model width", "layers": "residual blocks [norm, mixer, norm, MLP]",
+    "heads": "mixer heads (per-offset and per-position weights)", "mlp": "MLP hidden width, times d",
+    "rho": "initial bound on the mixer's sum of |beta| per row, in [0, 1)", "steps": "optimizer steps per run",
+    "batch": "sequences per step", "lr": "AdamW learning rate", "warmup": "linear warm-up steps",
+    "weight_decay": "AdamW weight decay", "clip": "gradient-norm clip, 0 for none",
+    "eval_sequences": "held-out sequences scored at the end", "checkpoint_every": "steps between checkpoints",
+    "threads": "the mixer's OpenMP threads, 0 for all cores (results do not depend on it)",
+}
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, as every mixgraph error (argparse would print the usage first)
         print(f"mixgraph: error: {message} (--help lists the options)", file=sys.stderr)
@@ -65,8 +76,9 @@ def _parser(defaults, prog: str) -> argparse.ArgumentParser:
     p.add_argument("--seeds", metavar="LIST", help="seeds, comma separated (default 1,2)")
     g = p.add_argument_group("model and training (the same for every pattern)")
     for f in dataclasses.fields(defaults):
-        g.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None, metavar="X",
-                       help=f"(default {f.default})")
+        g.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None,
+                       metavar="INT" if isinstance(f.default, int) else "X",
+                       help=f"{SETTING_HELP[f.name]} (default {f.default})")
     p.add_argument("--device", default="auto", help="auto (CUDA when the mixer runs there, else CPU), cpu or cuda")
     p.add_argument("-o", "--output", "--out", dest="out", metavar="DIR",
                    help="checkpoints and result files (resumable); --out is the same option")

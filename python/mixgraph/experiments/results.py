@@ -41,8 +41,9 @@ def graph_quantities(specs: Sequence[str], n: int, cuts: int = 16) -> Dict[str, 
     impossible)."""
     from .._gallery import gallery_json
 
-    designs = gallery_json(list(dict.fromkeys(specs)), n, cuts).designs
-    return {d["pattern"]: {k: d.get(k) for k in GRAPH_COLUMNS} for d in designs}
+    unique = list(dict.fromkeys(specs))
+    designs = gallery_json(unique, n, cuts).designs  # one per design, in the order given
+    return {s: {k: d.get(k) for k in GRAPH_COLUMNS} for s, d in zip(unique, designs)}
 
 
 def ranking_value(quantity: str, row: dict) -> float:
