@@ -308,3 +308,21 @@ def test_ctrl_c_writes_the_checkpoint_and_exits_130(tmp_path):
     ck = torch.load(ex.checkpoint_path(str(tmp_path), "attention", TINY_COPY, 1))
     assert 1 <= ck["step"] < 100000 and ck["result"] is None and ck["optimizer"] is not None
     assert not (tmp_path / "results.json").exists()
+
+
+def test_paper9_runs_end_to_end_at_toy_size():
+    """Every one of the nine rows trains on every task (gates for ssm, per-position weights for the +cache
+    rows) and gets its graph quantities and correlations; sizes cut down to seconds."""
+    import dataclasses
+
+    p = ex.preset("paper9")
+    assert p.patterns == ex.PAPER9 and len(p.patterns) == 9 and list(p.tasks) == ["copy", "recall", "multihop"]
+    s = dataclasses.replace(p.settings, d=8, heads=2, layers=1, steps=2, batch=4, eval_sequences=8)
+    small = {"copy": {"n": 8}, "recall": {"pairs": 4, "queries": 4}, "multihop": {"chains": 3}}
+    r = ex.run(p.patterns, list(p.tasks), [1], s, task_params=small, device="cpu", cuts=4)
+    assert [(row["task"], row["pattern"]) for row in r.table] == [(t, q) for t in p.tasks for q in p.patterns]
+    kinds = {row["pattern"]: row["weights"] for row in r.runs}
+    assert kinds["ssm"] == "gates" and kinds["pow2+cache"] == kinds["sq1+cache"] == "position"
+    assert {kinds[q] for q in ("attention", "local:8", "window:8", "dense", "pow2", "sq1")} == {"offset"}
+    assert all(0 <= row["accuracy_mean"] <= 1 and row["max_cut_rank"] >= 1 for row in r.table)
+    assert len(r.correlations) == 15 and {c["patterns"] for c in r.correlations} == {9}
