@@ -168,7 +168,16 @@ def test_output_files_validate_against_the_schema(tiny):
     table = pd.read_csv(out / "table.csv")
     assert list(table.columns) == list(ex.results.TABLE_COLUMNS)
     assert list(table["pattern"]) == ["attention", "local:2"]
+    # docs/formats.md's dtypes (local:2 cannot copy: its empty cells make those columns float64)
+    assert {c: str(t) for c, t in table.dtypes.items()} == dict(
+        task="object", pattern="object", n="int64", seeds="int64", accuracy_mean="float64", accuracy_std="float64",
+        accuracy_min="float64", accuracy_max="float64", diameter="int64", unreachable_pairs="int64",
+        copy_distance="float64", copy_congestion_lower="float64", copy_congestion_upper="float64",
+        max_cut_rank="int64")
+    assert table["accuracy_std"].isna().all() and table["copy_distance"].isna().tolist() == [False, True]
     runs = pd.read_csv(out / "runs.csv")
+    assert [str(t) for t in runs.dtypes] == ["object", "object", "int64", "int64", "object", "float64", "float64",
+                                             "int64", "float64", "int64", "float64", "object"]
     assert list(runs["accuracy"]) == [x["accuracy"] for x in r.runs]
     # a rerun into the same folder reuses the finished checkpoints: the same numbers, no training
     again = ex.run(TINY.patterns, list(TINY.tasks), TINY.seeds, TINY.settings, task_params=TINY.tasks, out=str(out),
