@@ -335,3 +335,24 @@ def test_paper9_runs_end_to_end_at_toy_size():
     assert {kinds[q] for q in ("attention", "local:8", "window:8", "dense", "pow2", "sq1")} == {"offset"}
     assert all(0 <= row["accuracy_mean"] <= 1 and row["max_cut_rank"] >= 1 for row in r.table)
     assert len(r.correlations) == 15 and {c["patterns"] for c in r.correlations} == {9}
+
+
+def test_graph_of_the_model_is_the_stack_of_its_layers():
+    """graph='model': the quantities of settings.layers layers in sequence, as mixgraph's stack analyses
+    give them (local:2 twice reaches 4 positions back: more pairs, still no copy of 8 tokens)."""
+    import dataclasses
+
+    s = dataclasses.replace(TINY.settings, layers=2, steps=1, eval_sequences=8)
+    r = ex.run(["local:2", "window:2"], "copy", [1], s, task_params=TINY.tasks, device="cpu", graph="model")
+    assert r.parameters["graph"] == "model"
+    one = ex.run(["local:2", "window:2"], "copy", [1], s, task_params=TINY.tasks, device="cpu", graph="layer")
+    for row, single in zip(r.table, one.table):
+        stack = f"stack:{row['pattern']};{row['pattern']}"
+        d = mixgraph.distances(stack, 16, summary=True)
+        assert (row["diameter"], row["unreachable_pairs"]) == (d.diameter, d.unreachable_pairs)
+        c = mixgraph.congestion(stack, 8)
+        assert row["copy_distance"] == (c.copy_distance if row["pattern"] == "window:2" else None)
+        assert row["max_cut_rank"] == mixgraph.rank(stack, 16, method="flow", cuts=16).max_cut_rank
+    assert r.table[0]["unreachable_pairs"] < one.table[0]["unreachable_pairs"]  # two layers reach 4 back, not 2
+    with pytest.raises(mixgraph.UsageError, match="graph must be"):
+        ex.run(["local:2"], "copy", [1], s, task_params=TINY.tasks, device="cpu", graph="stack")

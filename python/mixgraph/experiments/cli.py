@@ -84,7 +84,10 @@ def _parser(defaults, prog: str) -> argparse.ArgumentParser:
                    help="checkpoints and result files (resumable); --out is the same option")
     p.add_argument("--plot", metavar="FILE", help="accuracy against the congestion lower bound (needs matplotlib)")
     p.add_argument("--cuts", type=int, default=16, help="cuts for the largest cut rank (default 16)")
-    p.add_argument("--no-graph", action="store_true", help="skip the graph quantities and correlations")
+    p.add_argument("--graph", choices=("layer", "model", "none"), default="layer",
+                   help="graph quantities of one layer of each pattern (default), of the model's layers in "
+                        "sequence (stack:P;P;...), or none")
+    p.add_argument("--no-graph", action="store_true", help="the same as --graph none")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="stdout format")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     return p
@@ -196,7 +199,8 @@ def main(argv=None, prog: str = "python -m mixgraph.experiments") -> int:
             raise UsageError("--cuts must be at least 1")
         t0 = time.perf_counter()
         r = run(patterns, tasks, seeds, settings, task_params=params, out=args.out, device=args.device,
-                progress=_Progress(args.quiet), graph=not args.no_graph, cuts=args.cuts)
+                progress=_Progress(args.quiet),
+                graph=None if args.no_graph or args.graph == "none" else args.graph, cuts=args.cuts)
         if args.plot:
             from .plot import accuracy_vs_congestion
 

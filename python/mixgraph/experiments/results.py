@@ -35,14 +35,19 @@ DTYPES = dict({c: "string" for c in ("task", "pattern", "weights", "device", "qu
               **{c: "Int64" for c in GRAPH_COLUMNS})
 
 
-def graph_quantities(specs: Sequence[str], n: int, cuts: int = 16) -> Dict[str, dict]:
+def stacked(spec: str, depth: int) -> str:
+    """The spec of `depth` layers of spec in sequence (``stack:P;P;...``; spec itself for one layer)."""
+    return spec if depth == 1 else "stack:" + ";".join([spec] * depth)
+
+
+def graph_quantities(specs: Sequence[str], n: int, cuts: int = 16, depth: int = 1) -> Dict[str, dict]:
     """spec -> {diameter, unreachable_pairs, copy_distance, copy_congestion_lower, copy_congestion_upper,
     max_cut_rank} at n tokens (mixgraph.gallery; the copy task on n/2 + n/2 tokens; None where the copy is
-    impossible)."""
+    impossible), of one layer of the pattern or, with depth > 1, of that many layers in sequence."""
     from .._gallery import gallery_json
 
     unique = list(dict.fromkeys(specs))
-    designs = gallery_json(unique, n, cuts).designs  # one per design, in the order given
+    designs = gallery_json([stacked(s, depth) for s in unique], n, cuts).designs  # in the order given
     return {s: {k: d.get(k) for k in GRAPH_COLUMNS} for s, d in zip(unique, designs)}
 
 

@@ -61,7 +61,7 @@ def _tasks(tasks, task_params) -> list:
 def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] = ("copy",),
         seeds: Sequence[int] = (1, 2), settings: Settings = Settings(), *,
         task_params: Optional[Dict[str, dict]] = None, out: Optional[str] = None, device="auto",
-        progress: Optional[Callable] = None, graph: bool = True, cuts: int = 16,
+        progress: Optional[Callable] = None, graph: Union[bool, str] = "layer", cuts: int = 16,
         stop: Optional[Callable[[], bool]] = None) -> res.Results:
     """Train every pattern on every task from every seed, evaluate on held-out sequences, and put the
     accuracies beside the patterns' graph quantities at each task's length.
@@ -71,7 +71,9 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
     per pattern, task and seed: a rerun resumes or reuses them) and results.json, table.csv, runs.csv and
     correlations.csv; None keeps nothing on disk. device: 'auto' (CUDA when mixgraph.torch.mix runs there,
     else CPU), 'cpu', 'cuda'. progress: progress(stage, step, steps, info) after each training step.
-    graph: compute the graph quantities (mixgraph.gallery with ``cuts`` cuts) and the correlations. stop:
+    graph: the graph quantities (mixgraph.gallery with ``cuts`` cuts) and the correlations: ``"layer"`` (or
+    True) of one layer of each pattern, ``"model"`` of ``settings.layers`` layers of it in sequence (the
+    model's mixers, ``stack:P;P;...``), None or False for none. stop:
     asked after each step (default: a first Ctrl-C, in the main thread); when it says True the current run
     writes its checkpoint and ``Interrupted`` (a KeyboardInterrupt) is raised. Returns a Results."""
     specs = [patterns] if isinstance(patterns, str) else list(patterns)
@@ -81,6 +83,10 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
     if not seeds or any(s < 0 for s in seeds):
         raise UsageError("seeds must be one or more integers >= 0")
     settings.check()
+    graph = {True: "layer", False: None}.get(graph, graph) if isinstance(graph, bool) else graph
+    if graph not in ("layer", "model", None):
+        raise UsageError(f"graph must be 'layer', 'model' or None (got {graph!r})")
+    depth = settings.layers if graph == "model" else 1
     task_list = _tasks(tasks, task_params)
     for t in task_list:  # every spec at every length before any training: bad input fails at once
         for s in specs:
@@ -99,12 +105,13 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
     graph_q = {}
     if graph:
         for n in dict.fromkeys(t.length for t in task_list):
-            for spec, q in res.graph_quantities(specs, n, cuts).items():
+            for spec, q in res.graph_quantities(specs, n, cuts, depth).items():
                 graph_q[(spec, n)] = q
     table = res.summarize(runs, graph_q)
     corr = res.correlations(table) if graph else []
     params = {"patterns": specs, "tasks": {t.name: dict(t.params, length=t.length) for t in task_list},
-              "seeds": seeds, "settings": dataclasses.asdict(settings), "device": str(dev), "cuts": cuts}
+              "seeds": seeds, "settings": dataclasses.asdict(settings), "device": str(dev), "cuts": cuts,
+              "graph": graph or "none"}
     result = res.Results(runs, table, corr, params)
     if out:
         result.write(out)
