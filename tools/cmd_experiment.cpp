@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/error.hpp"
 #include "registry.hpp"
+#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -28,6 +30,10 @@ constexpr const char* kExperimentBootstrap =
     "sys.exit(main(sys.argv[1:], prog='mixgraph experiment'))\n";
 
 int run_experiment(const std::vector<std::string>& args) {
+  // Run in-process by the Python package (the stage hook is set only there), exec would replace Python.
+  if (stage_hook())
+    throw UsageError(
+        "experiment is not run in-process; from Python call mixgraph.experiments.run (docs/experiments.md)");
   const char* env = std::getenv("MIXGRAPH_PYTHON");
   const std::string python = (env != nullptr && *env != '\0') ? env : "python3";
   std::vector<std::string> words = {python, "-c", kExperimentBootstrap};
