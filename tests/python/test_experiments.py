@@ -285,14 +285,21 @@ def test_mixgraph_experiment_runs_the_module(tmp_path):
     bad = run("-p", "pow2", "--task", "sort")
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
         "mixgraph: error: unknown task 'sort'; the tasks are copy, recall, multihop"]
-    gone = run("--help", MIXGRAPH_PYTHON=str(tmp_path / "no-such-python"))
+    missing = str(tmp_path / "no-such-python")
+    gone = run("--preset", "tiny", MIXGRAPH_PYTHON=missing)
     assert gone.returncode == 1 and gone.stdout == ""
     assert gone.stderr.splitlines() == [gone.stderr.strip()] and "cannot be started" in gone.stderr
-    no_pkg = run("--help", PYTHONPATH=str(tmp_path))
+    helped = run("--help", MIXGRAPH_PYTHON=missing)  # --help works everywhere: it says what is missing
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: mixgraph experiment")
+    assert "cannot be started" in helped.stdout
     if subprocess.run([sys.executable, "-c", "import mixgraph"], env=dict(os.environ, PYTHONPATH=str(tmp_path)),
                       cwd=tmp_path, capture_output=True).returncode != 0:
+        no_pkg = run("--preset", "tiny", PYTHONPATH=str(tmp_path))
         assert no_pkg.returncode == 1 and no_pkg.stderr.strip().splitlines() == [no_pkg.stderr.strip()]
         assert "needs the mixgraph Python package and PyTorch" in no_pkg.stderr
+        helped = run("--help", PYTHONPATH=str(tmp_path))
+        assert helped.returncode == 0 and helped.stdout.startswith("usage: mixgraph experiment")
+        assert "No module named 'mixgraph'" in helped.stdout
 
 
 def test_ctrl_c_writes_the_checkpoint_and_exits_130(tmp_path):
