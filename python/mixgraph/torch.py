@@ -159,10 +159,16 @@ def _cuda_forward(X, wa, wb, g, u, spec, n, batch, heads, seed):
         for k in range(batch):
             _core._solve(p, Xb[k], heads=d, out=Yb[k], gates=gb[k], input_gates=None if ub is None else ub[k])
         return Y
-    wa_h, wb_h = wa.detach().cpu().numpy(), wb.detach().cpu().numpy()
+    wa_h, wb_h = _host_tables(wa, wb)
     for k in range(batch):
         _core._solve_cuda_weights(p, Xb[k], Yb[k], heads, seed, wa_h, wb_h)
     return Y
+
+
+def _host_tables(wa, wb):
+    """The per-offset tables on the host (heads * K values each); an empty B table as None (no reads)."""
+    wa_h, wb_h = wa.detach().cpu().numpy(), wb.detach().cpu().numpy()
+    return wa_h, (None if wb_h.shape[1] == 0 else wb_h)
 
 
 def _shift_dot(Z, V, o: int, heads: int):
@@ -199,7 +205,7 @@ def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs):
         return [None if t is None else t.view(batch * n, d) for t in (dX, None, None, dG, dU)]
     lay = _layout(spec, n)
     a_offs, b_offs = lay["a_offsets"], lay["b_offsets"]
-    wa_h, wb_h = wa.detach().cpu().numpy(), wb.detach().cpu().numpy()
+    wa_h, wb_h = _host_tables(wa, wb)
     ident = wa_h * 0
     ident[:, 0] = 1  # A = I for the adjoint solve (A's offsets start with 0)
     for k in range(batch):
