@@ -148,7 +148,12 @@ def _per_column(t: torch.Tensor, d: int) -> torch.Tensor:
     return t.repeat_interleave(d // t.shape[0])
 
 
+def _detached(*ts):
+    return [None if t is None else t.detach() for t in ts]
+
+
 def _cuda_forward(X, wa, wb, g, u, spec, n, batch, heads, seed):
+    X, wa, wb, g, u = _detached(X, wa, wb, g, u)  # (DLPack exports no tensor that requires grad)
     p = _pattern(spec, n)
     d = X.shape[1]
     Y = torch.empty_like(X)
@@ -182,6 +187,7 @@ def _shift_dot(Z, V, o: int, heads: int):
 
 
 def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs):
+    dY, X, Y, wa, wb, g, u = _detached(dY, X, Y, wa, wb, g, u)
     p = _pattern(spec, n)
     d = X.shape[1]
     dYr = dY.view(batch, n, d).flip(1)  # the reversed sequence (a copy)
