@@ -193,12 +193,15 @@ def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs):
     dYr = dY.view(batch, n, d).flip(1)  # the reversed sequence (a copy)
     Zr = torch.empty_like(dYr)
     if g is not None:
-        # z[t] = dy[t] + g[t + 1] z[t + 1]: on the reversed sequence s = n - 1 - t, the gates shifted by one
-        gr = torch.empty_like(dYr)
-        gr[:, 1:] = g.view(batch, n, d).flip(1)[:, :-1]
-        gr[:, 0] = 0
+        # z[t] = dy[t] + g[t + 1] z[t + 1]: on the reversed sequence s = n - 1 - t, gate s is g[n - s]. Rows
+        # 1..n of a buffer of n + 1 rows hold g reversed, so its rows 0..n-1 are those gates (row 0: 0)
+        rev = torch.arange(n - 1, -1, -1, device=X.device)
+        gbuf = torch.empty(n + 1, d, dtype=g.dtype, device=X.device)
+        gbuf[0] = 0
+        gb = g.view(batch, n, d)
         for k in range(batch):
-            _core._solve(p, dYr[k], heads=d, out=Zr[k], gates=gr[k])
+            torch.index_select(gb[k], 0, rev, out=gbuf[1:])
+            _core._solve(p, dYr[k], heads=d, out=Zr[k], gates=gbuf[:n])
         Z = Zr.flip(1)
         Xb, Yb = X.view(batch, n, d), Y.view(batch, n, d)
         dX = (Z if u is None else Z * u.view(batch, n, d)) if needs[0] else None
