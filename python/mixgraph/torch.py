@@ -1,4 +1,4 @@
-"""mixgraph.torch: the mixer Y = (I - B)^{-1} A X as a differentiable PyTorch operation (CPU).
+"""mixgraph.torch: the mixer Y = (I - B)^{-1} A X as a differentiable PyTorch operation (CPU and CUDA).
 
 Importing this module needs PyTorch; ``import mixgraph`` does not::
 
@@ -18,8 +18,9 @@ reduced to the layout each weight was given in: no autograd through a loop, no n
 
 On torch >= 2.4 the operation is registered as the custom op ``mixgraph::mix`` (torch.library) with a fake
 implementation, so ``torch.compile`` traces models that use it without graph breaks; on older torch it is a
-``torch.autograd.Function``. Double backward is refused with a RuntimeError. CUDA tensors are refused
-(``X.cpu()``): the differentiable operation runs on the CPU.
+``torch.autograd.Function``. Double backward is refused with a RuntimeError. CUDA tensors run on their
+device for two families, per-channel gates (ssm-like patterns) and per-offset weights (translation-invariant
+patterns); others are refused with a UsageError (``X.cpu()``).
 """
 
 # (no `from __future__ import annotations`: torch.library.custom_op reads the annotations as types)
@@ -397,7 +398,8 @@ def mix(pattern: Union[Pattern, str], X: torch.Tensor, weights_a: Optional[torch
 
     pattern: a mixgraph.Pattern on n = T positions (or a spec string; n is then X's T). X: (T, d),
     (batch, T, d) or (batch, T, heads, d_head), float64 / float32 (computed in that precision) or bfloat16 /
-    float16 (computed in float32 and cast back), on the CPU. One call solves the whole batch; every
+    float16 (computed in float32 and cast back), on the CPU or, for gates and for per-offset weights_a and
+    weights_b, on a CUDA device (every tensor on X's device). One call solves the whole batch; every
     sequence uses the same weights (gates: its own rows). Head h owns columns h*d/heads .. (h+1)*d/heads - 1.
 
     The weights have mixgraph.solve's layouts (docs/formats.md, "Weight files"): weights_a / weights_b
