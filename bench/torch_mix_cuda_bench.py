@@ -5,8 +5,9 @@
 
 --dense (pow2, n = 16384 .. 262144, d = 256, fp32, per-offset weights, one head): mixgraph against the
   dense torch solve (the papers' method) at n = 16384 and 65536 (an n x n matrix is 16 GiB there): B built
-  as an n x n matrix from the same per-offset weights, torch.linalg.solve_triangular(I - B, a0 X) differentiated by torch's autograd. A = a0 I is fixed (given
-  to mix as a per-offset table); gradients of sum(Y * R) for X and weights_b on both sides.
+  as an n x n matrix from the same per-offset weights, torch.linalg.solve_triangular(I - B, a0 X)
+  differentiated by torch's autograd. A = a0 I is fixed (given to mix as a per-offset table); gradients of
+  sum(Y * R) for X and weights_b on both sides.
 --ssm (per-channel gated first-order recurrence y_t = g_t y_{t-1} + x_t, fp32): mixgraph's ``ssm`` pattern
   with gates against flash-linear-attention's chunk_hgrn (h_t = exp(g_t) h_{t-1} + x_t) where its ``fla``
   package can be imported (--fla-src: a folder holding it); gradients for x and the gates on both sides.
