@@ -1,4 +1,4 @@
-"""mixgraph.torch: the mixer Y = (I - B)^{-1} A X as a differentiable PyTorch operation (CPU).
+"""mixgraph.torch: the mixer Y = (I - B)^{-1} A X as a differentiable PyTorch operation (CPU and CUDA).
 
 Importing this module needs PyTorch; ``import mixgraph`` does not::
 
@@ -18,8 +18,9 @@ reduced to the layout each weight was given in: no autograd through a loop, no n
 
 On torch >= 2.4 the operation is registered as the custom op ``mixgraph::mix`` (torch.library) with a fake
 implementation, so ``torch.compile`` traces models that use it without graph breaks; on older torch it is a
-``torch.autograd.Function``. Double backward is refused with a RuntimeError. CUDA tensors are refused
-(``X.cpu()``): the differentiable operation runs on the CPU.
+``torch.autograd.Function``. Double backward is refused with a RuntimeError. CUDA tensors run on their
+device for two families, per-channel gates (ssm-like patterns) and per-offset weights (translation-invariant
+patterns); others are refused with a UsageError (``X.cpu()``).
 """
 
 # (no `from __future__ import annotations`: torch.library.custom_op reads the annotations as types)
@@ -84,6 +85,8 @@ def _host(t: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
 
 
 def _forward_impl(X, wa, wb, g, u, spec, n, batch, heads, seed, threads):
+    if X.is_cuda:
+        return _cuda_forward(X, wa, wb, g, u, spec, n, batch, heads, seed)
     Y = torch.empty_like(X)
     _core._mix(_pattern(spec, n), X.detach(), Y, batch, heads, seed, threads, _host(wa), _host(wb), _host(g),
                _host(u))
@@ -91,6 +94,11 @@ def _forward_impl(X, wa, wb, g, u, spec, n, batch, heads, seed, threads):
 
 
 def _backward_impl(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, threads, needs):
+    if X.is_cuda:
+        grads = _cuda_backward(dY.contiguous(), X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs)
+        return [X.new_empty(0) if gr is None else gr.to(t.dtype)
+                for gr, t in zip(grads, (X, wa, wb, g, u))]
+
     def grad_like(t, need):
         return torch.empty(t.shape, dtype=X.dtype) if (need and t is not None) else None
 
@@ -104,6 +112,131 @@ def _backward_impl(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, threads,
     for grad, t in zip((dX, dA, dB, dG, dU), ins):  # each gradient in its input's dtype
         out.append(X.new_empty(0) if grad is None else grad.to(t.dtype))
     return out
+
+
+
+# ---- CUDA: the device solve (forward and adjoint), the rest in torch ops on the same stream ----
+#
+# Two families run on CUDA. Per-channel gates (ssm-like patterns: B reads i - 1, A the diagonal): the
+# gates, X, Y and every gradient stay on the device. Per-offset weights of translation-invariant patterns
+# (weights_a and weights_b both (heads, K)): the two small tables (heads * K values) are read to the host,
+# where the device solve takes them; X, Y and the gradients stay on the device. The adjoint solve
+# Z = (I - B)^{-T} dY is the same device solve on the reversed sequence (gates shifted by one step; the
+# same offsets and weights for per-offset B), then dX = A^T Z and the weight gradients by shifted products.
+
+_CUDA_FAMILIES = ("per-channel gates on ssm-like patterns (gates=, input_gates=), and per-offset "
+                  "weights_a and weights_b (heads, K) on translation-invariant patterns")
+
+
+def _cuda_check(spec: str, n: int, X, wa, wb, g, u, heads: int) -> None:
+    """Refuses, before any work, what the CUDA path does not take."""
+    for t, name in ((wa, "weights_a"), (wb, "weights_b"), (g, "gates"), (u, "input_gates")):
+        if t is not None and t.device != X.device:
+            raise UsageError(f"{name} is on {t.device} but X is on {X.device}: give every tensor on X's device")
+    if g is not None or u is not None:
+        if g is None:
+            raise UsageError("on CUDA, input_gates need gates too (give gates=)")
+        return
+    lay = _layout(spec, n)
+    if wa is None or wb is None or not lay["implicit"] or wa.shape != (heads, len(lay["a_offsets"])) or \
+            wb.shape != (heads, len(lay["b_offsets"])) or not lay["a_offsets"] or lay["a_offsets"][0] != 0:
+        raise UsageError(f"mixgraph.torch.mix on CUDA takes {_CUDA_FAMILIES}; '{spec}' with these weights is "
+                         "not one (move the tensors with .cpu() for the other families)")
+
+
+def _per_column(t: torch.Tensor, d: int) -> torch.Tensor:
+    """(heads,) -> (d,): each head's value on its columns."""
+    return t.repeat_interleave(d // t.shape[0])
+
+
+def _detached(*ts):
+    return [None if t is None else t.detach() for t in ts]
+
+
+def _cuda_forward(X, wa, wb, g, u, spec, n, batch, heads, seed):
+    X, wa, wb, g, u = _detached(X, wa, wb, g, u)  # (DLPack exports no tensor that requires grad)
+    p = _pattern(spec, n)
+    d = X.shape[1]
+    Y = torch.empty_like(X)
+    Xb, Yb = X.view(batch, n, d), Y.view(batch, n, d)
+    if g is not None:
+        gb = g.view(batch, n, d)
+        ub = None if u is None else u.view(batch, n, d)
+        for k in range(batch):
+            _core._solve(p, Xb[k], heads=d, out=Yb[k], gates=gb[k], input_gates=None if ub is None else ub[k])
+        return Y
+    wa_h, wb_h = _host_tables(wa, wb)
+    for k in range(batch):
+        _core._solve_cuda_weights(p, Xb[k], Yb[k], heads, seed, wa_h, wb_h)
+    return Y
+
+
+def _host_tables(wa, wb):
+    """The per-offset tables on the host (heads * K values each); an empty B table as None (no reads)."""
+    wa_h, wb_h = wa.detach().cpu().numpy(), wb.detach().cpu().numpy()
+    return wa_h, (None if wb_h.shape[1] == 0 else wb_h)
+
+
+def _shift_dot(Z, V, o: int, heads: int):
+    """Per head: sum over the batch, i >= o and the head's columns of Z[:, i] * V[:, i - o] ((heads,))."""
+    batch, n, d = Z.shape
+    if o >= n:
+        return Z.new_zeros(heads)
+    if batch == 1 and heads == 1:  # contiguous slices: one dot product, no temporary
+        return torch.dot(Z[0, o:].reshape(-1), V[0, :n - o].reshape(-1)).reshape(1)
+    return (Z[:, o:] * V[:, :n - o]).sum(dim=(0, 1)).view(heads, d // heads).sum(dim=1)
+
+
+def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs):
+    dY, X, Y, wa, wb, g, u = _detached(dY, X, Y, wa, wb, g, u)
+    p = _pattern(spec, n)
+    d = X.shape[1]
+    dYr = dY.view(batch, n, d).flip(1)  # the reversed sequence (a copy)
+    Zr = torch.empty_like(dYr)
+    if g is not None:
+        # z[t] = dy[t] + g[t + 1] z[t + 1]: on the reversed sequence s = n - 1 - t, gate s is g[n - s]. Rows
+        # 1..n of a buffer of n + 1 rows hold g reversed, so its rows 0..n-1 are those gates (row 0: 0)
+        rev = torch.arange(n - 1, -1, -1, device=X.device)
+        gbuf = torch.empty(n + 1, d, dtype=g.dtype, device=X.device)
+        gbuf[0] = 0
+        gb = g.view(batch, n, d)
+        for k in range(batch):
+            torch.index_select(gb[k], 0, rev, out=gbuf[1:])
+            _core._solve(p, dYr[k], heads=d, out=Zr[k], gates=gbuf[:n])
+        Z = Zr.flip(1)
+        Xb, Yb = X.view(batch, n, d), Y.view(batch, n, d)
+        dX = (Z if u is None else Z * u.view(batch, n, d)) if needs[0] else None
+        dG = None
+        if needs[3]:
+            dG = torch.empty_like(Z)
+            dG[:, 0] = 0
+            torch.mul(Z[:, 1:], Yb[:, :-1], out=dG[:, 1:])
+        dU = Z * Xb if (needs[4] and u is not None) else None
+        return [None if t is None else t.view(batch * n, d) for t in (dX, None, None, dG, dU)]
+    lay = _layout(spec, n)
+    a_offs, b_offs = lay["a_offsets"], lay["b_offsets"]
+    wa_h, wb_h = _host_tables(wa, wb)
+    ident = wa_h * 0
+    ident[:, 0] = 1  # A = I for the adjoint solve (A's offsets start with 0)
+    for k in range(batch):
+        _core._solve_cuda_weights(p, dYr[k], Zr[k], heads, seed, ident, wb_h)
+    Z = Zr.flip(1)
+    dX = dA = dB = None
+    if needs[0]:  # dX = A^T Z: dX[j] += a_k Z[j + o_k]
+        wcols = _per_column(wa.detach()[:, 0], d)
+        dX = Z * wcols
+        for k in range(1, len(a_offs)):
+            o = a_offs[k]
+            if o < n and wa_h[:, k].any():  # (a zero column of A adds nothing)
+                dX[:, :n - o].addcmul_(Z[:, o:], _per_column(wa.detach()[:, k], d))
+        dX = dX.view(batch * n, d)
+    if needs[1]:
+        Xb = X.view(batch, n, d)
+        dA = torch.stack([_shift_dot(Z, Xb, o, heads) for o in a_offs], dim=1) if a_offs else wa.new_zeros(heads, 0)
+    if needs[2]:
+        Yb = Y.view(batch, n, d)
+        dB = torch.stack([_shift_dot(Z, Yb, o, heads) for o in b_offs], dim=1) if b_offs else wb.new_zeros(heads, 0)
+    return [dX, dA, dB, None, None]
 
 
 def _grads_out(grads, needs):
@@ -197,8 +330,8 @@ def _check_tensor(t, name: str) -> None:
         raise UsageError(f"{name} must be a torch.Tensor (got {type(t).__name__})")
     if t.dtype not in _COMPUTE:
         raise UsageError(f"{name} must be float64, float32, bfloat16 or float16 (got {t.dtype})")
-    if t.device.type != "cpu":
-        raise UsageError(f"{name} is on {t.device}: mixgraph.torch.mix runs on the CPU (forward and backward); "
+    if t.device.type not in ("cpu", "cuda"):
+        raise UsageError(f"{name} is on {t.device}: mixgraph.torch.mix runs on the CPU and on CUDA devices; "
                          "move the tensors with .cpu()")
 
 
@@ -240,6 +373,12 @@ def _mix(spec: str, n: int, X: torch.Tensor, wa, wb, g, u, heads: Optional[int],
     if heads < 1 or d % heads != 0:
         raise UsageError(f"d = {d} columns are not a multiple of heads = {heads}")
     ct = _COMPUTE[X.dtype]
+    if X.is_cuda:
+        _cuda_check(spec, n, X, wa, wb, g, u, heads)
+    else:
+        for t, name in ((wa, "weights_a"), (wb, "weights_b"), (g, "gates"), (u, "input_gates")):
+            if t is not None and t.device.type != "cpu":
+                raise UsageError(f"{name} is on {t.device} but X is on the CPU: give every tensor on X's device")
 
     def prep(t):  # compute dtype, (batch * T, d) rows, contiguous: differentiable steps
         return None if t is None else t.to(ct).reshape(batch * n, d).contiguous()
@@ -259,7 +398,8 @@ def mix(pattern: Union[Pattern, str], X: torch.Tensor, weights_a: Optional[torch
 
     pattern: a mixgraph.Pattern on n = T positions (or a spec string; n is then X's T). X: (T, d),
     (batch, T, d) or (batch, T, heads, d_head), float64 / float32 (computed in that precision) or bfloat16 /
-    float16 (computed in float32 and cast back), on the CPU. One call solves the whole batch; every
+    float16 (computed in float32 and cast back), on the CPU or, for gates and for per-offset weights_a and
+    weights_b, on a CUDA device (every tensor on X's device). One call solves the whole batch; every
     sequence uses the same weights (gates: its own rows). Head h owns columns h*d/heads .. (h+1)*d/heads - 1.
 
     The weights have mixgraph.solve's layouts (docs/formats.md, "Weight files"): weights_a / weights_b

@@ -1,0 +1,181 @@
+"""mixgraph.torch.mix on CUDA tensors: forward and every gradient against the CPU op (fp64), gradcheck,
+streams, host synchronisation, torch.compile. Skipped, with the reason, where no CUDA device is usable."""
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (python3-torch)")
+
+import mixgraph  # noqa: E402
+from mixgraph.torch import SparseMixer, mix  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),
+                                reason="no CUDA device is usable here: the CUDA path of mixgraph.torch.mix is "
+                                "checked on a GPU machine")
+
+F64 = torch.float64
+
+# translation-invariant patterns with weights per offset (heads, K): the CUDA path's second family
+OFFSET_FAMILIES = [("pow2", 64), ("sq1", 50), ("window:3", 40), ("window:2|dilated:2,3", 40),
+                   ("window:2@B|ssm@A", 40), ("local:3", 40), ("ssm", 40), ("pow2", 300)]
+
+
+def offset_weights(p, heads, gen, device="cpu"):
+    lay = mixgraph.torch._layout(p.spec, p.n)
+    ka, kb = len(lay["a_offsets"]), len(lay["b_offsets"])
+    wa = torch.rand(heads, ka, generator=gen, dtype=F64) * 2 - 1
+    wb = (torch.rand(heads, kb, generator=gen, dtype=F64) * 2 - 1) * (0.9 / max(kb, 1))
+    return wa.to(device), wb.to(device)
+
+
+def leaves(*ts):
+    return [t.detach().clone().requires_grad_() for t in ts]
+
+
+def compare(f, cpu_inputs, atol=1e-10):
+    """f's output and gradients on CUDA equal the CPU op's (fp64)."""
+    gen = torch.Generator().manual_seed(9)
+    a = leaves(*cpu_inputs)
+    b = [t.detach().cuda().requires_grad_() for t in cpu_inputs]
+    Ya, Yb = f(*a), f(*b)
+    R = torch.randn(Ya.shape, generator=gen, dtype=F64)
+    assert Yb.is_cuda and Yb.shape == Ya.shape
+    scale = max(Ya.abs().max().item(), 1.0)
+    assert torch.allclose(Yb.cpu(), Ya, rtol=0, atol=atol * scale)
+    ga = torch.autograd.grad((Ya * R).sum(), a)
+    gb = torch.autograd.grad((Yb * R.cuda()).sum(), b)
+    for x, y in zip(ga, gb):
+        assert y.is_cuda and y.shape == x.shape
+        scale = max(x.abs().max().item(), 1.0) if x.numel() else 1.0
+        assert torch.allclose(y.cpu(), x, rtol=0, atol=atol * scale)
+
+
+@pytest.mark.parametrize("spec,n", OFFSET_FAMILIES, ids=[f"{s}-{n}" for s, n in OFFSET_FAMILIES])
+@pytest.mark.parametrize("heads,d", [(1, 8), (2, 8), (2, 6)])
+def test_offset_weights_match_cpu(spec, n, heads, d):
+    p = mixgraph.Pattern(spec, n)
+    gen = torch.Generator().manual_seed(1)
+    wa, wb = offset_weights(p, heads, gen)
+    X = torch.randn(2, n, d, generator=gen, dtype=F64)
+    compare(lambda X, wa, wb: mix(p, X, wa, wb), [X, wa, wb])
+
+
+def test_gated_ssm_matches_cpu_with_data_dependent_gates():
+    p = mixgraph.Pattern("ssm", 200)
+    gen = torch.Generator().manual_seed(2)
+    X = torch.randn(3, 200, 16, generator=gen, dtype=F64)
+    Wg = torch.randn(16, 16, generator=gen, dtype=F64) / 4
+
+    def f(X, Wg):
+        g = 0.95 * torch.sigmoid(X @ Wg)
+        return mix(p, X, gates=g, input_gates=1 - g)
+
+    compare(f, [X, Wg])
+    G = torch.rand(3, 200, 16, generator=gen, dtype=F64)
+    compare(lambda X, G: mix(p, X, gates=G), [X, G])  # input gates 1
+    X4 = torch.randn(2, 200, 4, 8, generator=gen, dtype=F64)  # (batch, T, heads, d_head)
+    G4 = torch.rand(2, 200, 4, 8, generator=gen, dtype=F64)
+    compare(lambda X, G: mix(p, X, gates=G, input_gates=G * 0.5), [X4, G4])
+
+
+def test_gradcheck_on_cuda():
+    gen = torch.Generator().manual_seed(3)
+    p = mixgraph.Pattern("pow2", 12)
+    wa, wb = offset_weights(p, 2, gen)
+    X = torch.randn(2, 12, 4, generator=gen, dtype=F64)
+    ins = [t.cuda().requires_grad_() for t in (X, wa, wb)]
+    assert torch.autograd.gradcheck(lambda X, wa, wb: mix(p, X, wa, wb), ins)
+    q = mixgraph.Pattern("ssm", 10)
+    X = torch.randn(2, 10, 3, generator=gen, dtype=F64).cuda().requires_grad_()
+    G = torch.rand(2, 10, 3, generator=gen, dtype=F64).cuda().requires_grad_()
+    U = torch.rand(2, 10, 3, generator=gen, dtype=F64).cuda().requires_grad_()
+    assert torch.autograd.gradcheck(lambda X, G, U: mix(q, X, gates=G, input_gates=U), (X, G, U))
+
+
+def test_float32_and_half_on_cuda():
+    gen = torch.Generator().manual_seed(5)
+    p = mixgraph.Pattern("ssm", 256)
+    X = torch.randn(1, 256, 64, generator=gen, dtype=F64)
+    G = torch.rand(1, 256, 64, generator=gen, dtype=F64) * 0.9
+    for dt, tol in ((torch.float32, 1e-5), (torch.bfloat16, 1e-2)):
+        Xt, Gt = X.to(dt), G.to(dt)
+        Yref = mix(p, Xt.double(), gates=Gt.double())  # the same rounded inputs, in fp64 on the CPU
+        Y = mix(p, Xt.cuda(), gates=Gt.cuda())
+        assert Y.dtype == dt and Y.is_cuda
+        assert (Y.double().cpu() - Yref).abs().max().item() <= tol * Yref.abs().max().item()
+
+
+def test_runs_on_the_current_stream():
+    gen = torch.Generator().manual_seed(6)
+    p = mixgraph.Pattern("ssm", 4096)
+    X = torch.randn(1, 4096, 256, generator=gen).cuda()
+    G = (torch.rand(1, 4096, 256, generator=gen) * 0.9).cuda()
+    R = torch.randn(1, 4096, 256, generator=gen).cuda()
+    Xa, Ga = X.clone().requires_grad_(), G.clone().requires_grad_()
+    Ya = mix(p, Xa, gates=Ga)
+    (Ya * R).sum().backward()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        Xb, Gb = (X * 1).requires_grad_(), (G * 1).requires_grad_()  # written on s, just before the op
+        Yb = mix(p, Xb, gates=Gb)
+        (Yb * R).sum().backward()
+    torch.cuda.current_stream().wait_stream(s)
+    assert torch.equal(Ya, Yb) and torch.equal(Xa.grad, Xb.grad) and torch.equal(Ga.grad, Gb.grad)
+
+
+def test_gated_path_makes_no_torch_host_synchronisation():
+    p = mixgraph.Pattern("ssm", 1024)
+    X = torch.randn(2, 1024, 32, device="cuda", requires_grad=True)
+    W = torch.randn(32, 32, device="cuda", requires_grad=True)
+    R = torch.randn(2, 1024, 32, device="cuda")
+    mix(p, X, gates=torch.sigmoid(X @ W)).sum().backward()  # warm up (workspace, pattern)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")  # any synchronising torch call raises
+    try:
+        g = 0.9 * torch.sigmoid(X @ W)
+        Y = mix(p, X, gates=g, input_gates=1 - g)
+        (Y * R).sum().backward()
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert X.grad is not None and W.grad is not None
+
+
+def test_families_not_on_cuda_are_refused_clearly():
+    p = mixgraph.Pattern("pow2+cache", 16)
+    X = torch.randn(16, 4, device="cuda")
+    nnz = mixgraph.torch._layout(p.spec, p.n)["nnz_B"]
+    for kw in (dict(), dict(weights_b=torch.zeros(1, nnz, device="cuda"))):
+        with pytest.raises(mixgraph.UsageError, match="on CUDA takes per-channel gates"):
+            mix(p, X, **kw)
+    q = mixgraph.Pattern("pow2", 16)
+    with pytest.raises(mixgraph.UsageError, match="on CUDA takes"):  # seeded A: not on CUDA
+        mix(q, X, weights_b=torch.zeros(1, 4, device="cuda"))
+    with pytest.raises(mixgraph.UsageError, match="is on cpu but X is on cuda"):
+        mix(q, X, torch.ones(1, 1), torch.zeros(1, 4, device="cuda"))
+
+
+def test_gated_mixer_module_on_cuda_and_torch_compile():
+    import mixgraph.torch as mt
+
+    torch.manual_seed(7)
+    p = mixgraph.Pattern("ssm", 256)
+    model = torch.nn.Sequential(SparseMixer(p, 32, weights="gates"), torch.nn.GELU(),
+                                SparseMixer(p, 32, weights="gates")).cuda()
+    X = torch.randn(2, 256, 32, device="cuda", requires_grad=True)
+    Y = model(X)
+    Y.square().sum().backward()
+    eager = [q.grad.clone() for q in model.parameters()]
+    cpu = [m.cpu() for m in model]
+    model_cpu = torch.nn.Sequential(*cpu)
+    Xc = X.detach().cpu().requires_grad_()
+    Yc = model_cpu(Xc)
+    assert torch.allclose(Y.cpu(), Yc, atol=1e-4)
+    model.cuda()
+    if not (mt.CUSTOM_OP and hasattr(torch, "compile")):
+        pytest.skip(f"torch {torch.__version__}: no torch.library.custom_op / torch.compile")
+    model.zero_grad()
+    compiled = torch.compile(model, backend="aot_eager", fullgraph=True)  # fullgraph: a graph break raises
+    Yk = compiled(X)
+    Yk.square().sum().backward()
+    assert torch.allclose(Yk, Y, atol=1e-5)
+    for e, q in zip(eager, model.parameters()):
+        assert torch.allclose(e, q.grad, atol=1e-4)
