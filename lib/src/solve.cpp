@@ -20,8 +20,6 @@ namespace mixgraph {
 
 namespace {
 
-thread_local const std::atomic<bool>* t_cancel = nullptr;  ///< SolveCancelScope's flag on this thread
-
 /// Rows between two looks at the cancel flag (a few ms of work at most): a power of two.
 constexpr unsigned kCancelRows = 4096;
 inline bool stopped(const std::atomic<bool>* stop) {
@@ -628,7 +626,7 @@ MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
     }
     // the caller's SolveCancelScope: a long build stops early (between chunks of the zero fill, which
     // takes seconds when a large array's pages are first touched, and every 4096 rows)
-    const std::atomic<bool>* stop = t_cancel;
+    const std::atomic<bool>* stop = cancel_flag();
     const std::size_t total = stride * std::size_t(w.heads);
     out.clear();
     out.reserve(total);
@@ -655,16 +653,6 @@ MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
   return W;
 }
 
-SolveCancelScope::SolveCancelScope(const std::atomic<bool>* flag) : saved_(t_cancel) {
-  t_cancel = flag;
-}
-SolveCancelScope::~SolveCancelScope() {
-  t_cancel = saved_;
-}
-const std::atomic<bool>* solve_cancel_flag() {
-  return t_cancel;
-}
-
 template <class T>
 MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t seed) {
   return stored_weights(seeded_mixer_weights<T>(p, heads, seed));
@@ -680,7 +668,8 @@ SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d,
     throw UsageError("solve: weights per offset need a translation-invariant pattern");
   const std::size_t dh = d / static_cast<std::size_t>(W.heads);
   const int nt = resolve_threads(threads);
-  const std::atomic<bool>* stop = t_cancel;  // the caller's SolveCancelScope (the tiles run on other threads)
+  const std::atomic<bool>* stop =
+      cancel_flag();  // the caller's SolveCancelScope (the tiles run on other threads)
   // tile width: kTile columns (whole rows of 512 B in fp64 measured fastest; narrower tiles for more threads
   // were slower per column on the development machine), one tile per OpenMP task
   const std::size_t tw = kTile;
