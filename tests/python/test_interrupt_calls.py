@@ -19,6 +19,15 @@ LATE_MAX = 1.0  # seconds from SIGINT to KeyboardInterrupt (the promise of docs/
 BURN_MAX = 0.25  # CPU seconds the process may use in the 0.6 s after KeyboardInterrupt
 CHILD_TIMEOUT = 60
 
+
+
+def child_env(**extra):
+    """The environment of a child interpreter that imports this same package (PYTHONPATH made absolute)."""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(mixgraph.__file__)))
+    path = os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")])
+    return dict(os.environ, PYTHONPATH=path, **extra)
+
+
 CHILD = textwrap.dedent(
     r"""
     import json, os, resource, signal, sys, threading, time
@@ -66,11 +75,17 @@ CASES = [
         "p = mixgraph.Pattern('sq1+cache', 2**17)\nx = np.ones((2**17, 64), dtype=np.float32)",
         0.3,
     ),
+    (  # the weights of an explicit pattern: copies of its rows, then the seeded coefficients
+        "solve_weights_rows",
+        "mixgraph.solve(p, x, heads=8)",
+        "p = mixgraph.Pattern('sink:64', 2**19)\nx = np.ones((2**19, 8), dtype=np.float32)",
+        0.1,
+    ),
 ]
 
 
 def run_child(call, setup, delay):
-    env = dict(os.environ, OMP_NUM_THREADS="2")
+    env = child_env(OMP_NUM_THREADS="2")
     r = subprocess.run(
         [sys.executable, "-c", CHILD, call, setup, str(delay)],
         capture_output=True,

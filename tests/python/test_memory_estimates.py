@@ -35,6 +35,15 @@ def estimate(spec, n):
     return float(m.group(1)) * unit
 
 
+
+
+def child_env(**extra):
+    """The environment of a child interpreter that imports this same package (PYTHONPATH made absolute)."""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(mixgraph.__file__)))
+    path = os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")])
+    return dict(os.environ, PYTHONPATH=path, **extra)
+
+
 CHILD = textwrap.dedent(
     r"""
     import json, resource, sys, time
@@ -57,7 +66,7 @@ CHILD = textwrap.dedent(
 
 
 def child(spec, n, limit):
-    r = subprocess.run([sys.executable, "-c", CHILD, spec, str(n), limit], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", CHILD, spec, str(n), limit], env=child_env(), capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.splitlines()[-1])
