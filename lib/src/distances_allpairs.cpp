@@ -88,6 +88,9 @@ struct BlockBfs {
     const pos_t* end() const { return buf.data() + sz; }
   };
   NodeList fl, nl, touched, seeds;
+  /// The caller's cancel flag (cancel.hpp): a run stops at the next level or within 4096 pulled rows once it
+  /// is set, leaving garbage that the caller drops (it throws Cancelled after the parallel region).
+  const std::atomic<bool>* stop = nullptr;
 
   BlockBfs(const Rows& r, pos_t n_) : b(*r.b), out(r.out), rows(r), n(n_) {
     const std::size_t sz = std::size_t{n} * WD;
@@ -147,6 +150,7 @@ struct BlockBfs {
       return miss == 0;
     };
     for (std::uint32_t level = 1; !fl.empty() || (level == 1 && !seeds.empty()); ++level) {
+      if (cancel_requested(stop)) break;
       // the cost of pushing: the frontier's out-edges; of pulling: B's rows after the first frontier node
       nnz_t push_cost = 0;
       pos_t fmin = n, fmax = 0;
@@ -159,6 +163,7 @@ struct BlockBfs {
       if (fmin < n && push_cost * 4 > b.ptr[n] - b.ptr[fmin + 1 < n ? fmin + 1 : n]) {
         // pull over v > fmin
         for (pos_t v = fmin + 1; v < n; ++v) {
+          if ((v & 4095) == 0 && cancel_requested(stop)) break;
           if (saturated(v)) continue;
           Word acc[WD] = {};
           bool any = false;
@@ -335,6 +340,7 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
     const int tid = 0;
 #endif
     BlockBfs<WD> bfs(rows, n);
+    bfs.stop = stop;
     Accum& a = acc[static_cast<std::size_t>(tid)];
     std::vector<std::uint64_t> level_bits(WD);
 #pragma omp for schedule(dynamic, 1)
@@ -412,6 +418,7 @@ void partials_impl(const Pattern& p, const AllPairsOptions& opt,
 #pragma omp parallel num_threads(threads)
   {
     BlockBfs<WD> bfs(rows, p.n);
+    bfs.stop = stop;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(ranges.size()); ++k) {
       const auto [sb, se] = ranges[static_cast<std::size_t>(k)];
@@ -588,6 +595,7 @@ std::uint32_t copy_distance(const Pattern& p, pos_t N, int threads) {
 #pragma omp parallel num_threads(nt) reduction(max : worst) reduction(|| : missing)
   {
     BlockBfs<4> bfs(rows, p.n);
+    bfs.stop = stop;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t bi = 0; bi < static_cast<std::int64_t>(nblocks); ++bi) {
       if (cancel_requested(stop)) continue;
