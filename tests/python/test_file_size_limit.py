@@ -43,8 +43,8 @@ CHILD = textwrap.dedent(
 
 @pytest.mark.parametrize("disposition", ["python", "default"])
 def test_report_past_the_file_size_limit(tmp_path, disposition):
-    r = subprocess.run([sys.executable, "-c", CHILD, disposition], cwd=tmp_path, env=child_env(), capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run([sys.executable, "-c", CHILD, disposition], cwd=tmp_path, env=child_env(),
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, f"the interpreter died (rc {r.returncode}): {r.stderr[-1000:]}"
     out = json.loads(r.stdout.splitlines()[-1])
     assert out["raised"] is not None and out["mixgraph"] and out["runtime"], out

@@ -16,7 +16,8 @@ import pytest
 mixgraph = pytest.importorskip("mixgraph", reason="the mixgraph Python package is not built / not on PYTHONPATH")
 
 LATE_MAX = 1.0  # seconds from SIGINT to KeyboardInterrupt (the promise of docs/python.md)
-BURN_MAX = 0.15  # CPU seconds the process may use in the 0.6 s after KeyboardInterrupt (a thread left working: up to 0.6 each)
+# CPU seconds the process may use in the 0.6 s after KeyboardInterrupt (a thread left working: up to 0.6 each)
+BURN_MAX = 0.15
 CHILD_TIMEOUT = 60
 
 

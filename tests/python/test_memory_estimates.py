@@ -66,8 +66,8 @@ CHILD = textwrap.dedent(
 
 
 def child(spec, n, limit):
-    r = subprocess.run([sys.executable, "-c", CHILD, spec, str(n), limit], env=child_env(), capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run([sys.executable, "-c", CHILD, spec, str(n), limit], env=child_env(), capture_output=True,
+                       text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.splitlines()[-1])
 
