@@ -595,16 +595,13 @@ std::optional<std::uint64_t> reads_bound(const std::string& spec, std::uint64_t 
 
 }  // namespace
 
-std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n) {
-  const std::string spec = trim(spec_in);
-  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+namespace {
+
+/// The bytes of a union (or of heads:, is_heads) with an explicit part: the parts kept until their rows
+/// are merged, and the merged rows; 0 when every part is translation-invariant (offsets only).
+std::uint64_t union_bytes(const std::string& spec, std::uint64_t n, bool is_heads) {
+  const bool is_union = !is_heads;
   const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
-  if (spec == "loglinear") return sat_mul(n, 12);  // implicit, like attention: n offsets
-  const bool is_heads = starts("heads:");
-  const bool is_union = !is_heads && spec.find('|') != std::string::npos;
-  if (!is_union && (starts("bigbird:") || starts("topk-blocks:")))
-    return sat_add(ptrs, sat_mul(*reads_bound(spec, n), sizeof(pos_t)));
-  if (!is_union && !is_heads) return 0;
   // Every part is built and kept until the rows are merged (a head that is a union merges its parts, then
   // the heads are merged): the explicit parts' reads, each head's merged rows and the final merged rows.
   // Translation-invariant parts cost only their offsets, but their reads count in the merged rows.
@@ -643,6 +640,27 @@ std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n)
   const std::uint64_t copies = is_heads && heads > 1 ? 2 : 1;  // the heads' rows, then their merge
   return sat_add(sat_mul(sat_add(parts_explicit, copies + 1), ptrs),
                  sat_mul(sat_add(kept, sat_mul(merged, copies)), sizeof(pos_t)));
+}
+
+}  // namespace
+
+std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n) {
+  const std::string spec = trim(spec_in);
+  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+  const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
+  if (spec == "loglinear") return sat_mul(n, 12);  // implicit, like attention: n offsets
+  const bool is_heads = starts("heads:");
+  const bool is_union = !is_heads && spec.find('|') != std::string::npos;
+  if (!is_union && (starts("bigbird:") || starts("topk-blocks:")))
+    return sat_add(ptrs, sat_mul(*reads_bound(spec, n), sizeof(pos_t)));
+  if (!is_union && !is_heads) return 0;
+  // a trailing +cache covers the whole union: the caller counts the cached rows from the union's offsets
+  if (is_union && spec.size() >= 6 && spec.compare(spec.size() - 6, 6, "+cache") == 0) return 0;
+  try {
+    return union_bytes(spec, n, is_heads);
+  } catch (const UsageError&) {
+    return 0;  // a malformed spec: building it gives the parser's own message
+  }
 }
 
 }  // namespace mixgraph::detail
