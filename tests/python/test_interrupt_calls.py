@@ -71,7 +71,7 @@ CASES = [
     ("congestion", "mixgraph.congestion('sq1+cache', 20000)", "", 0.8),
     ("path_lengths_all_pairs", "mixgraph.path_lengths(['sq1+cache'], '32768', all_pairs=True)", "", 0.8),
     ("pattern_construction", "mixgraph.Pattern('sq1+cache', 2**20)", "", 0.8),
-    ("pattern_union", "mixgraph.Pattern('sink:4|pow2', 2**22)", "", 0.5),
+    ("pattern_union", "mixgraph.Pattern('sink:4|pow2', 2**23)", "", 0.5),
     (
         "solve_weights",
         "mixgraph.solve(p, x, heads=4)",
