@@ -107,7 +107,7 @@ printf '%%%%MatrixMarket matrix coordinate pattern general\n100000 100000 1\n2 1
 expect 1 "$E.*'sink:100000' at n = 100000 \(4999950000 explicit reads\).*--mem-limit" -- pattern -p sink:100000 -n 100000 --mem-limit 1G
 expect 1 "$E.*'global:5000' at n = 1048576 .*explicit reads" -- distances -p global:5000 -n '2^20' --mem-limit 1G
 expect 1 "$E.*'block:100000' at n = 100000 \(5000050000 explicit reads\)" -- congestion -p block:100000 -N 50000 --mem-limit 1G
-expect 1 "$E.*'dense\|sink:1' at n = 100000 .*explicit reads" -- pattern -p 'dense|sink:1' -n 100000 --mem-limit 1G
+expect 1 "$E.*pattern dense\|sink:1 at n = 100000 needs about .*refused before allocating" -- pattern -p 'dense|sink:1' -n 100000 --mem-limit 1G
 expect 1 "$E.*'mtx:u.mtx\|dense' at n = 100000 .*explicit reads" -- pattern -p 'mtx:u.mtx|dense' --mem-limit 1G
 expect 1 "$E.*'sink:100000'.*explicit reads" -- report -p sink:100000 -n 100000 -o rep --mem-limit 1G
 expect 1 "$E.*explicit reads of dense at n = 200000" -- rank -p dense -n 200000 --mem-limit 1G

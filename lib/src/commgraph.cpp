@@ -1,5 +1,6 @@
 #include "mixgraph/commgraph.hpp"
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 
@@ -61,7 +62,8 @@ Csr a_csr(const Pattern& p) {
       return m;
     }
     case AMode::Shared: {
-      Csr b = b_csr(p);
+      const Csr built = p.translation_invariant() ? b_csr(p) : Csr{};
+      const Csr& b = p.translation_invariant() ? built : p.b;  // no copy of explicit rows
       Csr m;
       m.n = p.n;
       m.ptr.reserve(static_cast<std::size_t>(p.n) + 1);
@@ -69,7 +71,9 @@ Csr a_csr(const Pattern& p) {
       check_memory(sat_mul(sat_add(b.nnz(), p.n), sizeof(pos_t)), 0,
                    "the A reads of " + p.spec + " at n = " + std::to_string(p.n));
       m.idx.reserve(b.nnz() + p.n);
+      const std::atomic<bool>* stop = cancel_flag();
       for (pos_t i = 0; i < p.n; ++i) {
+        if ((i & 4095) == 0) throw_if_cancelled(stop);
         auto r = b.row(i);
         m.idx.insert(m.idx.end(), r.begin(), r.end());
         m.idx.push_back(i);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
@@ -130,6 +131,7 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
   }
 
   // Lower bounds.
+  throw_if_cancelled();  // between stages (Python's Ctrl-C; each stage polls inside too)
   NamedBound b47{"prop47", prop47_bound(d), "ceil(sum_i (d(i+N,i) + 1) / 2N)"};
   NamedBound bcut{"cut", std::nullopt, ""};
   const auto fe = copy_cut_flow_edges(g);
@@ -160,6 +162,7 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
   pick_lower_bound(res);
 
   // Routings.
+  throw_if_cancelled();  // between stages (Python's Ctrl-C; each stage polls inside too)
   auto record = [&](Routing&& r, double secs) {
     RoutingStats s = check_routing(g, r);
     s.seconds = secs;

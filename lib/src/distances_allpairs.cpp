@@ -8,6 +8,7 @@
 #include <ctime>
 #include <exception>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -87,6 +88,9 @@ struct BlockBfs {
     const pos_t* end() const { return buf.data() + sz; }
   };
   NodeList fl, nl, touched, seeds;
+  /// The caller's cancel flag (cancel.hpp): a run stops at the next level or within 4096 pulled rows once it
+  /// is set, leaving garbage that the caller drops (it throws Cancelled after the parallel region).
+  const std::atomic<bool>* stop = nullptr;
 
   BlockBfs(const Rows& r, pos_t n_) : b(*r.b), out(r.out), rows(r), n(n_) {
     const std::size_t sz = std::size_t{n} * WD;
@@ -146,6 +150,7 @@ struct BlockBfs {
       return miss == 0;
     };
     for (std::uint32_t level = 1; !fl.empty() || (level == 1 && !seeds.empty()); ++level) {
+      if (cancel_requested(stop)) break;
       // the cost of pushing: the frontier's out-edges; of pulling: B's rows after the first frontier node
       nnz_t push_cost = 0;
       pos_t fmin = n, fmax = 0;
@@ -158,6 +163,7 @@ struct BlockBfs {
       if (fmin < n && push_cost * 4 > b.ptr[n] - b.ptr[fmin + 1 < n ? fmin + 1 : n]) {
         // pull over v > fmin
         for (pos_t v = fmin + 1; v < n; ++v) {
+          if ((v & 4095) == 0 && cancel_requested(stop)) break;
           if (saturated(v)) continue;
           Word acc[WD] = {};
           bool any = false;
@@ -325,6 +331,7 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
 #endif
   std::vector<Accum> acc(static_cast<std::size_t>(threads));
   std::atomic<std::uint64_t> done{0};
+  const std::atomic<bool>* stop = cancel_flag();  // polled per block (an exception may not leave the region)
 #pragma omp parallel num_threads(threads)
   {
 #ifdef _OPENMP
@@ -333,10 +340,12 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
     const int tid = 0;
 #endif
     BlockBfs<WD> bfs(rows, n);
+    bfs.stop = stop;
     Accum& a = acc[static_cast<std::size_t>(tid)];
     std::vector<std::uint64_t> level_bits(WD);
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t bi = 0; bi < static_cast<std::int64_t>(nblocks); ++bi) {
+      if (cancel_requested(stop)) continue;
       const pos_t s0 = static_cast<pos_t>(bi) * per_block;
       const pos_t count = std::min<pos_t>(per_block, n - s0);
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -349,6 +358,7 @@ DistanceSummary all_pairs_impl(const Pattern& p, const AllPairsOptions& opt) {
       if (opt.progress && tid == 0) opt.progress(d, nblocks);
     }
   }
+  throw_if_cancelled(stop);
   s.histogram.assign(1, 0);
   for (auto& a : acc) add_histogram(s.histogram, a.hist);
   finish_summary(s);
@@ -366,7 +376,7 @@ double thread_cpu_seconds() {
 /// Sources [sb, se) one block after another on this thread's `bfs`: a partial (no matrix).
 template <int WD>
 AllPairsPartial partial_range(BlockBfs<WD>& bfs, pos_t sb, pos_t se, const AllPairsOptions& opt, pos_t n,
-                              [[maybe_unused]] bool have_popcnt) {
+                              [[maybe_unused]] bool have_popcnt, const std::atomic<bool>* stop) {
   AllPairsPartial part;
   part.begin = sb;
   part.end = se;
@@ -376,6 +386,7 @@ AllPairsPartial partial_range(BlockBfs<WD>& bfs, pos_t sb, pos_t se, const AllPa
   std::vector<std::uint64_t> level_bits(WD);
   const pos_t per_block = 64 * WD;
   for (pos_t s0 = sb; s0 < se; s0 += std::min<pos_t>(per_block, se - s0)) {
+    if (cancel_requested(stop)) break;  // the caller throws after the parallel region
     const pos_t count = std::min<pos_t>(per_block, se - s0);
 #if defined(__x86_64__) && defined(__GNUC__)
     if (have_popcnt)
@@ -403,16 +414,19 @@ void partials_impl(const Pattern& p, const AllPairsOptions& opt,
   AllPairsOptions o = opt;
   o.matrix = nullptr;
   std::exception_ptr failed;
+  const std::atomic<bool>* stop = cancel_flag();  // polled per block (an exception may not leave the region)
 #pragma omp parallel num_threads(threads)
   {
     BlockBfs<WD> bfs(rows, p.n);
+    bfs.stop = stop;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(ranges.size()); ++k) {
       const auto [sb, se] = ranges[static_cast<std::size_t>(k)];
-      AllPairsPartial part = partial_range<WD>(bfs, sb, se, o, p.n, have_popcnt);
+      if (cancel_requested(stop)) continue;
+      AllPairsPartial part = partial_range<WD>(bfs, sb, se, o, p.n, have_popcnt, stop);
 #pragma omp critical(mixgraph_all_pairs_partials)
       {
-        if (!failed) try {
+        if (!failed && !cancel_requested(stop)) try {
             done(static_cast<std::size_t>(k), std::move(part));
           } catch (...) {  // an exception may not leave an OpenMP region: rethrown below
             failed = std::current_exception();
@@ -421,6 +435,7 @@ void partials_impl(const Pattern& p, const AllPairsOptions& opt,
     }
   }
   if (failed) std::rethrow_exception(failed);
+  throw_if_cancelled(stop);
 }
 
 void finish_summary(DistanceSummary& s) {
@@ -576,11 +591,14 @@ std::uint32_t copy_distance(const Pattern& p, pos_t N, int threads) {
   std::uint32_t worst = 0;
   bool missing = false;
   const int nt = thread_count(threads);
+  const std::atomic<bool>* stop = cancel_flag();
 #pragma omp parallel num_threads(nt) reduction(max : worst) reduction(|| : missing)
   {
     BlockBfs<4> bfs(rows, p.n);
+    bfs.stop = stop;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t bi = 0; bi < static_cast<std::int64_t>(nblocks); ++bi) {
+      if (cancel_requested(stop)) continue;
       const pos_t s0 = static_cast<pos_t>(bi) * per_block;
       const pos_t count = std::min<pos_t>(per_block, N - s0);
       std::vector<std::uint32_t> got(count, UNREACHABLE);
@@ -598,6 +616,7 @@ std::uint32_t copy_distance(const Pattern& p, pos_t N, int threads) {
       }
     }
   }
+  throw_if_cancelled(stop);
   return missing ? UNREACHABLE : worst;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <utility>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/mtx.hpp"
 #include "mixgraph/stack.hpp"
@@ -208,8 +209,10 @@ Csr cache_efficient_reads(const std::vector<std::uint64_t>& f, pos_t n) {
   for (auto v : f)
     if (v < n) est += n - v;
   m.idx.reserve(est);
+  const std::atomic<bool>* stop = cancel_flag();
   std::vector<pos_t> prev, cur;  // prev = S_{i-1} (0-indexed, ascending, includes i-1)
   for (pos_t i = 0; i < n; ++i) {
+    if ((i & 1023) == 0) throw_if_cancelled(stop);
     cur.clear();
     std::size_t p = prev.size();
     for (std::size_t k = 0; k < f.size() && f[k] <= i; ++k) {
@@ -244,7 +247,9 @@ std::optional<Csr> cache_efficient_closed_form(const std::vector<std::uint64_t>&
   m.n = n;
   m.ptr.push_back(0);
   std::vector<pos_t> row;
+  const std::atomic<bool>* stop = cancel_flag();
   for (std::uint64_t i = 1; i <= n; ++i) {  // 1-indexed position
+    if ((i & 1023) == 0) throw_if_cancelled(stop);
     row.clear();
     for (std::size_t k = 0; k < f.size() && f[k] < i; ++k) {
       const std::uint64_t v = a[k] * ((i - f[k] + a[k] - 1) / a[k]);
@@ -328,7 +333,9 @@ Pattern make_cache_efficient(const std::string& spec, const std::string& base, s
     a.ptr.reserve(p.n + 1);
     a.ptr.push_back(0);
     a.idx.reserve(reads.nnz() + p.n);
+    const std::atomic<bool>* stop = cancel_flag();
     for (pos_t i = 0; i < p.n; ++i) {
+      if ((i & 4095) == 0) throw_if_cancelled(stop);
       auto r = reads.row(i);
       a.idx.insert(a.idx.end(), r.begin(), r.end());
       a.idx.push_back(i);

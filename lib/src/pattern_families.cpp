@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"
@@ -35,7 +36,9 @@ Csr merged_rows(const std::vector<Pattern>& parts, const std::vector<char>& use,
   m.ptr.reserve(static_cast<std::size_t>(n) + 1);
   m.ptr.push_back(0);
   std::vector<pos_t> acc, one, tmp;
+  const std::atomic<bool>* stop = cancel_flag();
   for (pos_t i = 0; i < n; ++i) {
+    if ((i & 1023) == 0) throw_if_cancelled(stop);
     acc.clear();
     for (std::size_t k = 0; k < parts.size(); ++k) {
       if (!use.empty() && !use[k]) continue;
@@ -120,7 +123,9 @@ Pattern make_block(const std::string& spec, std::uint64_t n) {
   p.a.n = p.n;
   p.a.ptr.reserve(static_cast<std::size_t>(n) + 1);
   p.a.ptr.push_back(0);
+  const std::atomic<bool>* stop = cancel_flag();
   for (pos_t i = 0; i < p.n; ++i) {
+    if ((i & 4095) == 0) throw_if_cancelled(stop);
     const pos_t start = static_cast<pos_t>(i - i % b);  // 0-indexed first position of i's block
     for (pos_t j = start; j <= i; ++j) p.a.idx.push_back(j);
     p.a.ptr.push_back(p.a.idx.size());
@@ -135,7 +140,9 @@ Pattern make_sink(const std::string& spec, std::uint64_t n) {
   check_reads_memory(spec, n, s >= n ? n * (n - 1) / 2 : s * (s - 1) / 2 + (n - s) * s, 1);
   p.b.ptr.reserve(static_cast<std::size_t>(n) + 1);
   p.b.ptr.push_back(0);
+  const std::atomic<bool>* stop = cancel_flag();
   for (pos_t i = 0; i < p.n; ++i) {
+    if ((i & 4095) == 0) throw_if_cancelled(stop);
     for (pos_t j = 0; j < i && j < s; ++j) p.b.idx.push_back(j);
     p.b.ptr.push_back(p.b.idx.size());
   }
@@ -482,7 +489,9 @@ Pattern make_bigbird(const std::string& spec, std::uint64_t n) {
   Pattern p = explicit_pattern(spec, n, AMode::Shared);
   p.b.ptr.reserve(static_cast<std::size_t>(n) + 1);
   p.b.ptr.push_back(0);
+  const std::atomic<bool>* stop = cancel_flag();
   for (pos_t t = 0; t < p.n; ++t) {  // 0-indexed: globals [0, g), random [g, t - w), window [t - w, t)
+    if ((t & 1023) == 0) throw_if_cancelled(stop);
     const std::uint64_t glob_end = std::min<std::uint64_t>(bb.g, t);
     const std::uint64_t win_start = t > bb.w ? t - bb.w : 0;
     for (std::uint64_t j = 0; j < glob_end && j < win_start; ++j) p.b.idx.push_back(static_cast<pos_t>(j));
@@ -536,7 +545,9 @@ Pattern make_topk_blocks(const std::string& spec, std::uint64_t n) {
   p.a.n = p.n;
   p.a.ptr.reserve(static_cast<std::size_t>(n) + 1);
   p.a.ptr.push_back(0);
+  const std::atomic<bool>* stop = cancel_flag();
   for (std::uint64_t q = 0; q < nb; ++q) {
+    throw_if_cancelled(stop);
     load_row(q);
     const auto chosen = topk_block_choice(row.data(), q, tp.k);
     const std::uint64_t lo = q * tp.b, hi = std::min(n, lo + tp.b);
@@ -584,39 +595,72 @@ std::optional<std::uint64_t> reads_bound(const std::string& spec, std::uint64_t 
 
 }  // namespace
 
-std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n) {
-  const std::string spec = trim(spec_in);
-  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+namespace {
+
+/// The bytes of a union (or of heads:, is_heads) with an explicit part: the parts kept until their rows
+/// are merged, and the merged rows; 0 when every part is translation-invariant (offsets only).
+std::uint64_t union_bytes(const std::string& spec, std::uint64_t n, bool is_heads) {
+  const bool is_union = !is_heads;
   const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
-  if (spec == "loglinear") return sat_mul(n, 12);  // implicit, like attention: n offsets
-  const bool is_union = !starts("heads:") && spec.find('|') != std::string::npos;
-  if (!is_union && (starts("bigbird:") || starts("topk-blocks:")))
-    return sat_add(ptrs, sat_mul(*reads_bound(spec, n), sizeof(pos_t)));
-  if (is_union) {  // a union with a bigbird: or topk-blocks: part is bounded as one head
-    if (spec.find("bigbird:") == std::string::npos && spec.find("topk-blocks:") == std::string::npos)
-      return 0;
-  } else if (!starts("heads:")) {
-    return 0;
-  }
-  // every head is built, then the rows are merged: at most the sum of the heads' reads, twice
-  std::uint64_t reads = 0;
+  // Every part is built and kept until the rows are merged (a head that is a union merges its parts, then
+  // the heads are merged): the explicit parts' reads, each head's merged rows and the final merged rows.
+  // Translation-invariant parts cost only their offsets, but their reads count in the merged rows.
+  std::uint64_t kept = 0, all = 0, parts_explicit = 0, heads = 0;
   const std::string body = is_union ? spec : spec.substr(6);
   for (std::size_t start = 0;;) {
     const auto semi = body.find(';', start);
     const std::string head =
         trim(body.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
+    ++heads;
     for (std::size_t s = 0;;) {  // a head may be a union
       const auto bar = head.find('|', s);
       const std::string part =
           split_read_mark(spec, head.substr(s, bar == std::string::npos ? std::string::npos : bar - s)).text;
-      if (auto r = reads_bound(part, n)) reads = sat_add(reads, *r);
+      const bool explicit_part = part.rfind("sink:", 0) == 0 || part.rfind("global:", 0) == 0 ||
+                                 part.rfind("block:", 0) == 0 || part.rfind("bigbird:", 0) == 0 ||
+                                 part.rfind("topk-blocks:", 0) == 0 ||
+                                 (part.size() >= 6 && part.compare(part.size() - 6, 6, "+cache") == 0);
+      if (auto r = reads_bound(part, n)) {
+        all = sat_add(all, *r);
+        if (explicit_part) {
+          kept = sat_add(kept, *r);
+          ++parts_explicit;
+        }
+      }
       if (bar == std::string::npos) break;
       s = bar + 1;
     }
     if (semi == std::string::npos) break;
     start = semi + 1;
   }
-  return sat_add(sat_mul(ptrs, 2), sat_mul(reads, 2 * sizeof(pos_t)));
+  // only translation-invariant parts (or files, which check their own size): offsets only
+  if (parts_explicit == 0) return 0;
+  const std::uint64_t merged =
+      std::min(all, sat_mul(n, sat_add(n, 1)));                // A and B hold at most n(n+1)/2 each
+  const std::uint64_t copies = is_heads && heads > 1 ? 2 : 1;  // the heads' rows, then their merge
+  return sat_add(sat_mul(sat_add(parts_explicit, copies + 1), ptrs),
+                 sat_mul(sat_add(kept, sat_mul(merged, copies)), sizeof(pos_t)));
+}
+
+}  // namespace
+
+std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n) {
+  const std::string spec = trim(spec_in);
+  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+  const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
+  if (spec == "loglinear") return sat_mul(n, 12);  // implicit, like attention: n offsets
+  const bool is_heads = starts("heads:");
+  const bool is_union = !is_heads && spec.find('|') != std::string::npos;
+  if (!is_union && (starts("bigbird:") || starts("topk-blocks:")))
+    return sat_add(ptrs, sat_mul(*reads_bound(spec, n), sizeof(pos_t)));
+  if (!is_union && !is_heads) return 0;
+  // a trailing +cache covers the whole union: the caller counts the cached rows from the union's offsets
+  if (is_union && spec.size() >= 6 && spec.compare(spec.size() - 6, 6, "+cache") == 0) return 0;
+  try {
+    return union_bytes(spec, n, is_heads);
+  } catch (const UsageError&) {
+    return 0;  // a malformed spec: building it gives the parser's own message
+  }
 }
 
 }  // namespace mixgraph::detail

@@ -7,6 +7,7 @@
 #include <queue>
 #include <random>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/error.hpp"
 
@@ -171,11 +172,14 @@ std::vector<std::uint32_t> copy_distances(const CopyGraph& g) {
     std::fill(d.begin(), d.end(), delta[N]);
     return d;
   }
+  const std::atomic<bool>* stop = cancel_flag();  // polled per input (no exception may leave the region)
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::int64_t ii = 0; ii < static_cast<std::int64_t>(N); ++ii) {
+    if (cancel_requested(stop)) continue;
     const pos_t i = static_cast<pos_t>(ii);
     d[i] = layered_bfs(g, i, i + N)[N];
   }
+  throw_if_cancelled(stop);
   return d;
 }
 
@@ -434,6 +438,7 @@ Routing random_routing(const CopyGraph& g, std::uint64_t seed, const std::vector
   std::vector<std::vector<pos_t>> paths(N);
   bool impossible = false;
   pos_t bad = 0;
+  const std::atomic<bool>* stop = cancel_flag();  // polled per input (no exception may leave the region)
 #pragma omp parallel
   {
     std::vector<std::uint32_t> dist(g.n, INF);
@@ -441,6 +446,7 @@ Routing random_routing(const CopyGraph& g, std::uint64_t seed, const std::vector
     std::vector<pos_t> q;
 #pragma omp for schedule(dynamic, 8)
     for (std::int64_t ii = 0; ii < static_cast<std::int64_t>(N); ++ii) {
+      if (cancel_requested(stop)) continue;
       const pos_t s = static_cast<pos_t>(ii), t = s + N;
       q.clear();
       dist[s] = 0;
@@ -520,6 +526,7 @@ Routing random_routing(const CopyGraph& g, std::uint64_t seed, const std::vector
       }
     }
   }
+  throw_if_cancelled(stop);
   if (impossible)
     throw UsageError("copy impossible: input " + std::to_string(bad + 1) + " cannot reach output " +
                      std::to_string(bad + N + 1));
@@ -722,10 +729,13 @@ Routing minmax_routing(const CopyGraph& g, const Routing& start, const MinmaxOpt
   std::uint64_t work = 0;
   const std::uint64_t per_reroute =
       ti ? cand.edges() + cand.nodes.size() : (per_input_search_work(g) / std::max<pos_t>(1, N));
+  const std::atomic<bool>* stop = cancel_flag();
   while (rounds < opt.max_rounds && work < opt.max_work) {
     ++rounds;
     std::shuffle(order.begin(), order.end(), rng);
+    std::uint32_t polled = 0;
     for (pos_t s : order) {
+      if ((++polled & 255) == 0) throw_if_cancelled(stop);
       bool hot = false;
       for (pos_t v : paths[s])
         if (load[v] > target) {

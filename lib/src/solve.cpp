@@ -20,8 +20,6 @@ namespace mixgraph {
 
 namespace {
 
-thread_local const std::atomic<bool>* t_cancel = nullptr;  ///< SolveCancelScope's flag on this thread
-
 /// Rows between two looks at the cancel flag (a few ms of work at most): a power of two.
 constexpr unsigned kCancelRows = 4096;
 inline bool stopped(const std::atomic<bool>* stop) {
@@ -541,9 +539,11 @@ SolveStructure solve_structure(const Pattern& p) {
     }
     s.nnz_b = implicit_nnz(s.b_offsets, s.n);
     s.nnz_a = implicit_nnz(s.a_offsets, s.n);
-  } else {
+  } else {  // copies of O(nnz): a cancel (cancel.hpp) is looked at between them
     s.b = strip_values(b_csr(p));
+    throw_if_cancelled();
     s.a = strip_values(a_csr(p));
+    throw_if_cancelled();
     s.nnz_b = s.b.nnz();
     s.nnz_a = s.a.nnz();
   }
@@ -615,10 +615,13 @@ MixerWeights<T> seeded_mixer_weights(const Pattern& p, int heads, std::uint64_t 
   return W;
 }
 
+namespace {
+
+/// stored_weights, with the structure moved from *take (w's own, no longer needed) instead of copied when
+/// take is given: a copy of a large explicit pattern's CSR takes longer than a cancel may wait.
 template <class T>
-MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
+MixerWeights<T> stored_from(const MixerWeights<T>& w, SolveStructure* take) {
   MixerWeights<T> W;
-  W.s = w.s;
   W.heads = w.heads;
   W.seed = w.seed;
   auto store = [&](bool is_a, std::vector<T>& out, std::size_t stride) {
@@ -626,48 +629,54 @@ MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
       out = is_a ? w.a : w.b;
       return;
     }
-    // the caller's SolveCancelScope: a long build stops early (between chunks of the zero fill, which
-    // takes seconds when a large array's pages are first touched, and every 4096 rows)
-    const std::atomic<bool>* stop = t_cancel;
+    // the caller's CancelScope (cancel.hpp): a long build stops within a block of 4096 rows. The array is
+    // reserved, then grown block by block just ahead of the rows written into it, so that its pages are
+    // first touched (seconds for a large array) as the build goes: a cancelled build has only the pages it
+    // wrote to give back, instead of freeing gigabytes of zeros after the cancel.
+    const std::atomic<bool>* stop = cancel_flag();
     const std::size_t total = stride * std::size_t(w.heads);
     out.clear();
     out.reserve(total);
-    while (out.size() < total) {
-      if (stop && stop->load(std::memory_order_relaxed))
-        throw RuntimeFailure("solve: building the weights was cancelled");
-      out.resize(std::min(total, out.size() + (std::size_t(1) << 20)), T(0));
-    }
     for (int h = 0; h < w.heads; ++h) {
       const CoefView<T> v(w, is_a, h);
-      T* o = out.data() + std::size_t(h) * stride;
+      const std::size_t head0 = std::size_t(h) * stride;
+      T* o = out.data() + head0;
       for (pos_t i = 0; i < w.s.n; ++i) {
-        if (stop && (i & 4095) == 0 && stop->load(std::memory_order_relaxed))
-          throw RuntimeFailure("solve: building the weights was cancelled");
+        if ((i & 4095) == 0) {
+          throw_if_cancelled(stop);
+          const pos_t e = std::min<pos_t>(w.s.n, i + 4096);
+          const std::size_t upto = head0 + (w.s.implicit ? std::size_t(e) * v.K : std::size_t(v.csr->ptr[e]));
+          if (upto > out.size()) out.resize(std::min(total, upto), T(0));
+        }
         if (w.s.implicit)
           v.rows(i, 1, 0, v.K, o + std::size_t(i) * v.K);
         else
           v.row(i, o + v.csr->ptr[i]);
       }
+      out.resize(std::min(total, head0 + stride), T(0));
     }
   };
-  store(true, W.a, W.a_stride());
-  store(false, W.b, W.b_stride());
+  store(true, W.a, w.a_stride());
+  store(false, W.b, w.b_stride());
+  if (take)
+    W.s = std::move(*take);
+  else
+    W.s = w.s;
   return W;
 }
 
-SolveCancelScope::SolveCancelScope(const std::atomic<bool>* flag) : saved_(t_cancel) {
-  t_cancel = flag;
-}
-SolveCancelScope::~SolveCancelScope() {
-  t_cancel = saved_;
-}
-const std::atomic<bool>* solve_cancel_flag() {
-  return t_cancel;
+}  // namespace
+
+template <class T>
+MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
+  return stored_from(w, nullptr);
 }
 
 template <class T>
 MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t seed) {
-  return stored_weights(seeded_mixer_weights<T>(p, heads, seed));
+  MixerWeights<T> seeded = seeded_mixer_weights<T>(p, heads, seed);
+  throw_if_cancelled();
+  return stored_from(seeded, &seeded.s);
 }
 
 template <class T>
@@ -680,7 +689,8 @@ SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d,
     throw UsageError("solve: weights per offset need a translation-invariant pattern");
   const std::size_t dh = d / static_cast<std::size_t>(W.heads);
   const int nt = resolve_threads(threads);
-  const std::atomic<bool>* stop = t_cancel;  // the caller's SolveCancelScope (the tiles run on other threads)
+  const std::atomic<bool>* stop =
+      cancel_flag();  // the caller's SolveCancelScope (the tiles run on other threads)
   // tile width: kTile columns (whole rows of 512 B in fp64 measured fastest; narrower tiles for more threads
   // were slower per column on the development machine), one tile per OpenMP task
   const std::size_t tw = kTile;

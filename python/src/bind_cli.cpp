@@ -2,6 +2,7 @@
 // code as the `mixgraph` executable (tools/, linked in as an object library), its JSON output captured
 // and handed to python/mixgraph/_commands.py. One command at a time (std::cout is redirected meanwhile).
 #include <pybind11/stl.h>
+#include <signal.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -29,6 +30,22 @@ struct CliRun {
 /// Parses and runs `mixgraph <args>` as main.cpp does, with std::cout captured. Throws mixgraph's errors.
 void run_command(const std::vector<std::string>& args, CliRun& res, Job& job) {
   std::lock_guard<std::mutex> lock(g_cli_m);
+  // Past a file-size limit (RLIMIT_FSIZE) a write must fail with EFBIG, reported with the file's name and
+  // its temporary file removed, as in the CLI (main.cpp), not kill the interpreter with SIGXFSZ. CPython
+  // ignores SIGXFSZ at start-up, but an embedding or a user's signal.signal() may have restored the
+  // default: it is ignored for the command's duration and put back after it.
+  struct IgnoreXfsz {
+    struct sigaction old {};
+    IgnoreXfsz() {
+      struct sigaction ign {};
+      ign.sa_handler = SIG_IGN;
+      sigemptyset(&ign.sa_mask);
+      sigaction(SIGXFSZ, &ign, &old);
+    }
+    ~IgnoreXfsz() { sigaction(SIGXFSZ, &old, nullptr); }
+    IgnoreXfsz(const IgnoreXfsz&) = delete;
+    IgnoreXfsz& operator=(const IgnoreXfsz&) = delete;
+  } ignore_xfsz;
   CLI::App app{"mixgraph", "mixgraph"};
   app.require_subcommand(1);
   auto reg = cli::registry();

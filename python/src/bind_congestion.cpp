@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "interrupt.hpp"
 #include "json_py.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
@@ -34,10 +35,7 @@ pb::tuple congestion(const pb::object& pat, const pb::object& N_obj, const pb::o
     co.minmax = r == "minmax" || r == "all";
   }
   auto res = std::make_shared<CongestionResult>();
-  {
-    pb::gil_scoped_release release;
-    *res = analyse_congestion(spec, N, co);
-  }
+  run_cancellable([res, spec, N, co] { *res = analyse_congestion(spec, N, co); });  // Ctrl-C: interrupt.hpp
   const CongestionResult& r = *res;
   // attributes: the JSON fields (json_py.hpp) with numpy arrays for the lists; to_dict() is the CLI's JSON
   pb::dict j, extra;

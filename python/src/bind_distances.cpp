@@ -11,7 +11,7 @@
 
 namespace mixgraph::py {
 
-PatternPtr pattern_from(const pb::object& p, const pb::object& n) {
+PatternPtr pattern_from(const pb::object& p, const pb::object& n, const pb::object& mem_limit) {
   if (pb::isinstance<PatternHolder>(p)) {
     if (!n.is_none()) throw UsageError("give n only with a spec string, not with a Pattern");
     return p.cast<PatternPtr>();
@@ -19,7 +19,7 @@ PatternPtr pattern_from(const pb::object& p, const pb::object& n) {
   if (!pb::isinstance<pb::str>(p))
     throw UsageError("pattern must be a mixgraph.Pattern or a spec string (got " +
                      pb::repr(p).cast<std::string>() + ")");
-  return pb::module_::import("mixgraph._core").attr("Pattern")(p, n).cast<PatternPtr>();
+  return pb::module_::import("mixgraph._core").attr("Pattern")(p, n, 0, mem_limit).cast<PatternPtr>();
 }
 
 namespace {
@@ -47,7 +47,7 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
                     const pb::object& target_obj, bool counts, bool all_pairs, bool summary, bool matrix,
                     const std::string& method_text, int threads, const pb::object& mem) {
   check_threads(threads);
-  const PatternPtr h = pattern_from(pat, n);
+  const PatternPtr h = pattern_from(pat, n, mem);
   const Pattern& p = h->p;
   const ProfileMethod method = parse_method(method_text);
   const std::uint64_t mem_limit = mem_limit_from(mem);
@@ -71,42 +71,52 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
                        "source=j / target=i for one row");
     do_summary = false;
   }
-  std::optional<DistanceProfile> prof;
-  DistanceSummary sum;
-  std::vector<std::uint32_t> mat, from, to;
-  std::string figures_from;
-  PathCounts pc;
-  {
-    pb::gil_scoped_release release;
-    if (ti && !matrix && !all_pairs) {
-      if (do_summary) {
-        check_memory(std::uint64_t{p.n} * (summary ? 3 : 7) + (std::uint64_t{1} << 20), mem_limit,
-                     "the distance profile of " + p.spec + " at n = " + std::to_string(p.n));
-        prof = p.a_mode == AMode::Explicit ? distance_profile(p)
-                                           : offset_distance_profile(p.b_offsets, p.n, method);
-        sum = summary_from_profile(*prof, p.n, !summary);
-        figures_from = "profile";
-      }
-    } else if (do_summary) {
-      AllPairsOptions ap;
-      ap.threads = threads;
-      ap.eccentricities = !summary;
-      ap.mem_limit = mem_limit;
-      if (matrix) ap.matrix = &mat;
-      sum = all_pairs_summary(p, ap);
-      figures_from = "all-pairs";
-      if (ti) prof = distance_profile(p, method);
-    }
-    if (source) {
-      if (counts) {
-        pc = shortest_path_counts(p, *source);
-        from = pc.dist;
-      } else {
-        from = single_source_distances(p, *source);
-      }
-    }
-    if (target) to = single_target_distances(p, *target);
-  }
+  // the work on a worker thread (Ctrl-C: interrupt.hpp), on data it owns
+  struct Work {
+    std::optional<DistanceProfile> prof;
+    DistanceSummary sum;
+    std::vector<std::uint32_t> mat, from, to;
+    std::string figures_from;
+    PathCounts pc;
+  };
+  auto w = std::make_shared<Work>();
+  run_cancellable(
+      [w, h, ti, matrix, all_pairs, do_summary, summary, mem_limit, method, threads, source, target, counts] {
+        const Pattern& p = h->p;
+        if (ti && !matrix && !all_pairs) {
+          if (do_summary) {
+            check_memory(std::uint64_t{p.n} * (summary ? 3 : 7) + (std::uint64_t{1} << 20), mem_limit,
+                         "the distance profile of " + p.spec + " at n = " + std::to_string(p.n));
+            w->prof = p.a_mode == AMode::Explicit ? distance_profile(p)
+                                                  : offset_distance_profile(p.b_offsets, p.n, method);
+            w->sum = summary_from_profile(*w->prof, p.n, !summary);
+            w->figures_from = "profile";
+          }
+        } else if (do_summary) {
+          AllPairsOptions ap;
+          ap.threads = threads;
+          ap.eccentricities = !summary;
+          ap.mem_limit = mem_limit;
+          if (matrix) ap.matrix = &w->mat;
+          w->sum = all_pairs_summary(p, ap);
+          w->figures_from = "all-pairs";
+          if (ti) w->prof = distance_profile(p, method);
+        }
+        if (source) {
+          if (counts) {
+            w->pc = shortest_path_counts(p, *source);
+            w->from = w->pc.dist;
+          } else {
+            w->from = single_source_distances(p, *source);
+          }
+        }
+        if (target) w->to = single_target_distances(p, *target);
+      });
+  std::optional<DistanceProfile>& prof = w->prof;
+  DistanceSummary& sum = w->sum;
+  std::vector<std::uint32_t>&mat = w->mat, &from = w->from, &to = w->to;
+  std::string& figures_from = w->figures_from;
+  PathCounts& pc = w->pc;
   // to_dict() is the CLI's JSON (json_py.hpp); the attributes are its fields with numpy views for the lists
   auto d = std::make_shared<json::DistancesResult>();
   d->pattern = &p;

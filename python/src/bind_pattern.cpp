@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "interrupt.hpp"
 #include "json_py.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
@@ -87,10 +88,7 @@ PatternPtr make_holder(const pb::object& spec_obj, const pb::object& n_obj, cons
   check_memory(estimate_pattern_bytes(spec, n, true), mem_limit_from(mem),
                "pattern " + spec + " at n = " + std::to_string(n));
   auto h = std::make_shared<PatternHolder>();
-  {
-    pb::gil_scoped_release release;
-    h->p = make_pattern(spec, n);
-  }
+  run_cancellable([h, spec, n] { h->p = make_pattern(spec, n); });  // Ctrl-C stops the build (interrupt.hpp)
   h->threads = threads;
   return h;
 }

@@ -11,7 +11,6 @@
 #include "mixgraph/memory.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_backend.hpp"
-#include "mixgraph/solve_cancel.hpp"
 #include "solve_weights.hpp"
 
 namespace mixgraph::py {
@@ -87,8 +86,8 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
     h.weights.reset();  // free the old weights before building new ones
   run_interruptible(
       [job](Job& j) {
-        // Ctrl-C stops the weights' build (every 4096 rows) and the kernel within a few ms
-        const SolveCancelScope cancel(&j.cancel_flag());
+        // Ctrl-C stops the weights' build (every 4096 rows) and the kernel within a few ms (the job's
+        // CancelScope, interrupt.hpp)
         if (!job->w) {
           j.stage("weights");
           job->w = std::make_shared<const MixerWeights<T>>(

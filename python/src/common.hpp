@@ -68,8 +68,9 @@ void check_threads(long long threads, const char* name = "threads");
 std::uint64_t n_from(const pb::object& n, const std::string& spec);
 /// The memory limit in bytes from None / an int / text such as "8G" (0 = physical memory).
 std::uint64_t mem_limit_from(const pb::object& m);
-/// A Pattern argument: a Pattern object, or a spec string with n.
-PatternPtr pattern_from(const pb::object& p, const pb::object& n);
+/// A Pattern argument: a Pattern object, or a spec string with n (built under mem_limit: None, bytes or
+/// '8G').
+PatternPtr pattern_from(const pb::object& p, const pb::object& n, const pb::object& mem_limit = pb::none());
 
 void bind_errors(pb::module_& m);
 void bind_pattern(pb::module_& m);

@@ -5,6 +5,8 @@
 #include <memory>
 #include <thread>
 
+#include "mixgraph/cancel.hpp"
+
 namespace mixgraph::py {
 
 namespace {
@@ -53,6 +55,8 @@ void run_interruptible(const std::function<void(Job&)>& work, const pb::object& 
   job->keep_ = std::move(keep_alive);
   std::thread worker([job, work] {
     try {
+      // the library's long loops (pattern construction, all-pairs, routings, solves) poll the job's flag
+      const CancelScope cancel(&job->cancel_);
       work(*job);
     } catch (...) {
       job->error_ = std::current_exception();

@@ -1,8 +1,9 @@
 #pragma once
 // Long calls from Python: the work runs on a worker thread with the GIL released while the calling thread
 // waits in short slices, taking the GIL back between them to look for Ctrl-C (PyErr_CheckSignals) and to
-// report progress. Ctrl-C raises KeyboardInterrupt within a slice; the work is asked to stop at its next
-// stage (a throw of Interrupted there unwinds it like an error, so nothing half-written is left).
+// report progress. Ctrl-C raises KeyboardInterrupt within a slice; the work is asked to stop: at its next
+// stage (a throw of Interrupted there unwinds it like an error, so nothing half-written is left) and in the
+// library's long loops, which poll the same flag through a CancelScope (mixgraph/cancel.hpp).
 #include <pybind11/pybind11.h>
 
 #include <atomic>
@@ -62,6 +63,14 @@ class Job {
 /// work are rethrown here.
 void run_interruptible(const std::function<void(Job&)>& work, const pb::object& progress, std::int64_t total,
                        std::vector<pb::object> keep_alive);
+
+/// run_interruptible without progress: work() runs on the worker thread inside a CancelScope on the job's
+/// flag (as every run_interruptible work does), so that the library's long loops stop within milliseconds of
+/// Ctrl-C and no thread keeps working. work must own (by value or shared_ptr) everything it touches.
+template <class F>
+void run_cancellable(F work) {
+  run_interruptible([work](Job&) mutable { work(); }, pb::none(), -1, {});
+}
 
 /// Registers the exit hook that waits for work left running after an interrupt (call once, at import).
 void bind_interrupt(pb::module_& m);
