@@ -19,7 +19,7 @@ mkdir -p "$B/obj"
 flags=(-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Ilib/include -Ilib/src
   -isystem /usr/include/eigen3 -DMIXGRAPH_HAVE_MUPARSER)
 srcs=(mtx npy memory sweep input_file atomic_file pattern pattern_families pattern_stack profile expression csr
-  spec_files)
+  spec_files cancel)
 par=${FUZZ_JOBS:-$(nproc)}   # compiles and harness runs at once
 # throttle: wait until fewer than $par background jobs run; a failed job fails the script at the end
 status=0
