@@ -18,6 +18,13 @@ def cli_path():
     return p if os.path.exists(p) else None
 
 
+def child_env(**extra):
+    """The environment of a child interpreter that imports this same package (PYTHONPATH made absolute)."""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(mixgraph.__file__)))
+    path = os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")])
+    return dict(os.environ, PYTHONPATH=path, **extra)
+
+
 @pytest.fixture(scope="session")
 def cli():
     """run(args) -> the CLI's JSON output without the header fields (skips when the CLI is not built)."""

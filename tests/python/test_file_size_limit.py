@@ -13,13 +13,7 @@ import pytest
 
 mixgraph = pytest.importorskip("mixgraph", reason="the mixgraph Python package is not built / not on PYTHONPATH")
 
-
-
-def child_env(**extra):
-    """The environment of a child interpreter that imports this same package (PYTHONPATH made absolute)."""
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(mixgraph.__file__)))
-    path = os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")])
-    return dict(os.environ, PYTHONPATH=path, **extra)
+from conftest import child_env  # noqa: E402
 
 
 CHILD = textwrap.dedent(

@@ -15,18 +15,12 @@ import pytest
 
 mixgraph = pytest.importorskip("mixgraph", reason="the mixgraph Python package is not built / not on PYTHONPATH")
 
+from conftest import child_env  # noqa: E402
+
 LATE_MAX = 1.0  # seconds from SIGINT to KeyboardInterrupt (the promise of docs/python.md)
 # CPU seconds the process may use in the 0.6 s after KeyboardInterrupt (a thread left working: up to 0.6 each)
 BURN_MAX = 0.15
 CHILD_TIMEOUT = 60
-
-
-
-def child_env(**extra):
-    """The environment of a child interpreter that imports this same package (PYTHONPATH made absolute)."""
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(mixgraph.__file__)))
-    path = os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")])
-    return dict(os.environ, PYTHONPATH=path, **extra)
 
 
 CHILD = textwrap.dedent(

@@ -15,7 +15,7 @@ import time
 import pytest
 
 mixgraph = pytest.importorskip("mixgraph", reason="the mixgraph Python package is not built / not on PYTHONPATH")
-from conftest import cli_path  # noqa: E402
+from conftest import child_env, cli_path  # noqa: E402
 
 SINKS = "|".join(f"sink:{k}" for k in range(100, 0, -1))  # 100 explicit parts, about 400 MB when built at 20000
 SPECS_LARGE = [
@@ -33,15 +33,6 @@ def estimate(spec, n):
     assert m, str(e.value)
     unit = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[m.group(2)]
     return float(m.group(1)) * unit
-
-
-
-
-def child_env(**extra):
-    """The environment of a child interpreter that imports this same package (PYTHONPATH made absolute)."""
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(mixgraph.__file__)))
-    path = os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")])
-    return dict(os.environ, PYTHONPATH=path, **extra)
 
 
 CHILD = textwrap.dedent(
