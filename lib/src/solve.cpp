@@ -64,6 +64,23 @@ void scatter_implicit(const Csr& m, const std::vector<pos_t>& offs, T* out) {
   }
 }
 
+/// What the kernels read: a structure and coefficients given apart (MixerWeights' fields by reference, or a
+/// Mixer's structure with the caller's MixerCoefs), so that neither is copied per call.
+template <class T>
+struct View {
+  const SolveStructure& s;
+  int heads;
+  const T* a;
+  const T* b;
+  CoefSource a_source, b_source;
+  std::uint64_t seed;
+  View(const SolveStructure& st, const MixerCoefs<T>& c)
+      : s(st), heads(c.heads), a(c.a), b(c.b), a_source(c.a_source), b_source(c.b_source), seed(c.seed) {}
+  explicit View(const MixerWeights<T>& w) : View(w.s, MixerCoefs<T>::of(w)) {}
+  std::size_t a_stride() const { return s.implicit ? std::size_t(s.n) * s.a_offsets.size() : s.a.nnz(); }
+  std::size_t b_stride() const { return s.implicit ? std::size_t(s.n) * s.b_offsets.size() : s.b.nnz(); }
+};
+
 // ---- coefficients of one (matrix, head), whatever their source ----
 
 /// Rows of coefficients of one matrix and head. Implicit: rows(r0, rows, klo, khi, buf) returns p with
@@ -81,15 +98,15 @@ struct CoefView {
   const Csr* csr = nullptr;
   std::size_t K = 0;
 
-  CoefView(const MixerWeights<T>& W, bool is_a, int h) {
+  CoefView(const View<T>& W, bool is_a, int h) {
     const SolveStructure& s = W.s;
     src = is_a ? W.a_source : W.b_source;
-    const std::vector<T>& v = is_a ? W.a : W.b;
+    const T* v = is_a ? W.a : W.b;
     offs = is_a ? &s.a_offsets : &s.b_offsets;
     csr = is_a ? &s.a : &s.b;
     K = offs->size();
-    if (src == CoefSource::Stored) base = v.data() + std::size_t(h) * (is_a ? W.a_stride() : W.b_stride());
-    if (src == CoefSource::PerOffset) base = v.data() + std::size_t(h) * K;
+    if (src == CoefSource::Stored) base = v + std::size_t(h) * (is_a ? W.a_stride() : W.b_stride());
+    if (src == CoefSource::PerOffset) base = v + std::size_t(h) * K;
     key = wgen::stream_key(W.seed, std::uint64_t(h), is_a ? wgen::kMatrixA : wgen::kMatrixB);
     total = is_a ? wgen::kTotalA : wgen::kTotalB;
   }
@@ -139,7 +156,7 @@ struct Tile {
 
 // One tile inside one head: every coefficient is a scalar for the whole tile.
 template <class T>
-void tile_one_head(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t,
+void tile_one_head(const View<T>& W, const T* x, T* y, std::size_t d, const Tile& t,
                    const std::atomic<bool>* stop) {
   const auto& s = W.s;
   const pos_t n = s.n;
@@ -390,7 +407,7 @@ bool fixed_width(const SolveStructure& s, std::size_t w) {
 
 // false when no fixed-width kernel fits the tile (see rows_implicit_blocked for role, pipe and ring)
 template <class T>
-bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const Tile& t,
+bool tile_fixed(const View<T>& W, const T* x, T* y, std::size_t d, const Tile& t,
                 const std::atomic<bool>* stop, int role = -1, TilePipe* pipe = nullptr, T* ring = nullptr) {
   if (!fixed_width(W.s, t.w)) return false;
   const CoefView<T> ac(W, true, t.h), bc(W, false, t.h);
@@ -413,7 +430,7 @@ bool tile_fixed(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, const
 
 // A tile spanning several heads (d_h < tile): per-column coefficients (per-channel gates, d_h = 1).
 template <class T>
-void tile_many_heads(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, std::size_t dh, const Tile& t,
+void tile_many_heads(const View<T>& W, const T* x, T* y, std::size_t d, std::size_t dh, const Tile& t,
                      const std::atomic<bool>* stop) {
   const auto& s = W.s;
   const pos_t n = s.n;
@@ -617,6 +634,45 @@ MixerWeights<T> seeded_mixer_weights(const Pattern& p, int heads, std::uint64_t 
 
 namespace {
 
+/// One matrix's coefficients in the Stored layout. The caller's CancelScope (cancel.hpp): a long build
+/// stops within a block of 4096 rows. The array is reserved, then grown block by block just ahead of the
+/// rows written into it, so that its pages are first touched (seconds for a large array) as the build
+/// goes: a cancelled build has only the pages it wrote to give back, instead of freeing gigabytes of zeros
+/// after the cancel.
+template <class T>
+std::vector<T> store_one(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a) {
+  const CoefSource src = is_a ? w.a_source : w.b_source;
+  if (src == CoefSource::Stored) {
+    const T* v = is_a ? w.a : w.b;
+    return std::vector<T>(v, v + (is_a ? w.a_size : w.b_size));
+  }
+  const View<T> view(s, w);
+  const std::size_t stride = is_a ? view.a_stride() : view.b_stride();
+  const std::atomic<bool>* stop = cancel_flag();
+  const std::size_t total = stride * std::size_t(w.heads);
+  std::vector<T> out;
+  out.reserve(total);
+  for (int h = 0; h < w.heads; ++h) {
+    const CoefView<T> v(view, is_a, h);
+    const std::size_t head0 = std::size_t(h) * stride;
+    T* o = out.data() + head0;
+    for (pos_t i = 0; i < s.n; ++i) {
+      if ((i & 4095) == 0) {
+        throw_if_cancelled(stop);
+        const pos_t e = std::min<pos_t>(s.n, i + 4096);
+        const std::size_t upto = head0 + (s.implicit ? std::size_t(e) * v.K : std::size_t(v.csr->ptr[e]));
+        if (upto > out.size()) out.resize(std::min(total, upto), T(0));
+      }
+      if (s.implicit)
+        v.rows(i, 1, 0, v.K, o + std::size_t(i) * v.K);
+      else
+        v.row(i, o + v.csr->ptr[i]);
+    }
+    out.resize(std::min(total, head0 + stride), T(0));
+  }
+  return out;
+}
+
 /// stored_weights, with the structure moved from *take (w's own, no longer needed) instead of copied when
 /// take is given: a copy of a large explicit pattern's CSR takes longer than a cancel may wait.
 template <class T>
@@ -624,40 +680,9 @@ MixerWeights<T> stored_from(const MixerWeights<T>& w, SolveStructure* take) {
   MixerWeights<T> W;
   W.heads = w.heads;
   W.seed = w.seed;
-  auto store = [&](bool is_a, std::vector<T>& out, std::size_t stride) {
-    if ((is_a ? w.a_source : w.b_source) == CoefSource::Stored) {
-      out = is_a ? w.a : w.b;
-      return;
-    }
-    // the caller's CancelScope (cancel.hpp): a long build stops within a block of 4096 rows. The array is
-    // reserved, then grown block by block just ahead of the rows written into it, so that its pages are
-    // first touched (seconds for a large array) as the build goes: a cancelled build has only the pages it
-    // wrote to give back, instead of freeing gigabytes of zeros after the cancel.
-    const std::atomic<bool>* stop = cancel_flag();
-    const std::size_t total = stride * std::size_t(w.heads);
-    out.clear();
-    out.reserve(total);
-    for (int h = 0; h < w.heads; ++h) {
-      const CoefView<T> v(w, is_a, h);
-      const std::size_t head0 = std::size_t(h) * stride;
-      T* o = out.data() + head0;
-      for (pos_t i = 0; i < w.s.n; ++i) {
-        if ((i & 4095) == 0) {
-          throw_if_cancelled(stop);
-          const pos_t e = std::min<pos_t>(w.s.n, i + 4096);
-          const std::size_t upto = head0 + (w.s.implicit ? std::size_t(e) * v.K : std::size_t(v.csr->ptr[e]));
-          if (upto > out.size()) out.resize(std::min(total, upto), T(0));
-        }
-        if (w.s.implicit)
-          v.rows(i, 1, 0, v.K, o + std::size_t(i) * v.K);
-        else
-          v.row(i, o + v.csr->ptr[i]);
-      }
-      out.resize(std::min(total, head0 + stride), T(0));
-    }
-  };
-  store(true, W.a, w.a_stride());
-  store(false, W.b, w.b_stride());
+  const MixerCoefs<T> c = MixerCoefs<T>::of(w);
+  W.a = store_one(w.s, c, true);
+  W.b = store_one(w.s, c, false);
   if (take)
     W.s = std::move(*take);
   else
@@ -666,6 +691,11 @@ MixerWeights<T> stored_from(const MixerWeights<T>& w, SolveStructure* take) {
 }
 
 }  // namespace
+
+template <class T>
+std::vector<T> stored_coefs(const SolveStructure& s, const MixerCoefs<T>& c, bool is_a) {
+  return store_one(s, c, is_a);
+}
 
 template <class T>
 MixerWeights<T> stored_weights(const MixerWeights<T>& w) {
@@ -680,8 +710,15 @@ MixerWeights<T> make_mixer_weights(const Pattern& p, int heads, std::uint64_t se
 }
 
 template <class T>
-SolveInfo solve_mixer(const MixerWeights<T>& W, const T* x, T* y, std::size_t d, int threads) {
+SolveInfo solve_mixer(const MixerWeights<T>& w, const T* x, T* y, std::size_t d, int threads) {
+  return solve_mixer(w.s, MixerCoefs<T>::of(w), x, y, d, threads);
+}
+
+template <class T>
+SolveInfo solve_mixer(const SolveStructure& structure, const MixerCoefs<T>& coefs, const T* x, T* y,
+                      std::size_t d, int threads) {
   const auto t0 = std::chrono::steady_clock::now();
+  const View<T> W(structure, coefs);
   if (d == 0 || d % static_cast<std::size_t>(W.heads) != 0)
     throw UsageError("solve: d = " + std::to_string(d) + " columns must be a positive multiple of the " +
                      std::to_string(W.heads) + " heads");
@@ -792,12 +829,18 @@ template MixerWeights<float> make_mixer_weights<float>(const Pattern&, int, std:
 template MixerWeights<float> seeded_mixer_weights<float>(const Pattern&, int, std::uint64_t);
 template MixerWeights<double> seeded_mixer_weights<double>(const Pattern&, int, std::uint64_t);
 template MixerWeights<float> stored_weights<float>(const MixerWeights<float>&);
+template std::vector<float> stored_coefs<float>(const SolveStructure&, const MixerCoefs<float>&, bool);
+template std::vector<double> stored_coefs<double>(const SolveStructure&, const MixerCoefs<double>&, bool);
 template MixerWeights<double> stored_weights<double>(const MixerWeights<double>&);
 template MixerWeights<double> make_mixer_weights<double>(const Pattern&, int, std::uint64_t);
 template MixerWeights<float> mixer_weights_from<float>(const Pattern&, const std::vector<WeightedPattern>&);
 template MixerWeights<double> mixer_weights_from<double>(const Pattern&, const std::vector<WeightedPattern>&);
 template SolveInfo solve_mixer<float>(const MixerWeights<float>&, const float*, float*, std::size_t, int);
 template SolveInfo solve_mixer<double>(const MixerWeights<double>&, const double*, double*, std::size_t, int);
+template SolveInfo solve_mixer<float>(const SolveStructure&, const MixerCoefs<float>&, const float*, float*,
+                                      std::size_t, int);
+template SolveInfo solve_mixer<double>(const SolveStructure&, const MixerCoefs<double>&, const double*,
+                                       double*, std::size_t, int);
 template void solve_recurrence<float>(const std::vector<WeightedPattern>&, pos_t, const float*, float*,
                                       std::size_t);
 template void solve_recurrence<double>(const std::vector<WeightedPattern>&, pos_t, const double*, double*,

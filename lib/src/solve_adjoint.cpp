@@ -30,12 +30,11 @@ struct Coefs {
   std::size_t K = 0;       // implicit: offsets
   std::size_t stride = 0;  // values per head
   pos_t n = 0;
-  Coefs(const MixerWeights<T>& w, bool is_a) {
-    const SolveStructure& s = w.s;
-    v = (is_a ? w.a : w.b).data();
+  Coefs(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a) {
+    v = is_a ? w.a : w.b;
     per_offset = (is_a ? w.a_source : w.b_source) == CoefSource::PerOffset;
     K = (is_a ? s.a_offsets : s.b_offsets).size();
-    stride = per_offset ? K : (is_a ? w.a_stride() : w.b_stride());
+    stride = per_offset ? K : (s.implicit ? std::size_t(s.n) * K : std::size_t(is_a ? s.a.nnz() : s.b.nnz()));
     n = s.n;
   }
   /// implicit: the coefficient of row i at offset slot k of head h
@@ -55,58 +54,73 @@ inline T dot(const T* a, const T* b, std::size_t w) {
   return s;
 }
 
-/// The weights of the reversed problem: A = I, B = J B^T J with the forward's coefficients.
+/// Coefficient arrays with the view of them (the arrays owned, the view pointing into them or elsewhere).
 template <class T>
-MixerWeights<T> reversed_weights(const MixerWeights<T>& w, const AdjointStructure& adj, int nt) {
-  const SolveStructure& s = w.s;
+struct OwnedCoefs {
+  std::vector<T> a, b;
+  MixerCoefs<T> c;
+  void point() {  // c views a and b (where they are c's arrays)
+    c.a = a.data();
+    c.a_size = a.size();
+    c.b = b.data();
+    c.b_size = b.size();
+  }
+};
+
+/// The coefficients of the reversed problem on adj.rev: A = I, B = J B^T J with the forward's coefficients.
+template <class T>
+OwnedCoefs<T> reversed_weights(const SolveStructure& s, const MixerCoefs<T>& w, const AdjointStructure& adj,
+                               int nt) {
   const pos_t n = s.n;
-  MixerWeights<T> r;
-  r.s = adj.rev;
+  OwnedCoefs<T> o;
+  MixerCoefs<T>& r = o.c;
   r.heads = w.heads;
   const std::size_t H = std::size_t(w.heads);
   if (s.implicit) {
-    r.a.assign(H, T(1));
+    o.a.assign(H, T(1));
     r.a_source = CoefSource::PerOffset;
   } else {
-    r.a.assign(H * n, T(1));
+    o.a.assign(H * n, T(1));
     r.a_source = CoefSource::Stored;
   }
-  const Coefs<T> B(w, false);
+  const Coefs<T> B(s, w, false);
   if (B.per_offset) {  // the same coefficient on every row: the reversal changes nothing
+    o.point();
     r.b = w.b;
+    r.b_size = w.b_size;
     r.b_source = CoefSource::PerOffset;
-    return r;
+    return o;
   }
   r.b_source = CoefSource::Stored;
-  r.b.resize(B.stride * H);
+  o.b.resize(B.stride * H);
   if (s.implicit) {
     const std::size_t K = B.K;
-    const pos_t* o = s.b_offsets.data();
+    const pos_t* offs = s.b_offsets.data();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t rr = 0; rr < std::int64_t(n); ++rr) {
       const pos_t row = pos_t(rr);
       for (std::size_t h = 0; h < H; ++h) {
-        T* out = r.b.data() + h * B.stride + std::size_t(row) * K;
+        T* out = o.b.data() + h * B.stride + std::size_t(row) * K;
         for (std::size_t k = 0; k < K; ++k)  // row r at offset o reads beta_{n-1-r+o, n-1-r}
-          out[k] = o[k] <= row ? B.at(int(h), n - 1 - row + o[k], k) : T(0);
+          out[k] = offs[k] <= row ? B.at(int(h), n - 1 - row + offs[k], k) : T(0);
       }
     }
   } else {
     const std::size_t nnz = adj.b_entry.size();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t t = 0; t < std::int64_t(nnz); ++t)
-      for (std::size_t h = 0; h < H; ++h) r.b[h * nnz + std::size_t(t)] = B.entry(int(h), adj.b_entry[t]);
+      for (std::size_t h = 0; h < H; ++h) o.b[h * nnz + std::size_t(t)] = B.entry(int(h), adj.b_entry[t]);
   }
-  return r;
+  o.point();
+  return o;
 }
 
 /// Adds the gradient of one matrix (A with src = X, B with src = Y): dM_ij = <Z_i, src_j> per head.
 template <class T>
-void weight_gradient(const MixerWeights<T>& w, bool is_a, const T* z_rev, const T* src, std::size_t d, T* out,
-                     int nt) {
-  const SolveStructure& s = w.s;
+void weight_gradient(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a, const T* z_rev, const T* src,
+                     std::size_t d, T* out, int nt) {
   const pos_t n = s.n;
-  const Coefs<T> M(w, is_a);
+  const Coefs<T> M(s, w, is_a);
   const std::size_t H = std::size_t(w.heads), dh = d / H;
   auto zrow = [&](pos_t i) { return z_rev + std::size_t(n - 1 - i) * d; };
   if (!s.implicit) {
@@ -173,11 +187,10 @@ void weight_gradient(const MixerWeights<T>& w, bool is_a, const T* z_rev, const 
 
 /// dX = A^T Z, row j gathering from its readers i (ascending offsets / A^T's rows: a fixed order).
 template <class T>
-void input_gradient(const MixerWeights<T>& w, const AdjointStructure& adj, const T* z_rev, std::size_t d,
-                    T* dx, int nt) {
-  const SolveStructure& s = w.s;
+void input_gradient(const SolveStructure& s, const MixerCoefs<T>& w, const AdjointStructure& adj,
+                    const T* z_rev, std::size_t d, T* dx, int nt) {
   const pos_t n = s.n;
-  const Coefs<T> A(w, true);
+  const Coefs<T> A(s, w, true);
   const std::size_t H = std::size_t(w.heads), dh = d / H;
   auto zrow = [&](pos_t i) { return z_rev + std::size_t(n - 1 - i) * d; };
 #pragma omp parallel for schedule(static) num_threads(nt)
@@ -207,25 +220,24 @@ void input_gradient(const MixerWeights<T>& w, const AdjointStructure& adj, const
   }
 }
 
-/// w with its Seeded matrices stored (the others as they are).
+/// w with its Seeded matrices stored (the others viewed as they are): O(heads (n K + nnz)) values.
 template <class T>
-MixerWeights<T> with_seeded_stored(const MixerWeights<T>& w) {
-  MixerWeights<T> tmp;
-  tmp.s = w.s;
-  tmp.heads = w.heads;
-  tmp.seed = w.seed;
-  tmp.a_source = w.a_source == CoefSource::Seeded ? CoefSource::Seeded : CoefSource::Stored;
-  tmp.b_source = w.b_source == CoefSource::Seeded ? CoefSource::Seeded : CoefSource::Stored;
-  MixerWeights<T> st = stored_weights(tmp);  // the others come back empty
-  if (w.a_source != CoefSource::Seeded) {
-    st.a = w.a;
-    st.a_source = w.a_source;
+OwnedCoefs<T> with_seeded_stored(const SolveStructure& s, const MixerCoefs<T>& w) {
+  OwnedCoefs<T> o;
+  o.c = w;
+  if (w.a_source == CoefSource::Seeded) o.a = stored_coefs(s, w, true);
+  if (w.b_source == CoefSource::Seeded) o.b = stored_coefs(s, w, false);
+  if (w.a_source == CoefSource::Seeded) {
+    o.c.a = o.a.data();
+    o.c.a_size = o.a.size();
+    o.c.a_source = CoefSource::Stored;
   }
-  if (w.b_source != CoefSource::Seeded) {
-    st.b = w.b;
-    st.b_source = w.b_source;
+  if (w.b_source == CoefSource::Seeded) {
+    o.c.b = o.b.data();
+    o.c.b_size = o.b.size();
+    o.c.b_source = CoefSource::Stored;
   }
-  return st;
+  return o;
 }
 
 }  // namespace
@@ -283,10 +295,16 @@ AdjointStructure adjoint_structure(const SolveStructure& s) {
 }
 
 template <class T>
-SolveInfo solve_adjoint(const MixerWeights<T>& w_in, const AdjointStructure& adj, const T* x, const T* y,
+SolveInfo solve_adjoint(const MixerWeights<T>& w, const AdjointStructure& adj, const T* x, const T* y,
                         const T* g, std::size_t d, const AdjointOut<T>& out, int threads) {
+  return solve_adjoint(w.s, adj, MixerCoefs<T>::of(w), x, y, g, d, out, threads);
+}
+
+template <class T>
+SolveInfo solve_adjoint(const SolveStructure& s, const AdjointStructure& adj, const MixerCoefs<T>& w_in,
+                        const T* x, const T* y, const T* g, std::size_t d, const AdjointOut<T>& out,
+                        int threads) {
   const auto t0 = std::chrono::steady_clock::now();
-  const SolveStructure& s = w_in.s;
   if (d == 0 || w_in.heads < 1 || d % static_cast<std::size_t>(w_in.heads) != 0)
     throw UsageError("solve_adjoint: d = " + std::to_string(d) +
                      " columns must be a positive multiple of the " + std::to_string(w_in.heads) + " heads");
@@ -297,8 +315,8 @@ SolveInfo solve_adjoint(const MixerWeights<T>& w_in, const AdjointStructure& adj
   if (!s.implicit && (w_in.a_source == CoefSource::PerOffset || w_in.b_source == CoefSource::PerOffset))
     throw UsageError("solve: weights per offset need a translation-invariant pattern");
   const bool seeded = w_in.a_source == CoefSource::Seeded || w_in.b_source == CoefSource::Seeded;
-  const MixerWeights<T> st = seeded ? with_seeded_stored(w_in) : MixerWeights<T>{};
-  const MixerWeights<T>& w = seeded ? st : w_in;
+  const OwnedCoefs<T> st = seeded ? with_seeded_stored(s, w_in) : OwnedCoefs<T>{};
+  const MixerCoefs<T>& w = seeded ? st.c : w_in;
   const int nt = resolve_threads(threads);
   const pos_t n = s.n;
   const std::size_t nd = std::size_t(n) * d;
@@ -311,22 +329,22 @@ SolveInfo solve_adjoint(const MixerWeights<T>& w_in, const AdjointStructure& adj
   T* const z_rev = z_buf.get();
   SolveInfo info;
   {
-    const MixerWeights<T> r = reversed_weights(w, adj, nt);
+    const OwnedCoefs<T> r = reversed_weights(s, w, adj, nt);
     const std::unique_ptr<T[]> g_buf(out.dx ? nullptr : new T[nd]);
     T* const g_rev = out.dx ? out.dx : g_buf.get();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t i = 0; i < std::int64_t(n); ++i)
       std::copy_n(g + std::size_t(n - 1 - pos_t(i)) * d, d, g_rev + std::size_t(i) * d);
-    info = solve_mixer(r, g_rev, z_rev, d, threads);
+    info = solve_mixer(adj.rev, r.c, g_rev, z_rev, d, threads);
   }
   if (out.z) {
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t i = 0; i < std::int64_t(n); ++i)
       std::copy_n(z_rev + std::size_t(n - 1 - pos_t(i)) * d, d, out.z + std::size_t(i) * d);
   }
-  if (out.dx) input_gradient(w, adj, z_rev, d, out.dx, nt);
-  if (out.da) weight_gradient(w, true, z_rev, x, d, out.da, nt);
-  if (out.db) weight_gradient(w, false, z_rev, y, d, out.db, nt);
+  if (out.dx) input_gradient(s, w, adj, z_rev, d, out.dx, nt);
+  if (out.da) weight_gradient(s, w, true, z_rev, x, d, out.da, nt);
+  if (out.db) weight_gradient(s, w, false, z_rev, y, d, out.db, nt);
   info.kernel = "cpu-adjoint(" + info.kernel + ")";
   info.threads = nt;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -340,5 +358,12 @@ template SolveInfo solve_adjoint<float>(const MixerWeights<float>&, const Adjoin
 template SolveInfo solve_adjoint<double>(const MixerWeights<double>&, const AdjointStructure&, const double*,
                                          const double*, const double*, std::size_t, const AdjointOut<double>&,
                                          int);
+
+template SolveInfo solve_adjoint<float>(const SolveStructure&, const AdjointStructure&,
+                                        const MixerCoefs<float>&, const float*, const float*, const float*,
+                                        std::size_t, const AdjointOut<float>&, int);
+template SolveInfo solve_adjoint<double>(const SolveStructure&, const AdjointStructure&,
+                                         const MixerCoefs<double>&, const double*, const double*,
+                                         const double*, std::size_t, const AdjointOut<double>&, int);
 
 }  // namespace mixgraph

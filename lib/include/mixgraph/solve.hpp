@@ -61,6 +61,23 @@ struct MixerWeights {
   std::size_t b_stride() const { return s.implicit ? std::size_t(s.n) * s.b_offsets.size() : s.b.nnz(); }
 };
 
+/// The coefficients of H heads without their structure, not owned: a view of arrays laid out as MixerWeights'
+/// (Stored: a_size = heads * stride; PerOffset: heads * K; Seeded: none). The structure is given beside it
+/// (a Mixer's, mixer.hpp), so a solve on a structure built once copies nothing per call.
+template <class T>
+struct MixerCoefs {
+  int heads = 1;
+  const T* a = nullptr;
+  const T* b = nullptr;
+  std::size_t a_size = 0, b_size = 0;  ///< values at a and b
+  CoefSource a_source = CoefSource::Seeded, b_source = CoefSource::Seeded;
+  std::uint64_t seed = 0;  ///< Seeded: head h draws with seed + h
+  /// A view of w's arrays (w must outlive the view).
+  static MixerCoefs of(const MixerWeights<T>& w) {
+    return {w.heads, w.a.data(), w.b.data(), w.a.size(), w.b.size(), w.a_source, w.b_source, w.seed};
+  }
+};
+
 /// Bytes make_mixer_weights allocates (refuse with check_memory before calling it). With
 /// CoefSource::Seeded: what seeded_mixer_weights allocates (the structure only).
 std::uint64_t mixer_weights_bytes(const Pattern& p, int heads, std::size_t value_bytes,
@@ -81,6 +98,12 @@ MixerWeights<T> mixer_weights_from(const Pattern& p, const std::vector<WeightedP
 /// Any weights with every coefficient stored (a and b CoefSource::Stored), the same numbers.
 template <class T>
 MixerWeights<T> stored_weights(const MixerWeights<T>& w);
+
+/// One matrix's coefficients (A when is_a, else B) in the Stored layout, whatever c's source: a copy of
+/// Stored ones, the values of Seeded and PerOffset ones made (0 where an implicit offset exceeds the row).
+/// O(heads (n K + nnz)) time and memory; a cancel (cancel.hpp) is looked at every 4096 rows.
+template <class T>
+std::vector<T> stored_coefs(const SolveStructure& s, const MixerCoefs<T>& c, bool is_a);
 
 struct SolveInfo {
   std::string kernel;  ///< which kernel ran, e.g. "cpu-implicit-tiled" / "cpu-csr-tiled"
@@ -110,6 +133,13 @@ struct SolveInfo {
 /// Results do not depend on the thread count (each column's sums run in a fixed order).
 template <class T>
 SolveInfo solve_mixer(const MixerWeights<T>& w, const T* x, T* y, std::size_t d, int threads = 0);
+
+/// solve_mixer on a structure and coefficients given apart (the same kernels, the same bits): what a Mixer
+/// (mixer.hpp) calls, nothing of the structure copied or rebuilt. c's arrays must fit s (not checked here:
+/// Mixer::solve checks them).
+template <class T>
+SolveInfo solve_mixer(const SolveStructure& s, const MixerCoefs<T>& c, const T* x, T* y, std::size_t d,
+                      int threads = 0);
 
 /// The plain sequential recurrence of Eq. 1 (the reference): for i = 1..n, for each column,
 /// y_i = sum_j alpha_ij x_j + sum_j beta_ij y_j straight from one WeightedPattern per head (CSR with

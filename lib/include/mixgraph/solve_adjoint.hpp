@@ -60,4 +60,11 @@ template <class T>
 SolveInfo solve_adjoint(const MixerWeights<T>& w, const AdjointStructure& adj, const T* x, const T* y,
                         const T* g, std::size_t d, const AdjointOut<T>& out, int threads = 0);
 
+/// solve_adjoint on a structure and coefficients given apart (the same bits): what a Mixer (mixer.hpp) calls;
+/// s and adj are read, never copied.
+template <class T>
+SolveInfo solve_adjoint(const SolveStructure& s, const AdjointStructure& adj, const MixerCoefs<T>& c,
+                        const T* x, const T* y, const T* g, std::size_t d, const AdjointOut<T>& out,
+                        int threads = 0);
+
 }  // namespace mixgraph
