@@ -47,6 +47,7 @@ from ._stack import stack
 from ._results import Result
 from ._claims import claim, claim_ids, verify
 from ._gallery import compare, gallery
+from ._mixer import Mixer, clear_mixer_cache, mixer_cache_info
 from . import plot  # noqa: F401 - mixgraph.plot; matplotlib is imported by its functions, not here
 from . import _specs
 
@@ -58,6 +59,7 @@ __all__ = [
     "InputError",
     "InputFileNotFound",
     "MemoryRefused",
+    "Mixer",
     "MixgraphError",
     "Pattern",
     "Result",
@@ -67,6 +69,7 @@ __all__ = [
     "__version__",
     "claim",
     "claim_ids",
+    "clear_mixer_cache",
     "compare",
     "congestion",
     "congestion_sweep",
@@ -74,6 +77,7 @@ __all__ = [
     "gallery",
     "heads_rank",
     "loglinear",
+    "mixer_cache_info",
     "path_lengths",
     "pattern_sweep",
     "rank",
@@ -233,11 +237,15 @@ def solve(pattern, X, *, heads=1, seed=1, threads=0, out=None, info=False, mem_l
     OpenMP over column tiles (threads=0: all cores), the same bits for any thread count. Releases the
     GIL; Ctrl-C raises KeyboardInterrupt within a second and stops the kernel (it looks at a cancel flag
     every 4096 rows of each column tile); its Y is dropped and an ``out`` given is left part-written.
-    progress: a callable progress(stage, done, total) (stages 'weights', 'solve'), or True (tqdm). The Pattern keeps the weights of its last solve
-    (heads, seed, dtype), so a repeated call pays only the kernel (O(heads (n + nnz)) memory held until
-    the next solve with other settings or until the Pattern is freed); on the GPU the device keeps the
-    seeded weights of translation-invariant patterns the same way (weights_cached in info). info=True
-    returns (Y, {kernel, threads, seconds, weights_cached, input, ...}); seconds is the kernel's time.
+    progress: a callable progress(stage, done, total) (stages 'weights' (the plan), 'solve'), or True
+    (tqdm). On the host the seeded weights are made by the kernel where it uses them (no per-nonzero
+    array: the solve adds Y and O(threads x tile) to the memory of X), and the structure is planned once
+    by a ``Mixer`` kept in a cache of the 8 most recently used ones, keyed by (pattern spec, n, heads,
+    dtype, device): a repeated call pays only the kernel (``clear_mixer_cache()`` frees them,
+    ``mixer_cache_info()`` counts them); on the GPU the device keeps the seeded weights of
+    translation-invariant patterns (weights_cached in info). info=True returns (Y, {kernel, threads,
+    seconds, weights_cached, mixer_cached, input, ...}); seconds is the kernel's time; weights_cached (host:
+    = mixer_cached) says that nothing was built before the kernel.
     gates / input_gates with X a CUDA tensor: per-channel gates for first-order patterns (``ssm``), CUDA
     tensors of X's dtype and shape (n, d) on X's device, read in place by the kernel (never copied), as the
     CLI's ``--gates`` / ``--input-gates`` files: y[i, c] = gates[i, c] * y[i-1, c] + input_gates[i, c] *

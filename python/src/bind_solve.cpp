@@ -6,9 +6,11 @@
 #include "common.hpp"
 #include "dlpack_array.hpp"
 #include "interrupt.hpp"
+#include "mixer_cache.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"
+#include "mixgraph/mixer.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_backend.hpp"
 #include "solve_weights.hpp"
@@ -21,7 +23,8 @@ namespace {
 template <class T>
 struct SolveJob {
   PatternPtr h;  // read only (the Pattern is not touched by Python meanwhile: the call holds it)
-  std::shared_ptr<const MixerWeights<T>> w;
+  std::shared_ptr<const MixerWeights<T>> w;  // the user's weights, or null: seeded ones on the Mixer
+  std::shared_ptr<const Mixer> mixer;        // the plan (from the cache, or made by the job)
   const T* x = nullptr;
   T* y = nullptr;
   std::size_t d = 0;
@@ -39,16 +42,19 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
   const std::size_t d = static_cast<std::size_t>(xv.cols);
   pb::object y_obj;
   T* yp = nullptr;
+  const bool user = user_w != nullptr;  // the user's weights: solved as given, no Mixer
+  // seeded weights are made by the kernel where it uses them: the plan (structure) is all that is kept
+  const CoefSource src = user ? CoefSource::Stored : CoefSource::Seeded;
   if (out.is_none()) {
-    check_memory(mixer_weights_bytes(p, heads, sizeof(T)) + std::uint64_t(p.n) * d * sizeof(T), mem_limit,
-                 "solve weights and Y for " + p.spec + " at n = " + std::to_string(p.n));
+    check_memory(mixer_weights_bytes(p, heads, sizeof(T), src) + std::uint64_t(p.n) * d * sizeof(T),
+                 mem_limit, "solve weights and Y for " + p.spec + " at n = " + std::to_string(p.n));
     pb::array_t<T> y = xv.ndim == 1
                            ? pb::array_t<T>({static_cast<pb::ssize_t>(p.n)})
                            : pb::array_t<T>({static_cast<pb::ssize_t>(p.n), static_cast<pb::ssize_t>(d)});
     yp = static_cast<T*>(y.request(true).ptr);
     y_obj = y;
   } else {
-    check_memory(mixer_weights_bytes(p, heads, sizeof(T)), mem_limit,
+    check_memory(mixer_weights_bytes(p, heads, sizeof(T), src), mem_limit,
                  "solve weights for " + p.spec + " at n = " + std::to_string(p.n));
     const ArrayView yv = array_view(out, true, "out");
     if (yv.itemsize != xv.itemsize)
@@ -75,34 +81,30 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
   job->heads = heads;
   job->seed = seed;
   job->threads = threads;
-  const bool user = user_w != nullptr;  // the user's weights: neither taken from nor kept in the cache
-  const bool cached = !user && h.weights && h.weights_heads == heads && h.weights_seed == seed &&
-                      h.weights_value_bytes == sizeof(T);
+  const Precision prec = sizeof(T) == 8 ? Precision::Fp64 : Precision::Fp32;
   if (user)
     job->w = std::move(user_w);
-  else if (cached)
-    job->w = std::static_pointer_cast<const MixerWeights<T>>(h.weights);
   else
-    h.weights.reset();  // free the old weights before building new ones
+    job->mixer = mixer_cache_get(hp, heads, prec);
+  const bool cached = job->mixer != nullptr;
   run_interruptible(
-      [job](Job& j) {
-        // Ctrl-C stops the weights' build (every 4096 rows) and the kernel within a few ms (the job's
+      [job, prec](Job& j) {
+        // Ctrl-C stops the plan's build (every 4096 rows) and the kernel within a few ms (the job's
         // CancelScope, interrupt.hpp)
-        if (!job->w) {
+        if (job->w) {
+          j.stage("solve");
+          job->info = solve_mixer(*job->w, job->x, job->y, job->d, job->threads);
+          return;
+        }
+        if (!job->mixer) {
           j.stage("weights");
-          job->w = std::make_shared<const MixerWeights<T>>(
-              make_mixer_weights<T>(job->h->p, job->heads, job->seed));
+          job->mixer = std::make_shared<const Mixer>(job->h->p, MixerOptions{job->heads, prec});
         }
         j.stage("solve");
-        job->info = solve_mixer(*job->w, job->x, job->y, job->d, job->threads);
+        job->info = job->mixer->solve(job->x, job->y, job->d, job->seed, job->threads);
       },
       progress, 2, {xv.owner, y_obj});
-  if (!user) {
-    h.weights = job->w;
-    h.weights_heads = heads;
-    h.weights_seed = seed;
-    h.weights_value_bytes = sizeof(T);
-  }
+  if (!user && !cached) mixer_cache_put(hp, heads, prec, job->mixer);
   pb::dict i;
   i["kernel"] = job->info.kernel;
   i["threads"] = job->info.threads;
@@ -110,7 +112,8 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
   i["precision"] = sizeof(T) == 8 ? "fp64" : "fp32";
   i["d"] = d;
   i["heads"] = heads;
-  i["weights_cached"] = cached;
+  i["weights_cached"] = cached;  // nothing built before the kernel: the plan came from the cache
+  i["mixer_cached"] = cached;
   i["user_weights"] = user;
   i["input"] = xv.kind;
   i["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);  // where X was read (no copy: X's own memory)

@@ -39,18 +39,13 @@ pb::array_t<T> view(const std::vector<T>& v, pb::handle base) {
   return a;
 }
 
-/// A pattern with its cache profile computed on first use (the Python `Pattern`), and the solver weights
-/// of the last solve (heads, seed, value size), so that repeated solves pay only the kernel. Touched only
-/// while holding the GIL.
+/// A pattern with its cache profile computed on first use (the Python `Pattern`). Touched only while
+/// holding the GIL. (The solver's plans are kept apart, in mixer_cache.hpp.)
 struct PatternHolder {
   Pattern p;
   int threads = 0;
   std::optional<PatternProfile> prof;
   const PatternProfile& profile();
-  std::shared_ptr<const void> weights;  ///< a MixerWeights<float> or MixerWeights<double>
-  int weights_heads = 0;
-  std::uint64_t weights_seed = 0;
-  std::size_t weights_value_bytes = 0;
 };
 using PatternPtr = std::shared_ptr<PatternHolder>;
 

@@ -7,6 +7,7 @@
 namespace mixgraph::py {
 
 void bind_adjoint(pb::module_& m);  // bind_adjoint.cpp: mixgraph.torch's private halves
+void bind_mixer(pb::module_& m);    // bind_mixer.cpp: mixgraph.Mixer and the cache behind mixgraph.solve
 
 namespace {
 PyObject* g_base = nullptr;
@@ -98,6 +99,7 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_ranks(m);
   mixgraph::py::bind_solve(m);
   mixgraph::py::bind_adjoint(m);
+  mixgraph::py::bind_mixer(m);
   mixgraph::py::bind_cli(m);
   mixgraph::py::bind_interrupt(m);
 }
