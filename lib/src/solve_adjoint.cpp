@@ -56,7 +56,7 @@ inline T dot(const T* a, const T* b, std::size_t w) {
 
 /// Coefficient arrays with the view of them (the arrays owned, the view pointing into them or elsewhere).
 template <class T>
-struct OwnedCoefs {
+struct AdjCoefs {
   std::vector<T> a, b;
   MixerCoefs<T> c;
   void point() {  // c views a and b (where they are c's arrays)
@@ -69,10 +69,10 @@ struct OwnedCoefs {
 
 /// The coefficients of the reversed problem on adj.rev: A = I, B = J B^T J with the forward's coefficients.
 template <class T>
-OwnedCoefs<T> reversed_weights(const SolveStructure& s, const MixerCoefs<T>& w, const AdjointStructure& adj,
-                               int nt) {
+AdjCoefs<T> reversed_weights(const SolveStructure& s, const MixerCoefs<T>& w, const AdjointStructure& adj,
+                             int nt) {
   const pos_t n = s.n;
-  OwnedCoefs<T> o;
+  AdjCoefs<T> o;
   MixerCoefs<T>& r = o.c;
   r.heads = w.heads;
   const std::size_t H = std::size_t(w.heads);
@@ -222,8 +222,8 @@ void input_gradient(const SolveStructure& s, const MixerCoefs<T>& w, const Adjoi
 
 /// w with its Seeded matrices stored (the others viewed as they are): O(heads (n K + nnz)) values.
 template <class T>
-OwnedCoefs<T> with_seeded_stored(const SolveStructure& s, const MixerCoefs<T>& w) {
-  OwnedCoefs<T> o;
+AdjCoefs<T> with_seeded_stored(const SolveStructure& s, const MixerCoefs<T>& w) {
+  AdjCoefs<T> o;
   o.c = w;
   if (w.a_source == CoefSource::Seeded) o.a = stored_coefs(s, w, true);
   if (w.b_source == CoefSource::Seeded) o.b = stored_coefs(s, w, false);
@@ -315,7 +315,7 @@ SolveInfo solve_adjoint(const SolveStructure& s, const AdjointStructure& adj, co
   if (!s.implicit && (w_in.a_source == CoefSource::PerOffset || w_in.b_source == CoefSource::PerOffset))
     throw UsageError("solve: weights per offset need a translation-invariant pattern");
   const bool seeded = w_in.a_source == CoefSource::Seeded || w_in.b_source == CoefSource::Seeded;
-  const OwnedCoefs<T> st = seeded ? with_seeded_stored(s, w_in) : OwnedCoefs<T>{};
+  const AdjCoefs<T> st = seeded ? with_seeded_stored(s, w_in) : AdjCoefs<T>{};
   const MixerCoefs<T>& w = seeded ? st.c : w_in;
   const int nt = resolve_threads(threads);
   const pos_t n = s.n;
@@ -329,7 +329,7 @@ SolveInfo solve_adjoint(const SolveStructure& s, const AdjointStructure& adj, co
   T* const z_rev = z_buf.get();
   SolveInfo info;
   {
-    const OwnedCoefs<T> r = reversed_weights(s, w, adj, nt);
+    const AdjCoefs<T> r = reversed_weights(s, w, adj, nt);
     const std::unique_ptr<T[]> g_buf(out.dx ? nullptr : new T[nd]);
     T* const g_rev = out.dx ? out.dx : g_buf.get();
 #pragma omp parallel for schedule(static) num_threads(nt)

@@ -99,58 +99,87 @@ WeightArray weight_array(const NpyArray& a, std::string name) {
 
 namespace {
 
-/// The weights with the given matrices replaced; get(k) returns matrix k (0 B, 1 A, 2 gates, 3 input gates,
-/// the order files are read in), finite, valid until the next call.
+/// The coefficients with the given matrices replaced (a, b and their sources hold the seeded ones on
+/// entry); get(k) returns matrix k (0 B, 1 A, 2 gates, 3 input gates, the order files are read in), finite,
+/// valid until the next call.
 template <class T, class Get>
-MixerWeights<T> build_weights(const Pattern& p, int heads, std::uint64_t seed, const bool (&given)[4],
-                              Get get) {
-  MixerWeights<T> w = seeded_mixer_weights<T>(p, heads, seed);
-  const SolveStructure& s = w.s;
+void replace_given(const SolveStructure& s, const std::string& spec, int heads, const bool (&given)[4],
+                   Get get, std::vector<T>& a, CoefSource& a_source, std::vector<T>& b,
+                   CoefSource& b_source) {
   const bool gated = given[2] || given[3];
   if (gated) {
     if (!(s.implicit && s.b_offsets == std::vector<pos_t>{1} && s.a_offsets == std::vector<pos_t>{0}))
       throw UsageError("--gates / --input-gates need a first-order pattern with a diagonal A (ssm), not '" +
-                       p.spec + "'");
+                       spec + "'");
     if ((given[2] && given[0]) || (given[3] && given[1]))
       throw UsageError(
           "give either --gates or --weights-b (and either --input-gates or --weights-a), not both");
   }
   if (given[0]) {
     const WeightArray& m = get(0);
-    load_matrix(m, m.name, s, false, heads, w.b, w.b_source);
+    load_matrix(m, m.name, s, false, heads, b, b_source);
   }
   if (given[1]) {
     const WeightArray& m = get(1);
-    load_matrix(m, m.name, s, true, heads, w.a, w.a_source);
+    load_matrix(m, m.name, s, true, heads, a, a_source);
   }
   if (given[2]) {
     const WeightArray& m = get(2);
-    load_gates(m, m.name, s.n, heads, w.b);
-    w.b_source = CoefSource::Stored;
+    load_gates(m, m.name, s.n, heads, b);
+    b_source = CoefSource::Stored;
   }
   if (gated && !given[3] && !given[1]) {  // A = I per channel
-    w.a.assign(std::size_t(heads), T(1));
-    w.a_source = CoefSource::PerOffset;
+    a.assign(std::size_t(heads), T(1));
+    a_source = CoefSource::PerOffset;
   }
   if (given[3]) {
     const WeightArray& m = get(3);
-    load_gates(m, m.name, s.n, heads, w.a);
-    w.a_source = CoefSource::Stored;
+    load_gates(m, m.name, s.n, heads, a);
+    a_source = CoefSource::Stored;
   }
+}
+
+/// The weights with the given matrices replaced (replace_given on seeded weights).
+template <class T, class Get>
+MixerWeights<T> build_weights(const Pattern& p, int heads, std::uint64_t seed, const bool (&given)[4],
+                              Get get) {
+  MixerWeights<T> w = seeded_mixer_weights<T>(p, heads, seed);
+  replace_given(w.s, p.spec, heads, given, get, w.a, w.a_source, w.b, w.b_source);
   return w;
+}
+
+/// f's matrices checked finite, in build order.
+auto finite_getter(const WeightArrays& f) {
+  return [&f](int k) -> const WeightArray& {
+    const std::optional<WeightArray>* m[4] = {&f.b, &f.a, &f.gates, &f.input_gates};
+    const WeightArray& v = **m[k];
+    require_finite(v.data, v.fp64, v.rows, v.cols, v.name);
+    return v;
+  };
 }
 
 }  // namespace
 
 template <class T>
 MixerWeights<T> weights_from_arrays(const Pattern& p, int heads, std::uint64_t seed, const WeightArrays& f) {
-  const std::optional<WeightArray>* m[4] = {&f.b, &f.a, &f.gates, &f.input_gates};
   const bool given[4] = {bool(f.b), bool(f.a), bool(f.gates), bool(f.input_gates)};
-  return build_weights<T>(p, heads, seed, given, [&](int k) -> const WeightArray& {
-    const WeightArray& v = **m[k];
-    require_finite(v.data, v.fp64, v.rows, v.cols, v.name);
-    return v;
-  });
+  return build_weights<T>(p, heads, seed, given, finite_getter(f));
+}
+
+template <class T>
+OwnedCoefs<T> coefs_from_arrays(const SolveStructure& s, const std::string& spec, const MixerCoefs<T>& seeded,
+                                const WeightArrays& f) {
+  OwnedCoefs<T> o;
+  o.c = seeded;
+  o.a.assign(seeded.a, seeded.a + seeded.a_size);
+  o.b.assign(seeded.b, seeded.b + seeded.b_size);
+  const bool given[4] = {bool(f.b), bool(f.a), bool(f.gates), bool(f.input_gates)};
+  replace_given(s, spec, seeded.heads, given, finite_getter(f), o.a, o.c.a_source, o.b, o.c.b_source);
+  o.c.a = o.a.data();
+  o.c.a_size = o.a.size();
+  o.c.b = o.b.data();
+  o.c.b_size = o.b.size();
+  return o;
 }
 
 template <class T>
@@ -274,6 +303,10 @@ template MixerWeights<float> weights_from_arrays<float>(const Pattern&, int, std
                                                         const WeightArrays&);
 template MixerWeights<double> weights_from_arrays<double>(const Pattern&, int, std::uint64_t,
                                                           const WeightArrays&);
+template OwnedCoefs<float> coefs_from_arrays<float>(const SolveStructure&, const std::string&,
+                                                    const MixerCoefs<float>&, const WeightArrays&);
+template OwnedCoefs<double> coefs_from_arrays<double>(const SolveStructure&, const std::string&,
+                                                      const MixerCoefs<double>&, const WeightArrays&);
 template MixerWeights<float> weights_from_files<float>(const Pattern&, int, std::uint64_t, const WeightFiles&,
                                                        std::uint64_t);
 template MixerWeights<double> weights_from_files<double>(const Pattern&, int, std::uint64_t,

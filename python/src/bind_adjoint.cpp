@@ -13,7 +13,9 @@
 
 #include "common.hpp"
 #include "dlpack_array.hpp"
+#include "mixer_cache.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/mixer.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_adjoint.hpp"
 #include "mixgraph/weight_files.hpp"
@@ -100,44 +102,34 @@ WeightArray weight_array_of(const ArrayView& v, const char* name, std::size_t ro
   return w;
 }
 
-/// The solver's weights for sequence k of the batch (the gates are per sequence, the rest shared).
+/// The coefficients for sequence k of the batch (the gates are per sequence, the rest shared) on the Mixer's
+/// structure (nothing of the structure is rebuilt per call).
 template <class T>
-MixerWeights<T> weights_for(const Batch& b, std::size_t k) {
+OwnedCoefs<T> coefs_for(const Batch& b, const Mixer& m, const SolveStructure& s, std::size_t k) {
   WeightArrays w;
   if (b.wa) w.a = weight_array_of(*b.wa, "weights_a");
   if (b.wb) w.b = weight_array_of(*b.wb, "weights_b");
   if (b.gates) w.gates = weight_array_of(*b.gates, "gates", k * b.n, b.n);
   if (b.ugates) w.input_gates = weight_array_of(*b.ugates, "input_gates", k * b.n, b.n);
-  return weights_from_arrays<T>(b.h->p, b.heads, b.seed, w);
+  return coefs_from_arrays<T>(s, b.h->p.spec, m.seeded<T>(b.seed), w);
 }
 
-// The adjoint structures of the last patterns used (GIL held while touched): built once per pattern.
-std::vector<std::pair<std::weak_ptr<PatternHolder>, std::shared_ptr<const AdjointStructure>>> g_adjoints;
-
-std::shared_ptr<const AdjointStructure> adjoint_of(const PatternPtr& h) {
-  std::erase_if(g_adjoints, [](const auto& e) { return e.first.expired(); });
-  for (const auto& e : g_adjoints)
-    if (e.first.lock() == h) return e.second;
-  std::shared_ptr<const AdjointStructure> a;
-  {
-    pb::gil_scoped_release nogil;
-    a = std::make_shared<const AdjointStructure>(adjoint_structure(solve_structure(h->p)));
-  }
-  if (g_adjoints.size() >= 16) g_adjoints.erase(g_adjoints.begin());
-  g_adjoints.emplace_back(h, a);
-  return a;
+/// The Mixer of this batch's pattern, heads and dtype (mixgraph.solve's cache; GIL held).
+std::shared_ptr<const Mixer> mixer_of(const Batch& b) {
+  return mixer_for(b.h, b.heads, b.itemsize == 8 ? Precision::Fp64 : Precision::Fp32);
 }
 
 template <class T>
-std::string forward(const Batch& b, const ArrayView& xv, const ArrayView& yv) {
+std::string forward(const Batch& b, const Mixer& m, const ArrayView& xv, const ArrayView& yv) {
   pb::gil_scoped_release nogil;
-  std::optional<MixerWeights<T>> shared;
+  const std::shared_ptr<const SolveStructure> s = m.structure();
+  std::optional<OwnedCoefs<T>> shared;
   std::string kernel;
   for (std::size_t k = 0; k < b.batch; ++k) {
-    if (!shared || b.gated()) shared = weights_for<T>(b, k);
+    if (!shared || b.gated()) shared = coefs_for<T>(b, m, *s, k);
     const T* x = static_cast<const T*>(xv.data) + k * b.slab();
     T* y = static_cast<T*>(yv.data) + k * b.slab();
-    kernel = solve_mixer(*shared, x, y, b.d, b.threads).kernel;
+    kernel = m.solve(x, y, b.d, shared->c, b.threads).kernel;
   }
   return kernel;
 }
@@ -149,15 +141,16 @@ struct Target {
 };
 
 template <class T>
-std::string backward(const Batch& b, const AdjointStructure& adj, const ArrayView& xv, const ArrayView& yv,
+std::string backward(const Batch& b, const Mixer& m, const ArrayView& xv, const ArrayView& yv,
                      const ArrayView& gv, const std::optional<ArrayView>& dx, const Target& ta,
                      const Target& tb) {
   pb::gil_scoped_release nogil;
-  std::optional<MixerWeights<T>> w;
+  const std::shared_ptr<const SolveStructure> s = m.structure();
+  std::optional<OwnedCoefs<T>> w;
   std::vector<T> da, db;  // in the solver's layout
   std::string kernel;
   for (std::size_t k = 0; k < b.batch; ++k) {
-    if (!w || b.gated()) w = weights_for<T>(b, k);
+    if (!w || b.gated()) w = coefs_for<T>(b, m, *s, k);
     if (ta.out && (k == 0 || ta.rows)) da.assign(w->a.size(), T(0));
     if (tb.out && (k == 0 || tb.rows)) db.assign(w->b.size(), T(0));
     const std::size_t off = k * b.slab();
@@ -165,20 +158,19 @@ std::string backward(const Batch& b, const AdjointStructure& adj, const ArrayVie
     o.dx = dx ? static_cast<T*>(dx->data) + off : nullptr;
     o.da = ta.out ? da.data() : nullptr;
     o.db = tb.out ? db.data() : nullptr;
-    kernel =
-        solve_adjoint(*w, adj, static_cast<const T*>(xv.data) + off, static_cast<const T*>(yv.data) + off,
-                      static_cast<const T*>(gv.data) + off, b.d, o, b.threads)
-            .kernel;
+    kernel = m.solve_adjoint(static_cast<const T*>(xv.data) + off, static_cast<const T*>(yv.data) + off,
+                             static_cast<const T*>(gv.data) + off, b.d, w->c, o, b.threads)
+                 .kernel;
     if (ta.rows) to_gate_rows(pos_t(b.n), b.d, da.data(), static_cast<T*>(ta.out->data) + off);
     if (tb.rows) to_gate_rows(pos_t(b.n), b.d, db.data(), static_cast<T*>(tb.out->data) + off);
   }
   auto to_user = [&](bool is_a, const Target& t, const std::vector<T>& acc) {
     if (!t.out || t.rows) return;
     T* out = static_cast<T*>(t.out->data);
-    if ((is_a ? w->a_source : w->b_source) == CoefSource::PerOffset)
+    if ((is_a ? w->c.a_source : w->c.b_source) == CoefSource::PerOffset)
       std::copy(acc.begin(), acc.end(), out);
     else
-      to_per_position(w->s, is_a, b.heads, acc.data(), out);
+      to_per_position(*s, is_a, b.heads, acc.data(), out);
   };
   to_user(true, ta, da);
   to_user(false, tb, db);
@@ -192,7 +184,8 @@ std::string mix(const pb::object& pat, const pb::object& x, const pb::object& ou
   const Batch b = batch_of(pat, xv, batch, heads, seed, threads, wa, wb, g, u);
   const ArrayView yv = host(out, true, "out");
   check_rows(yv, b, "out", true);
-  return b.itemsize == 8 ? forward<double>(b, xv, yv) : forward<float>(b, xv, yv);
+  const std::shared_ptr<const Mixer> m = mixer_of(b);
+  return b.itemsize == 8 ? forward<double>(b, *m, xv, yv) : forward<float>(b, *m, xv, yv);
 }
 
 std::string mix_backward(const pb::object& pat, const pb::object& x, const pb::object& y, const pb::object& g,
@@ -226,9 +219,9 @@ std::string mix_backward(const pb::object& pat, const pb::object& x, const pb::o
   const Target tb = !dg.is_none() ? target(dg, b.gates, "d_gates", true) : target(db, b.wb, "dB", false);
   if (ta.out && !da.is_none() && !du.is_none()) throw UsageError("dA and d_input_gates are the same matrix");
   if (tb.out && !db.is_none() && !dg.is_none()) throw UsageError("dB and d_gates are the same matrix");
-  const auto adj = adjoint_of(b.h);
-  return b.itemsize == 8 ? backward<double>(b, *adj, xv, yv, gv, dxv, ta, tb)
-                         : backward<float>(b, *adj, xv, yv, gv, dxv, ta, tb);
+  const std::shared_ptr<const Mixer> m = mixer_of(b);
+  return b.itemsize == 8 ? backward<double>(b, *m, xv, yv, gv, dxv, ta, tb)
+                         : backward<float>(b, *m, xv, yv, gv, dxv, ta, tb);
 }
 
 /// The solver's view of a pattern: which weight shapes it takes.

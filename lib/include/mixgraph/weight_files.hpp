@@ -56,6 +56,25 @@ WeightArray weight_array(const NpyArray& a, std::string name);
 template <class T>
 MixerWeights<T> weights_from_arrays(const Pattern& p, int heads, std::uint64_t seed, const WeightArrays& f);
 
+/// Coefficient arrays and the view of them (c points into a and b). Not copyable safely: move it.
+template <class T>
+struct OwnedCoefs {
+  std::vector<T> a, b;
+  MixerCoefs<T> c;
+  OwnedCoefs() = default;
+  OwnedCoefs(const OwnedCoefs&) = delete;
+  OwnedCoefs& operator=(const OwnedCoefs&) = delete;
+  OwnedCoefs(OwnedCoefs&&) = default;  // a vector's move keeps its data where it is
+  OwnedCoefs& operator=(OwnedCoefs&&) = default;
+};
+
+/// weights_from_arrays on a structure built before (a Mixer's, mixer.hpp): the coefficients only, with
+/// `seeded` (Mixer::seeded(seed)) where f gives no array; spec names the pattern in messages. The same
+/// rules, messages and values. O(the arrays given) time and memory.
+template <class T>
+OwnedCoefs<T> coefs_from_arrays(const SolveStructure& s, const std::string& spec, const MixerCoefs<T>& seeded,
+                                const WeightArrays& f);
+
 /// Seeded weights (seeded_mixer_weights) with the matrices the files give replaced. With gates, heads must
 /// be d (pass d). Throws UsageError for options that do not fit the pattern, InputError for files of the
 /// wrong shape, MemoryLimitError before reading a file larger than the limit allows.
