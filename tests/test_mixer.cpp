@@ -17,6 +17,7 @@
 #include "mixgraph/mixer.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_adjoint.hpp"
+#include "mixgraph/solve_backend.hpp"
 #include "mixgraph/weight_gen.hpp"
 #include "mixgraph/weights.hpp"
 
@@ -254,6 +255,55 @@ TEST(Mixer, ReleaseBesideRunningSolves) {
   for (int r = 0; r < 20; ++r) m.release();
   for (auto& t : ts) t.join();
   for (const auto& g : got) EXPECT_TRUE(same_bits(g, want));
+}
+
+// The device problem made from a Mixer's plan (what mixgraph.solve hands the GPU for CUDA tensors) is the one
+// made from the free weights: every field, and the arrays behind every pointer.
+void expect_same_matrix(const gpu::SolveMatrix& a, const gpu::SolveMatrix& b, pos_t n, std::size_t vals,
+                        const std::string& what) {
+  EXPECT_EQ(a.implicit, b.implicit) << what;
+  EXPECT_EQ(a.k, b.k) << what;
+  EXPECT_EQ(a.hs, b.hs) << what;
+  EXPECT_EQ(a.is, b.is) << what;
+  EXPECT_EQ(a.ks, b.ks) << what;
+  EXPECT_EQ(int(a.gen), int(b.gen)) << what;
+  EXPECT_EQ(a.gen_seed, b.gen_seed) << what;
+  EXPECT_EQ(a.gen_matrix, b.gen_matrix) << what;
+  EXPECT_EQ(a.gen_total, b.gen_total) << what;
+  EXPECT_EQ(a.vals_on_device, b.vals_on_device) << what;
+  if (a.implicit) {
+    EXPECT_EQ(std::vector<std::uint32_t>(a.offsets, a.offsets + a.k),
+              std::vector<std::uint32_t>(b.offsets, b.offsets + b.k))
+        << what;
+  } else {
+    EXPECT_EQ(std::vector<std::uint64_t>(a.ptr, a.ptr + n + 1),
+              std::vector<std::uint64_t>(b.ptr, b.ptr + n + 1))
+        << what;
+    EXPECT_EQ(std::vector<std::uint32_t>(a.idx, a.idx + a.ptr[n]),
+              std::vector<std::uint32_t>(b.idx, b.idx + b.ptr[n]))
+        << what;
+  }
+  EXPECT_EQ(a.vals == nullptr, b.vals == nullptr) << what;
+  if (vals > 0 && a.vals && b.vals) {
+    EXPECT_EQ(std::memcmp(a.vals, b.vals, vals * sizeof(float)), 0) << what;
+  }
+}
+
+TEST(Mixer, GpuProblemFromThePlanIsTheWeightsOne) {
+  for (const std::string& spec :
+       std::vector<std::string>{"pow2", "pow2+cache", "local:3", "mtx:" + mtx_file()}) {
+    const Pattern p = make_pattern(spec, spec.rfind("mtx:", 0) == 0 ? 0 : 120);
+    const Mixer m(p, {2, Precision::Fp32});
+    const MixerWeights<float> w = seeded_mixer_weights<float>(p, 2, 9);
+    const auto st = m.structure();
+    const gpu::SolveProblem a = gpu_problem(*st, m.seeded<float>(9), 8), b = gpu_problem(w, 8);
+    EXPECT_EQ(a.n, b.n);
+    EXPECT_EQ(a.d, b.d);
+    EXPECT_EQ(a.heads, b.heads);
+    EXPECT_EQ(a.fp64, b.fp64);
+    expect_same_matrix(a.a, b.a, p.n, w.a.size(), spec + " A");
+    expect_same_matrix(a.b, b.b, p.n, w.b.size(), spec + " B");
+  }
 }
 
 TEST(Mixer, BadCallsAreUsageErrors) {

@@ -152,10 +152,18 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   }
   const std::string dev_note = gpu::set_device(xv.device_id);
   if (!dev_note.empty()) throw RuntimeFailure("GPU solve: " + dev_note);
-  // the user's host weights (per-offset tables are expanded on the device; the rest is uploaded), or seeded
-  const std::shared_ptr<const MixerWeights<T>> w =
-      user_w ? user_w : std::make_shared<const MixerWeights<T>>(seeded_mixer_weights<T>(p, heads, seed));
-  gpu::SolveProblem prob = gpu_problem(*w, d);
+  // the user's host weights (per-offset tables are expanded on the device; the rest is uploaded), or the
+  // seeded ones on the structure of a cached Mixer (nothing of the structure rebuilt per call on the host)
+  std::shared_ptr<const Mixer> mixer;
+  std::shared_ptr<const SolveStructure> structure;
+  gpu::SolveProblem prob;
+  if (user_w) {
+    prob = gpu_problem(*user_w, d);
+  } else {
+    mixer = mixer_for(hp, heads, sizeof(T) == 8 ? Precision::Fp64 : Precision::Fp32);
+    structure = mixer->structure();
+    prob = gpu_problem(*structure, mixer->seeded<T>(seed), d);
+  }
   // Per-channel gates read in place (the CLI's --gates / --input-gates): B's coefficient of row i, channel
   // c from gates[i, c], A's from input_gates[i, c], or 1 where only gates are given (y = G y_prev + X).
   const std::vector<T> ones(heads, T(1));

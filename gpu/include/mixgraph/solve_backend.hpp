@@ -53,28 +53,29 @@ inline BackendChoice choose_backend(Backend b) {
   return c;
 }
 
-/// The GPU problem for MixerWeights (pointers into w; valid while w lives). Layouts as solve.hpp's;
-/// seeded and per-offset coefficients are made on the device (gpu::CoefGen).
+/// The GPU problem for a structure and coefficients given apart (pointers into s and c's arrays; valid
+/// while they live): a Mixer's plan (mixer.hpp) solved on the device without a copy of its structure.
+/// Layouts as solve.hpp's; seeded and per-offset coefficients are made on the device (gpu::CoefGen).
 template <class T>
-gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
+gpu::SolveProblem gpu_problem(const SolveStructure& s, const MixerCoefs<T>& c, std::size_t d) {
   gpu::SolveProblem p;
-  p.n = w.s.n;
+  p.n = s.n;
   p.d = static_cast<std::uint32_t>(d);
-  p.heads = static_cast<std::uint32_t>(w.heads);
+  p.heads = static_cast<std::uint32_t>(c.heads);
   p.fp64 = sizeof(T) == 8;
-  auto fill = [&](gpu::SolveMatrix& m, const std::vector<pos_t>& offs, const Csr& csr,
-                  const std::vector<T>& v, std::size_t stride, CoefSource src, bool is_a) {
-    m.implicit = w.s.implicit;
-    m.vals = v.data();
-    m.hs = stride;
+  auto fill = [&](gpu::SolveMatrix& m, const std::vector<pos_t>& offs, const Csr& csr, const T* v,
+                  CoefSource src, bool is_a) {
+    m.implicit = s.implicit;
+    m.vals = v;
+    m.hs = s.implicit ? std::size_t(s.n) * offs.size() : std::size_t(csr.nnz());
     // seeded and per-offset coefficients are made on the device (no per-nonzero array, no upload)
     m.gen = src == CoefSource::Seeded      ? gpu::CoefGen::Seeded
             : src == CoefSource::PerOffset ? gpu::CoefGen::PerOffset
                                            : gpu::CoefGen::Values;
-    m.gen_seed = w.seed;
+    m.gen_seed = c.seed;
     m.gen_matrix = static_cast<std::uint32_t>(is_a ? wgen::kMatrixA : wgen::kMatrixB);
     m.gen_total = is_a ? wgen::kTotalA : wgen::kTotalB;
-    if (w.s.implicit) {
+    if (s.implicit) {
       m.offsets = offs.data();
       m.k = static_cast<std::uint32_t>(offs.size());
       m.is = offs.size();
@@ -85,9 +86,15 @@ gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
       m.is = 1;
     }
   };
-  fill(p.a, w.s.a_offsets, w.s.a, w.a, w.a_stride(), w.a_source, true);
-  fill(p.b, w.s.b_offsets, w.s.b, w.b, w.b_stride(), w.b_source, false);
+  fill(p.a, s.a_offsets, s.a, c.a, c.a_source, true);
+  fill(p.b, s.b_offsets, s.b, c.b, c.b_source, false);
   return p;
+}
+
+/// The GPU problem for MixerWeights (pointers into w; valid while w lives).
+template <class T>
+gpu::SolveProblem gpu_problem(const MixerWeights<T>& w, std::size_t d) {
+  return gpu_problem(w.s, MixerCoefs<T>::of(w), d);
 }
 
 /// The GPU side of the error contract (solve.hpp): UsageError for d, GpuRequired without a usable GPU.
