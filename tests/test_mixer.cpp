@@ -306,6 +306,30 @@ TEST(Mixer, GpuProblemFromThePlanIsTheWeightsOne) {
   }
 }
 
+TEST(Mixer, KeptWeightsGiveTheSameBits) {
+  for (const std::string& spec : std::vector<std::string>{"pow2", "sq1+cache", "mtx:" + mtx_file()}) {
+    const Pattern p = make_pattern(spec, spec.rfind("mtx:", 0) == 0 ? 0 : 300);
+    const Mixer plain(p, {2, Precision::Fp64});
+    const Mixer kept(p, {2, Precision::Fp64, MixerDevice::Cpu, true});
+    const std::uint64_t before = kept.bytes();
+    EXPECT_EQ(before, plain.bytes());
+    const auto x = input<double>(p.n, 16, 1), g = input<double>(p.n, 16, 2);
+    for (std::uint64_t seed : {3, 3, 4}) {
+      const auto want = free_solve<double>(p, 2, seed, x, 16, 2);
+      std::vector<double> y(x.size());
+      kept.solve(x.data(), y.data(), 16, seed, 2);
+      EXPECT_TRUE(same_bits(y, want)) << spec << " seed " << seed;
+      std::vector<double> dx1(x.size()), dx2(x.size());
+      kept.solve_adjoint(x.data(), y.data(), g.data(), 16, seed, AdjointOut<double>{dx1.data()}, 2);
+      plain.solve_adjoint(x.data(), y.data(), g.data(), 16, seed, AdjointOut<double>{dx2.data()}, 2);
+      EXPECT_TRUE(same_bits(dx1, dx2)) << spec;
+      // the same plan (and adjoint structure) plus every coefficient of this seed
+      const MixerWeights<double> st = stored_weights(seeded_mixer_weights<double>(p, 2, seed));
+      EXPECT_EQ(kept.bytes(), plain.bytes() + (st.a.size() + st.b.size()) * sizeof(double)) << spec;
+    }
+  }
+}
+
 TEST(Mixer, BadCallsAreUsageErrors) {
   const Pattern p = make_pattern("pow2+cache", 50);
   const Mixer m(p, {2, Precision::Fp32});

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "mixgraph/error.hpp"
+#include "mixgraph/weight_files.hpp"  // OwnedCoefs
 
 namespace mixgraph {
 
@@ -121,12 +122,15 @@ std::shared_ptr<const SolveStructure> Mixer::structure() const {
 void Mixer::release() {
   std::shared_ptr<const Plan> p;
   std::shared_ptr<const AdjointStructure> a;
+  std::shared_ptr<const void> k;
   {
     std::lock_guard<std::mutex> lock(mu_);
     p = std::move(plan_);
     a = std::move(adj_);
+    k = std::move(kept_);
     plan_.reset();
     adj_.reset();
+    kept_.reset();
   }
   // p and a are freed here, outside the lock (or by the last running call that holds them)
 }
@@ -144,6 +148,15 @@ std::uint64_t Mixer::bytes() const {
     b += (s.a_offsets.size() + s.b_offsets.size()) * sizeof(pos_t) + csr_bytes(s.a) + csr_bytes(s.b);
     b += (plan_->fa.size() + plan_->fb.size()) * sizeof(float) +
          (plan_->da.size() + plan_->db.size()) * sizeof(double);
+  }
+  if (kept_) {
+    if (opt_.precision == Precision::Fp64) {
+      const auto* o = static_cast<const OwnedCoefs<double>*>(kept_.get());
+      b += (o->a.size() + o->b.size()) * sizeof(double);
+    } else {
+      const auto* o = static_cast<const OwnedCoefs<float>*>(kept_.get());
+      b += (o->a.size() + o->b.size()) * sizeof(float);
+    }
   }
   if (adj_) {
     const SolveStructure& r = adj_->rev;
@@ -214,9 +227,41 @@ SolveInfo Mixer::solve_adjoint(const T* x, const T* y, const T* g, std::size_t d
 }
 
 template <class T>
+MixerCoefs<T> Mixer::call_coefs(const std::shared_ptr<const Plan>& p, std::uint64_t seed,
+                                std::shared_ptr<const void>* hold) const {
+  const MixerCoefs<T> c = seeded_of<T>(*p, opt_.heads, seed);
+  if (!opt_.keep_weights || (sizeof(T) == 8) != (opt_.precision == Precision::Fp64)) return c;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (kept_ && kept_seed_ == seed) {
+      *hold = kept_;
+      return static_cast<const OwnedCoefs<T>*>(kept_.get())->c;
+    }
+  }
+  auto o = std::make_shared<OwnedCoefs<T>>();  // made outside the lock (O(heads (n K + nnz)))
+  o->a = stored_coefs(p->s, c, true);
+  o->b = stored_coefs(p->s, c, false);
+  o->c = c;
+  o->c.a = o->a.data();
+  o->c.a_size = o->a.size();
+  o->c.a_source = CoefSource::Stored;
+  o->c.b = o->b.data();
+  o->c.b_size = o->b.size();
+  o->c.b_source = CoefSource::Stored;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    kept_ = o;
+    kept_seed_ = seed;
+  }
+  *hold = o;
+  return o->c;
+}
+
+template <class T>
 SolveInfo Mixer::solve(const T* x, T* y, std::size_t d, std::uint64_t seed, int threads) const {
   const std::shared_ptr<const Plan> p = plan();  // the coefficients' arrays stay alive with it
-  const MixerCoefs<T> c = seeded_of<T>(*p, opt_.heads, seed);
+  std::shared_ptr<const void> hold;
+  const MixerCoefs<T> c = call_coefs<T>(p, seed, &hold);
   check(x, y, d, c, *p);
   return solve_mixer(p->s, c, x, y, d, threads);
 }
@@ -225,7 +270,8 @@ template <class T>
 SolveInfo Mixer::solve_adjoint(const T* x, const T* y, const T* g, std::size_t d, std::uint64_t seed,
                                const AdjointOut<T>& out, int threads) const {
   const std::shared_ptr<const Plan> p = plan();
-  const MixerCoefs<T> c = seeded_of<T>(*p, opt_.heads, seed);
+  std::shared_ptr<const void> hold;
+  const MixerCoefs<T> c = call_coefs<T>(p, seed, &hold);
   check(x, y, d, c, *p);
   if (g == nullptr) throw UsageError("Mixer: dL/dY must not be null");
   const std::shared_ptr<const AdjointStructure> a = adjoint();

@@ -29,7 +29,10 @@ class Mixer:
     pattern: a Pattern or a spec (with n). precision: 'fp32' or 'fp64' (X must have that dtype). device:
     'cpu' (CUDA tensors go through ``mixgraph.solve``). The weights are the seeded ones of
     ``mixgraph.solve`` (head h uses seed + h), made by the kernel where it uses them: nothing per nonzero is
-    stored, so a solve's working memory is O(threads x tile) beside X and Y.
+    stored, so a solve's working memory is O(threads x tile) beside X and Y. ``keep_weights=True`` stores
+    every coefficient of the last seed instead (O(heads (n K + nnz)) values, held until another seed or
+    ``release()``) and reads them in later calls: faster repeated solves, most at small d and for patterns
+    with many reads per row, at that memory (the same bits either way).
 
     ``solve(X, *, seed=1, threads=0, out=None, info=False)``: the same bits as ``mixgraph.solve(pattern, X,
     heads=heads, seed=seed)``; X as there (numpy, torch CPU tensor, DLPack or buffer object, read in
@@ -39,11 +42,11 @@ class Mixer:
     ``release()`` frees the plan (``planned`` becomes False, ``bytes`` 0); the next call plans again.
     """
 
-    def __init__(self, pattern, n=None, *, heads=1, precision="fp32", device="cpu"):
+    def __init__(self, pattern, n=None, *, heads=1, precision="fp32", device="cpu", keep_weights=False):
         pattern = _args.spec(pattern)
         heads = _args.integer(heads, "heads", 1, 2**31 - 1)
         precision, device = _args.text(precision, "precision"), _args.text(device, "device")
-        self._m = _core._Mixer(pattern, n, heads, precision, device)
+        self._m = _core._Mixer(pattern, n, heads, precision, device, _args.flag(keep_weights, "keep_weights"))
 
     def solve(self, X, *, seed=1, threads=0, out=None, info=False):
         """Y = (I - B)^{-1} A X with the seeded weights of seed (see the class)."""

@@ -127,7 +127,7 @@ pb::tuple solve_adjoint(const PyMixer& pm, const pb::object& x, const pb::object
 void bind_mixer(pb::module_& m) {
   pb::class_<PyMixer>(m, "_Mixer")
       .def(pb::init([](const pb::object& pat, const pb::object& n, int heads, const std::string& precision,
-                       const std::string& device) {
+                       const std::string& device, bool keep_weights) {
              if (device != "cpu")
                throw UsageError("device must be 'cpu' (got '" + device +
                                 "'): mixgraph.solve solves CUDA tensors on their device");
@@ -137,11 +137,13 @@ void bind_mixer(pb::module_& m) {
              pm.precision = prec == Precision::Fp64 ? "fp64" : "fp32";
              {
                pb::gil_scoped_release nogil;
-               pm.m = std::make_shared<Mixer>(pm.h->p, MixerOptions{heads, prec});
+               pm.m = std::make_shared<Mixer>(pm.h->p,
+                                              MixerOptions{heads, prec, MixerDevice::Cpu, keep_weights});
              }
              return pm;
            }),
-           pb::arg("pattern"), pb::arg("n"), pb::arg("heads"), pb::arg("precision"), pb::arg("device"))
+           pb::arg("pattern"), pb::arg("n"), pb::arg("heads"), pb::arg("precision"), pb::arg("device"),
+           pb::arg("keep_weights"))
       .def("solve", &solve, pb::arg("X"), pb::arg("out"), pb::arg("seed"), pb::arg("threads"))
       .def("solve_adjoint", &solve_adjoint, pb::arg("X"), pb::arg("Y"), pb::arg("dY"), pb::arg("out"),
            pb::arg("seed"), pb::arg("threads"))

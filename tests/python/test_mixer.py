@@ -105,6 +105,21 @@ def test_release_frees_and_the_next_solve_plans_again():
     assert repr(m) == "Mixer('sq1+cache', n=2000, heads=1, precision='fp64')"
 
 
+def test_kept_weights_same_bits_and_memory():
+    p = mixgraph.Pattern("sq1+cache", 600)
+    X = np.random.default_rng(11).standard_normal((600, 8))
+    plain = mixgraph.Mixer(p, heads=2, precision="fp64")
+    kept = mixgraph.Mixer(p, heads=2, precision="fp64", keep_weights=True)
+    for seed in (1, 1, 2):
+        Y = kept.solve(X, seed=seed)
+        assert np.array_equal(Y, plain.solve(X, seed=seed))
+        np.testing.assert_allclose(Y, dense_solve(p, X, 2, seed), rtol=1e-10, atol=1e-10)
+    A, B = p.weights(seed=2)
+    assert kept.bytes - plain.bytes == 2 * 8 * (A.nnz + B.nnz)  # every coefficient of both heads
+    kept.release()
+    assert kept.bytes == 0
+
+
 def test_bad_arguments():
     m = mixgraph.Mixer("pow2", 64, heads=2)
     with pytest.raises(mixgraph.UsageError, match="float32"):

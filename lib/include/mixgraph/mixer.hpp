@@ -32,6 +32,10 @@ struct MixerOptions {
   int heads = 1;
   Precision precision = Precision::Fp32;
   MixerDevice device = MixerDevice::Cpu;  ///< Gpu: refused (UsageError) in this library (see Mixer())
+  /// Seeded solves store the coefficients of the last seed (every one: O(heads (n K + nnz)) values held
+  /// until another seed or release()) and read them in later calls instead of making them in the kernel:
+  /// faster repeated calls (most at small d and for patterns with many reads per row), at that memory.
+  bool keep_weights = false;
 };
 
 class Mixer {
@@ -77,19 +81,22 @@ class Mixer {
   SolveInfo solve_adjoint(const T* x, const T* y, const T* g, std::size_t d, std::uint64_t seed,
                           const AdjointOut<T>& out, int threads = 0) const;
 
-  /// Frees the plan (structure, adjoint structure, files' values). Coefficient views from seeded() become
-  /// invalid; later calls rebuild the plan from the pattern's spec and n. O(1) (the memory is freed when the
-  /// last running call returns).
+  /// Frees the plan (structure, adjoint structure, files' values, kept weights). Coefficient views from
+  /// seeded() become invalid; later calls rebuild the plan from the pattern's spec and n. O(1) (the memory is
+  /// freed when the last running call returns).
   void release();
   /// Whether a plan is held now (false after release() until a call rebuilds it).
   bool planned() const;
-  /// Bytes the plan holds now (structure, adjoint structure, files' values); 0 when released.
+  /// Bytes the plan holds now (structure, adjoint structure, files' values, kept weights); 0 when released.
   std::uint64_t bytes() const;
 
   pos_t n() const { return n_; }
   int heads() const { return opt_.heads; }
   Precision precision() const { return opt_.precision; }
   const std::string& spec() const { return spec_; }
+
+  /// The options the Mixer was made with.
+  const MixerOptions& options() const { return opt_; }
 
   /// The plan's structure (shared: it stays valid while held, also across release()).
   std::shared_ptr<const SolveStructure> structure() const;
@@ -101,6 +108,11 @@ class Mixer {
   std::shared_ptr<const AdjointStructure> adjoint() const;
   template <class T>
   void check(const T* x, const void* y, std::size_t d, const MixerCoefs<T>& c, const Plan& p) const;
+  /// The seeded coefficients of seed for a call: a view of the plan, or (keep_weights) of the stored ones
+  /// of seed, made now unless kept; *hold keeps what the view points into alive for the call.
+  template <class T>
+  MixerCoefs<T> call_coefs(const std::shared_ptr<const Plan>& p, std::uint64_t seed,
+                           std::shared_ptr<const void>* hold) const;
 
   std::string spec_;
   pos_t n_ = 0;
@@ -108,6 +120,8 @@ class Mixer {
   mutable std::mutex mu_;
   mutable std::shared_ptr<const Plan> plan_;
   mutable std::shared_ptr<const AdjointStructure> adj_;
+  mutable std::shared_ptr<const void> kept_;  // keep_weights: OwnedCoefs<T> of kept_seed_
+  mutable std::uint64_t kept_seed_ = 0;
 };
 
 }  // namespace mixgraph
