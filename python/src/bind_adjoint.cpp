@@ -1,9 +1,10 @@
 // The two halves of mixgraph.torch's differentiable mixer (python/mixgraph/torch.py), private to it:
 // _mix (Y = (I - B)^{-1} A X) and _mix_backward (solve_adjoint.hpp), for a batch of sequences stacked as
 // rows, with the user's weights in the layouts of mixgraph.solve. Arrays are read and written in place
-// (dlpack_array.hpp). Both run on the calling thread with the GIL released: a training step makes many
-// small calls, and a worker thread per call (as mixgraph.solve uses for Ctrl-C) would start a new OpenMP
-// team each time.
+// (dlpack_array.hpp). Small calls run on the calling thread with the GIL released: a training step makes
+// many of them, and a worker thread per call would start a new OpenMP team each time. Calls of more than
+// about 10 ms of work (kWorkerMin) run on a worker thread that Ctrl-C stops, as mixgraph.solve does
+// (interrupt.hpp).
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "common.hpp"
 #include "dlpack_array.hpp"
+#include "interrupt.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_adjoint.hpp"
@@ -23,6 +25,41 @@ namespace {
 
 std::string str(const char* s) {
   return std::string(s);
+}
+
+/// Values read per call (batch * d * (n + nnz)) from which a call runs on a worker thread that Ctrl-C
+/// stops: about 10 ms of work, so that the thread's start (tens of microseconds) costs under 1%.
+constexpr double kWorkerMin = 1e7;
+
+/// Runs f() (returning the kernel's name) with the GIL released: on this thread when `work` values are read
+/// (below kWorkerMin), else on a worker thread that Ctrl-C stops within a second (interrupt.hpp), with
+/// `keep` (the arrays f reads and writes) held until it ends.
+template <class F>
+std::string run_sized(double work, F f, std::vector<pb::object> keep) {
+  if (work < kWorkerMin) {
+    pb::gil_scoped_release nogil;
+    return f();
+  }
+  auto out = std::make_shared<std::string>();
+  run_interruptible([f, out](Job&) { *out = f(); }, pb::none(), -1, std::move(keep));
+  return *out;
+}
+
+/// v without its owner, which goes to keep: a copy that a worker thread may hold and drop without the GIL.
+ArrayView bare(ArrayView v, std::vector<pb::object>& keep) {
+  keep.push_back(std::move(v.owner));
+  v.owner = pb::object();
+  return v;
+}
+std::optional<ArrayView> bare(std::optional<ArrayView> v, std::vector<pb::object>& keep) {
+  if (v) v = bare(std::move(*v), keep);
+  return v;
+}
+
+/// n + nnz of a pattern's A and B, without building anything (O(1)).
+double pattern_size(const Pattern& p) {
+  if (p.translation_invariant()) return double(p.n) * double(1 + p.b_offsets.size() + p.a_offsets.size());
+  return double(p.n) + double(p.b.nnz()) + double(p.a.nnz());
 }
 
 ArrayView host(const pb::object& o, bool writable, const char* name) {
@@ -89,6 +126,12 @@ Batch batch_of(const pb::object& pat, const ArrayView& xv, std::size_t batch, in
   return b;
 }
 
+/// b without the owners of its arrays (moved to keep), as bare() for one array.
+Batch bare(Batch b, std::vector<pb::object>& keep) {
+  for (auto* v : {&b.wa, &b.wb, &b.gates, &b.ugates}) *v = bare(std::move(*v), keep);
+  return b;
+}
+
 WeightArray weight_array_of(const ArrayView& v, const char* name, std::size_t row0 = 0,
                             std::size_t rows = 0) {
   WeightArray w;
@@ -118,11 +161,12 @@ std::shared_ptr<const AdjointStructure> adjoint_of(const PatternPtr& h) {
   std::erase_if(g_adjoints, [](const auto& e) { return e.first.expired(); });
   for (const auto& e : g_adjoints)
     if (e.first.lock() == h) return e.second;
-  std::shared_ptr<const AdjointStructure> a;
-  {
-    pb::gil_scoped_release nogil;
-    a = std::make_shared<const AdjointStructure>(adjoint_structure(solve_structure(h->p)));
-  }
+  // O(n + nnz) transposes (seconds for a large explicit pattern): on a worker thread that Ctrl-C stops
+  auto built = std::make_shared<std::shared_ptr<const AdjointStructure>>();
+  run_cancellable([h, built] {
+    *built = std::make_shared<const AdjointStructure>(adjoint_structure(solve_structure(h->p)));
+  });
+  std::shared_ptr<const AdjointStructure> a = *built;
   if (g_adjoints.size() >= 16) g_adjoints.erase(g_adjoints.begin());
   g_adjoints.emplace_back(h, a);
   return a;
@@ -130,7 +174,6 @@ std::shared_ptr<const AdjointStructure> adjoint_of(const PatternPtr& h) {
 
 template <class T>
 std::string forward(const Batch& b, const ArrayView& xv, const ArrayView& yv) {
-  pb::gil_scoped_release nogil;
   std::optional<MixerWeights<T>> shared;
   std::string kernel;
   for (std::size_t k = 0; k < b.batch; ++k) {
@@ -152,7 +195,6 @@ template <class T>
 std::string backward(const Batch& b, const AdjointStructure& adj, const ArrayView& xv, const ArrayView& yv,
                      const ArrayView& gv, const std::optional<ArrayView>& dx, const Target& ta,
                      const Target& tb) {
-  pb::gil_scoped_release nogil;
   std::optional<MixerWeights<T>> w;
   std::vector<T> da, db;  // in the solver's layout
   std::string kernel;
@@ -192,7 +234,12 @@ std::string mix(const pb::object& pat, const pb::object& x, const pb::object& ou
   const Batch b = batch_of(pat, xv, batch, heads, seed, threads, wa, wb, g, u);
   const ArrayView yv = host(out, true, "out");
   check_rows(yv, b, "out", true);
-  return b.itemsize == 8 ? forward<double>(b, xv, yv) : forward<float>(b, xv, yv);
+  const double work = double(b.batch) * double(b.d) * pattern_size(b.h->p);
+  std::vector<pb::object> keep{pat, x, out, wa, wb, g, u};
+  auto f = [b = bare(b, keep), xv = bare(xv, keep), yv = bare(yv, keep)] {
+    return b.itemsize == 8 ? forward<double>(b, xv, yv) : forward<float>(b, xv, yv);
+  };
+  return run_sized(work, f, std::move(keep));
 }
 
 std::string mix_backward(const pb::object& pat, const pb::object& x, const pb::object& y, const pb::object& g,
@@ -227,8 +274,15 @@ std::string mix_backward(const pb::object& pat, const pb::object& x, const pb::o
   if (ta.out && !da.is_none() && !du.is_none()) throw UsageError("dA and d_input_gates are the same matrix");
   if (tb.out && !db.is_none() && !dg.is_none()) throw UsageError("dB and d_gates are the same matrix");
   const auto adj = adjoint_of(b.h);
-  return b.itemsize == 8 ? backward<double>(b, *adj, xv, yv, gv, dxv, ta, tb)
-                         : backward<float>(b, *adj, xv, yv, gv, dxv, ta, tb);
+  const double work = double(b.batch) * double(b.d) * pattern_size(b.h->p);
+  std::vector<pb::object> keep{pat, x, y, g, wa, wb, gates, ugates, dx, da, db, dg, du};
+  const Target bta{bare(ta.out, keep), ta.rows}, btb{bare(tb.out, keep), tb.rows};
+  auto f = [b = bare(b, keep), adj, xv = bare(xv, keep), yv = bare(yv, keep), gv = bare(gv, keep),
+            dxv = bare(dxv, keep), bta, btb] {
+    return b.itemsize == 8 ? backward<double>(b, *adj, xv, yv, gv, dxv, bta, btb)
+                           : backward<float>(b, *adj, xv, yv, gv, dxv, bta, btb);
+  };
+  return run_sized(work, f, std::move(keep));
 }
 
 /// The solver's view of a pattern: which weight shapes it takes.

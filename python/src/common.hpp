@@ -41,11 +41,13 @@ pb::array_t<T> view(const std::vector<T>& v, pb::handle base) {
 
 /// A pattern with its cache profile computed on first use (the Python `Pattern`), and the solver weights
 /// of the last solve (heads, seed, value size), so that repeated solves pay only the kernel. Touched only
-/// while holding the GIL.
-struct PatternHolder {
+/// while holding the GIL (the profile's first computation reads p on a worker thread meanwhile). Always
+/// owned by a shared_ptr (PatternPtr).
+struct PatternHolder : std::enable_shared_from_this<PatternHolder> {
   Pattern p;
   int threads = 0;
   std::optional<PatternProfile> prof;
+  /// The cache profile, computed on first use on a worker thread that Ctrl-C stops (interrupt.hpp).
   const PatternProfile& profile();
   std::shared_ptr<const void> weights;  ///< a MixerWeights<float> or MixerWeights<double>
   int weights_heads = 0;
