@@ -18,6 +18,7 @@ const PatternProfile& PatternHolder::profile() {
     po.per_position = true;
     // O(n + nnz), seconds at large n: on a worker thread that Ctrl-C stops; it keeps this holder alive
     auto out = std::make_shared<PatternProfile>();
+    ensure_threads(threads);  // a process limit: a clear error, not the OpenMP runtime's exit
     run_cancellable([self = shared_from_this(), out, po] { *out = cache_profile(self->p, po); });
     prof = std::move(*out);
   }
