@@ -82,6 +82,8 @@ CASES = [
     # the lazily computed cache profile: O(n) on a translation-invariant pattern (built at once), 2 to 6 s
     ("max_cache", "p.max_cache", "p = mixgraph.Pattern('pow2', 2**27)", 0.5),
     ("decode_cost", "p.decode_cost()", "p = mixgraph.Pattern('pow2', 2**27)", 0.5),
+    # one cut of the exact rank (elimination over GF(2^61 - 1)): 16 s uninterrupted at n = 4096
+    ("rank_exact_one_cut", "mixgraph.rank('sq1', 4096, cuts=[2048], method='exact')", "", 0.8),
 ]
 
 # calls that need an optional module (skipped with the reason where it is missing)
