@@ -3,8 +3,9 @@
 // rows, with the user's weights in the layouts of mixgraph.solve. Arrays are read and written in place
 // (dlpack_array.hpp). Small calls run on the calling thread with the GIL released: a training step makes
 // many of them, and a worker thread per call would start a new OpenMP team each time. Calls of more than
-// about 10 ms of work (kWorkerMin) run on a worker thread that Ctrl-C stops, as mixgraph.solve does
-// (interrupt.hpp).
+// about 0.05 to 0.25 s of work (kWorkerMin values per thread) run on a worker thread that Ctrl-C stops, as
+// mixgraph.solve does (interrupt.hpp): shorter ones end within a second of Ctrl-C by themselves.
+#include <omp.h>
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -27,16 +28,17 @@ std::string str(const char* s) {
   return std::string(s);
 }
 
-/// Values read per call (batch * d * (n + nnz)) from which a call runs on a worker thread that Ctrl-C
-/// stops: about 10 ms of work, so that the thread's start (tens of microseconds) costs under 1%.
-constexpr double kWorkerMin = 1e7;
+/// Values read per call and per thread (batch * d * (n + nnz) / threads) from which a call runs on a worker
+/// thread that Ctrl-C stops: 0.05 to 0.25 s of work (1 to 5 ns a value), so that the start of the thread
+/// and of its OpenMP team (about 20 us a thread) costs at most a few percent, on 128 threads too.
+constexpr double kWorkerMin = 5e7;
 
 /// Runs f() (returning the kernel's name) with the GIL released: on this thread when `work` values are read
-/// (below kWorkerMin), else on a worker thread that Ctrl-C stops within a second (interrupt.hpp), with
-/// `keep` (the arrays f reads and writes) held until it ends.
+/// on `threads` threads (0: all; below kWorkerMin a thread), else on a worker thread that Ctrl-C stops within
+/// a second (interrupt.hpp), with `keep` (the arrays f reads and writes) held until it ends.
 template <class F>
-std::string run_sized(double work, F f, std::vector<pb::object> keep) {
-  if (work < kWorkerMin) {
+std::string run_sized(double work, int threads, F f, std::vector<pb::object> keep) {
+  if (work < kWorkerMin * (threads > 0 ? threads : omp_get_max_threads())) {
     pb::gil_scoped_release nogil;
     return f();
   }
@@ -239,7 +241,7 @@ std::string mix(const pb::object& pat, const pb::object& x, const pb::object& ou
   auto f = [b = bare(b, keep), xv = bare(xv, keep), yv = bare(yv, keep)] {
     return b.itemsize == 8 ? forward<double>(b, xv, yv) : forward<float>(b, xv, yv);
   };
-  return run_sized(work, f, std::move(keep));
+  return run_sized(work, b.threads, f, std::move(keep));
 }
 
 std::string mix_backward(const pb::object& pat, const pb::object& x, const pb::object& y, const pb::object& g,
@@ -282,7 +284,7 @@ std::string mix_backward(const pb::object& pat, const pb::object& x, const pb::o
     return b.itemsize == 8 ? backward<double>(b, *adj, xv, yv, gv, dxv, bta, btb)
                            : backward<float>(b, *adj, xv, yv, gv, dxv, bta, btb);
   };
-  return run_sized(work, f, std::move(keep));
+  return run_sized(work, b.threads, f, std::move(keep));
 }
 
 /// The solver's view of a pattern: which weight shapes it takes.
