@@ -1,6 +1,7 @@
 // mixgraph experiment: the training experiments of the Python package (docs/experiments.md), run by
 // replacing this process with `python3 -c <bootstrap> ARGS...`: the same arguments, the same output and
-// exit codes as `python3 -m mixgraph.experiments ARGS...`. MIXGRAPH_PYTHON names another interpreter.
+// exit codes as `python3 -m mixgraph.experiments ARGS...`. `--python PATH` names another interpreter
+// (MIXGRAPH_PYTHON, the older way, is read when --python is not given).
 #include <unistd.h>
 
 #include <cerrno>
@@ -37,8 +38,9 @@ constexpr const char* kExperimentHelp =
     "usage: mixgraph experiment [options]\n\n"
     "Trains one model per pattern on copy / recall / multi-hop tasks and compares held-out\n"
     "accuracy with the graph's predictions. It runs python3 -m mixgraph.experiments with the\n"
-    "same arguments (MIXGRAPH_PYTHON names another interpreter); that module's --help lists the\n"
-    "options, and docs/experiments.md describes them. It needs Python 3 with the mixgraph\n"
+    "same arguments; that module's --help lists the options, and docs/experiments.md describes\n"
+    "them. --python PATH runs another interpreter (default: python3; the environment variable\n"
+    "MIXGRAPH_PYTHON is read when --python is not given). It needs Python 3 with the mixgraph\n"
     "package and PyTorch, which are not available here:\n";
 
 // Imports the module with a one-line error (exit 1) when the package or PyTorch is missing (--help: the
@@ -57,19 +59,52 @@ const std::string& experiment_bootstrap() {
       "        sys.exit(0)\n"
       "    sys.stderr.write('mixgraph: error: experiment needs the mixgraph Python package and '\n"
       "                     'PyTorch in ' + sys.executable + ' (' + str(e) + '); '\n"
-      "                     'set MIXGRAPH_PYTHON or PYTHONPATH\\n')\n"
+      "                     'give --python the interpreter that has them, or set PYTHONPATH\\n')\n"
       "    sys.exit(1)\n"
       "sys.exit(main(sys.argv[1:], prog='mixgraph experiment'))\n";
   return code;
 }
 
-int run_experiment(const std::vector<std::string>& args) {
+/// The interpreter: --python PATH (or --python=PATH) taken out of args, else MIXGRAPH_PYTHON, else python3.
+std::string take_python(std::vector<std::string>& args) {
+  std::string python;
+  bool given = false;
+  for (std::size_t i = 0; i < args.size();) {
+    std::string value;
+    std::size_t used = 0;
+    if (args[i] == "--python") {
+      if (i + 1 >= args.size())
+        throw UsageError(
+            "--python needs the path of a Python 3 interpreter (for example --python /usr/bin/python3)");
+      value = args[i + 1];
+      used = 2;
+    } else if (args[i].rfind("--python=", 0) == 0) {
+      value = args[i].substr(9);
+      used = 1;
+    } else {
+      ++i;
+      continue;
+    }
+    if (value.empty())
+      throw UsageError("--python needs the path of a Python 3 interpreter (got an empty path)");
+    if (given && value != python)
+      throw UsageError("--python was given twice ('" + python + "' and '" + value + "'): give it once");
+    python = value;
+    given = true;
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+               args.begin() + static_cast<std::ptrdiff_t>(i + used));
+  }
+  if (given) return python;
+  const char* env = std::getenv("MIXGRAPH_PYTHON");  // the older way to name it (an alias of --python)
+  return (env != nullptr && *env != '\0') ? env : "python3";
+}
+
+int run_experiment(std::vector<std::string> args) {
   // Run in-process by the Python package (the stage hook is set only there), exec would replace Python.
   if (stage_hook())
     throw UsageError(
         "experiment is not run in-process; from Python call mixgraph.experiments.run (docs/experiments.md)");
-  const char* env = std::getenv("MIXGRAPH_PYTHON");
-  const std::string python = (env != nullptr && *env != '\0') ? env : "python3";
+  const std::string python = take_python(args);
   std::vector<std::string> words = {python, "-c", experiment_bootstrap()};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -88,15 +123,15 @@ int run_experiment(const std::vector<std::string>& args) {
     }
   std::cerr << "mixgraph: error: experiment runs Python 3 with the mixgraph package and PyTorch, but '"
             << python << "' cannot be started (" << std::strerror(err)
-            << "); set MIXGRAPH_PYTHON to the interpreter\n";
+            << "); give --python the path of a Python 3 interpreter with the mixgraph package and PyTorch\n";
   return 1;
 }
 
 Registrar reg_cmd_experiment(
     "experiment",
     "Train one model per pattern on copy / recall / multi-hop tasks and compare held-out accuracy with the "
-    "graph's predictions (runs python3 -m mixgraph.experiments; 'mixgraph experiment --help' lists its "
-    "options)",
+    "graph's predictions (runs python3 -m mixgraph.experiments, or the interpreter --python PATH names; "
+    "'mixgraph experiment --help' lists its options)",
     100, [](CLI::App& app) -> std::function<int()> {
       // every argument, --help included, goes to the Python module unparsed
       app.set_help_flag();

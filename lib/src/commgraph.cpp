@@ -24,7 +24,9 @@ Csr csr_from_offsets(const std::vector<pos_t>& offs, pos_t n, const std::string&
   m.ptr.reserve(static_cast<std::size_t>(n) + 1);
   m.ptr.push_back(0);
   m.idx.reserve(nnz);
+  const std::atomic<bool>* stop = cancel_flag();
   for (pos_t i = 0; i < n; ++i) {
+    if ((i & 4095) == 0) throw_if_cancelled(stop);
     for (auto it = offs.rbegin(); it != offs.rend(); ++it)
       if (*it <= i) m.idx.push_back(i - *it);
     m.ptr.push_back(m.idx.size());

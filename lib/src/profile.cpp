@@ -3,25 +3,59 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 
 namespace mixgraph {
 
 namespace {
 
+/// Positions between two looks at the cancel flag (cancel.hpp) in the single-threaded loops: a power of two.
+constexpr pos_t kCancelEvery = 1u << 16;
+
+/// At the start of each block of kCancelEvery positions: looks at the cancel flag and grows v (reserved to
+/// n) to the block's end. The pages of a large array are then first touched block by block inside the loop
+/// that writes them (page faults cost about as much as the loop itself), not all at once before it, where a
+/// cancel could not be seen.
+template <class T>
+void next_block(std::vector<T>& v, pos_t i, pos_t n, const std::atomic<bool>* stop) {
+  if (i % kCancelEvery != 0) return;
+  throw_if_cancelled(stop);
+  v.resize(std::min<std::uint64_t>(n, std::uint64_t(i) + kCancelEvery));
+}
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
 /// Fills cache_size from last_reader via a difference array: j is in C_i for j <= i < last(j).
 void cache_from_last_reader(const std::vector<pos_t>& last, PatternProfile& out, bool keep) {
   const pos_t n = static_cast<pos_t>(last.size());
-  std::vector<std::int32_t> diff(static_cast<std::size_t>(n) + 1, 0);
-  for (pos_t j = 0; j < n; ++j)
+  const std::atomic<bool>* stop = cancel_flag();
+  // zeros from calloc (fresh pages for a large array): touched as the polled loop writes them
+  const std::unique_ptr<std::int32_t[], FreeDeleter> diff(
+      static_cast<std::int32_t*>(std::calloc(static_cast<std::size_t>(n) + 1, sizeof(std::int32_t))));
+  if (!diff) throw std::bad_alloc();
+  for (pos_t j = 0; j < n; ++j) {
+    if (j % kCancelEvery == 0) throw_if_cancelled(stop);
     if (last[j] > j) {
       ++diff[j];
       --diff[last[j]];
     }
+  }
   std::int64_t run = 0;
-  if (keep) out.cache_size.assign(n, 0);
+  if (keep) {
+    out.cache_size.clear();
+    out.cache_size.reserve(n);
+  }
   for (pos_t i = 0; i < n; ++i) {
+    if (keep)
+      next_block(out.cache_size, i, n, stop);
+    else if (i % kCancelEvery == 0)
+      throw_if_cancelled(stop);
     run += diff[i];
     const auto c = static_cast<std::uint32_t>(run);
     if (keep) out.cache_size[i] = c;
@@ -65,18 +99,22 @@ PatternProfile profile_translation_invariant(const Pattern& p, const ProfileOpti
   });
   for (pos_t o : u) out.total_decode_cost += n - o;
   out.max_decode_cost = static_cast<std::uint32_t>(u.size());
+  const std::atomic<bool>* stop = cancel_flag();
   if (opt.per_position) {
-    out.decode_cost.resize(n);
+    out.decode_cost.reserve(n);
     std::size_t c = 0;
     for (pos_t i = 0; i < n; ++i) {  // position i reads i - o for every o <= i
+      next_block(out.decode_cost, i, n, stop);
       while (c < u.size() && u[c] <= i) ++c;
       out.decode_cost[i] = static_cast<std::uint32_t>(c);
     }
   }
   // last_reader(j) = j + max{o in U : o <= n - 1 - j}; the bound shrinks as j grows.
-  std::vector<pos_t> last(n);
+  std::vector<pos_t> last;
+  last.reserve(n);
   std::size_t c = u.size();
   for (pos_t j = 0; j < n; ++j) {
+    next_block(last, j, n, stop);
     while (c > 0 && u[c - 1] > n - 1 - j) --c;
     last[j] = c > 0 ? j + u[c - 1] : j;
   }
@@ -90,8 +128,13 @@ PatternProfile profile_explicit(const Pattern& p, const ProfileOptions& opt) {
   out.n = n;
   out.nnz_b = p.b.nnz();
   out.nnz_a = nnz_a_of(p, out.nnz_b, [&] { return p.a.nnz(); });
-  std::vector<pos_t> last(n);
-  for (pos_t j = 0; j < n; ++j) last[j] = j;
+  const std::atomic<bool>* stop = cancel_flag();  // polled per block of rows; thrown after the region
+  std::vector<pos_t> last;
+  last.reserve(n);
+  for (pos_t j = 0; j < n; ++j) {
+    next_block(last, j, n, stop);
+    last[j] = j;
+  }
   if (opt.per_position) out.decode_cost.resize(n);
   const bool ce = p.family == PatternFamily::CacheEfficient;
   if (ce && opt.per_position) out.kept_set.resize(n);
@@ -115,6 +158,7 @@ PatternProfile profile_explicit(const Pattern& p, const ProfileOptions& opt) {
     const pos_t lo = static_cast<pos_t>(static_cast<std::uint64_t>(n) * t / threads);
     const pos_t hi = static_cast<pos_t>(static_cast<std::uint64_t>(n) * (t + 1) / threads);
     for (pos_t i = lo; i < hi; ++i) {
+      if ((i - lo) % 4096 == 0 && cancel_requested(stop)) break;
       std::uint32_t cost = 0;
       auto rb = p.b.row(i);
       if (p.a_mode != AMode::Explicit) {
@@ -151,8 +195,12 @@ PatternProfile profile_explicit(const Pattern& p, const ProfileOptions& opt) {
       }
     }
   }
+  throw_if_cancelled(stop);
   for (const auto& c : copies)
-    for (pos_t j = 0; j < n; ++j) last[j] = std::max(last[j], c[j]);
+    for (pos_t j = 0; j < n; ++j) {
+      if (j % kCancelEvery == 0) throw_if_cancelled(stop);
+      last[j] = std::max(last[j], c[j]);
+    }
   out.total_decode_cost = total;
   out.max_decode_cost = max_cost;
   out.max_kept_set = max_kept;

@@ -24,6 +24,7 @@
 #include <cstdio>
 
 #include "cut_loop.hpp"
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
@@ -97,10 +98,11 @@ struct FieldLayer {
 /// out (n x s, row-major) = (I - B)^{-1} A in, where `in` has `rows` rows (row j read for j < rows only;
 /// the rows at and past `rows` count as zero).
 void field_apply(const FieldLayer& l, const std::vector<std::uint64_t>& in, pos_t rows, std::uint32_t s,
-                 std::vector<std::uint64_t>& out) {
+                 std::vector<std::uint64_t>& out, const std::atomic<bool>* stop) {
   const pos_t n = l.a.s->n;
   out.assign(static_cast<std::size_t>(n) * s, 0);
   for (pos_t i = 0; i < n; ++i) {
+    if ((i & 63) == 0) throw_if_cancelled(stop);  // a row is s * (its reads) products
     std::uint64_t* row = out.data() + static_cast<std::size_t>(i) * s;
     for (nnz_t q = l.a.s->ptr[i]; q < l.a.s->ptr[i + 1]; ++q) {
       const pos_t j = l.a.s->idx[q];
@@ -120,14 +122,14 @@ void field_apply(const FieldLayer& l, const std::vector<std::uint64_t>& in, pos_
 /// Y (n x s, row-major) = M_L ... M_1 [:, 1..K] G[:, c0..c0+s) over GF(p); `tmp` is scratch.
 void field_solve(const std::vector<FieldLayer>& layers, pos_t k, std::uint64_t seed, std::uint32_t c0,
                  std::uint32_t s, std::vector<std::uint64_t>& g, std::vector<std::uint64_t>& y,
-                 std::vector<std::uint64_t>& tmp) {
+                 std::vector<std::uint64_t>& tmp, const std::atomic<bool>* stop) {
   g.assign(static_cast<std::size_t>(k) * s, 0);
   for (pos_t j = 0; j < k; ++j)
     for (std::uint32_t c = 0; c < s; ++c)
       g[static_cast<std::size_t>(j) * s + c] = field_draw(seed, 3, j, c0 + c);
-  field_apply(layers[0], g, k, s, y);
+  field_apply(layers[0], g, k, s, y, stop);
   for (std::size_t l = 1; l < layers.size(); ++l) {
-    field_apply(layers[l], y, layers[l].a.s->n, s, tmp);
+    field_apply(layers[l], y, layers[l].a.s->n, s, tmp, stop);
     y.swap(tmp);
   }
 }
@@ -140,8 +142,10 @@ int max_threads() {
 #endif
 }
 
+/// stop: the calling thread's cancel flag (cancel.hpp; this runs on OpenMP threads), looked at per row of
+/// the solves and per column of the elimination: Cancelled within milliseconds, inside one cut too.
 std::uint32_t exact_one_cut(const std::vector<FieldLayer>& layers, pos_t k, const NumericRankOptions& opt,
-                            std::uint32_t& used) {
+                            std::uint32_t& used, const std::atomic<bool>* stop) {
   const pos_t n = layers[0].a.s->n;
   const std::uint64_t vectors = layers.size() > 1 ? 3 : 2;  // G and Y, and the previous layer's Y
   const pos_t m = n - k;
@@ -161,9 +165,10 @@ std::uint32_t exact_one_cut(const std::vector<FieldLayer>& layers, pos_t k, cons
               (static_cast<std::uint64_t>(m) * (r + s + 1) + vectors * n * s),
           opt.mem_limit,
           "exact rank at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
-    field_solve(layers, k, opt.seed, used, s, g, y, tmp);
+    field_solve(layers, k, opt.seed, used, s, g, y, tmp, stop);
     used += s;
     for (std::uint32_t c = 0; c < s; ++c) {
+      throw_if_cancelled(stop);
       for (pos_t i = 0; i < m; ++i) v[i] = y[static_cast<std::size_t>(k + i) * s + c];
       for (std::size_t t = 0; t < basis.size(); ++t) {
         const std::uint64_t f = v[piv[t]];
@@ -233,17 +238,23 @@ NumericCutRanks cut_ranks_exact_product(const std::vector<const WeightedPattern*
   r.failure_bound = bound;
   const auto nc = static_cast<std::int64_t>(cuts.size());
   std::string failure;
+  const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
+  std::atomic<bool> cancelled{false};
   detail::for_each_cut(nc, "cut ranks: exact", [&](std::int64_t c) {
     std::uint32_t used = 0;
     const auto ci = static_cast<std::size_t>(c);
     try {
-      r.rank[ci] = exact_one_cut(fl, cuts[ci], opt, used);
+      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
+      r.rank[ci] = exact_one_cut(fl, cuts[ci], opt, used, stop);
+    } catch (const Cancelled&) {  // thrown again after the loop, not reported as a failure
+      cancelled = true;
     } catch (const std::exception& e) {  // never let an exception leave the parallel region
 #pragma omp critical(mixgraph_exact_failure)
       if (failure.empty()) failure = e.what();
     }
     r.columns[ci] = used;
   });
+  if (cancelled) throw Cancelled();
   if (!failure.empty()) throw RuntimeFailure(failure);
   return r;
 }

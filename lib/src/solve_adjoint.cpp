@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 
 namespace mixgraph {
@@ -93,11 +94,13 @@ AdjCoefs<T> reversed_weights(const SolveStructure& s, const MixerCoefs<T>& w, co
   }
   r.b_source = CoefSource::Stored;
   o.b.resize(B.stride * H);
+  const std::atomic<bool>* stop = cancel_flag();  // polled per row (an exception may not leave the region)
   if (s.implicit) {
     const std::size_t K = B.K;
     const pos_t* offs = s.b_offsets.data();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t rr = 0; rr < std::int64_t(n); ++rr) {
+      if (cancel_requested(stop)) continue;
       const pos_t row = pos_t(rr);
       for (std::size_t h = 0; h < H; ++h) {
         T* out = o.b.data() + h * B.stride + std::size_t(row) * K;
@@ -108,9 +111,12 @@ AdjCoefs<T> reversed_weights(const SolveStructure& s, const MixerCoefs<T>& w, co
   } else {
     const std::size_t nnz = adj.b_entry.size();
 #pragma omp parallel for schedule(static) num_threads(nt)
-    for (std::int64_t t = 0; t < std::int64_t(nnz); ++t)
+    for (std::int64_t t = 0; t < std::int64_t(nnz); ++t) {
+      if ((t & 4095) == 0 && cancel_requested(stop)) continue;
       for (std::size_t h = 0; h < H; ++h) o.b[h * nnz + std::size_t(t)] = B.entry(int(h), adj.b_entry[t]);
+    }
   }
+  throw_if_cancelled(stop);
   o.point();
   return o;
 }
@@ -123,10 +129,12 @@ void weight_gradient(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a,
   const Coefs<T> M(s, w, is_a);
   const std::size_t H = std::size_t(w.heads), dh = d / H;
   auto zrow = [&](pos_t i) { return z_rev + std::size_t(n - 1 - i) * d; };
+  const std::atomic<bool>* stop = cancel_flag();  // polled per row; Cancelled is thrown after the region
   if (!s.implicit) {
     const Csr& c = is_a ? s.a : s.b;
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t ii = 0; ii < std::int64_t(n); ++ii) {
+      if (cancel_requested(stop)) continue;
       const pos_t i = pos_t(ii);
       const T* zi = zrow(i);
       for (nnz_t e = c.ptr[i]; e < c.ptr[i + 1]; ++e) {
@@ -134,6 +142,7 @@ void weight_gradient(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a,
         for (std::size_t h = 0; h < H; ++h) out[h * M.stride + e] += dot(zi + h * dh, sj + h * dh, dh);
       }
     }
+    throw_if_cancelled(stop);
     return;
   }
   const std::vector<pos_t>& offs = is_a ? s.a_offsets : s.b_offsets;
@@ -142,6 +151,7 @@ void weight_gradient(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a,
   if (!M.per_offset) {
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (std::int64_t ii = 0; ii < std::int64_t(n); ++ii) {
+      if (cancel_requested(stop)) continue;
       const pos_t i = pos_t(ii);
       const T* zi = zrow(i);
       for (std::size_t k = 0; k < K && offs[k] <= i; ++k) {
@@ -150,6 +160,7 @@ void weight_gradient(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a,
           out[h * M.stride + std::size_t(i) * K + k] += dot(zi + h * dh, sj + h * dh, dh);
       }
     }
+    throw_if_cancelled(stop);
     return;
   }
   // per offset: per chunk of rows, column sums acc[k][c] of z_ic src_{i-o_k,c} (vectorised), reduced to the
@@ -161,6 +172,7 @@ void weight_gradient(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a,
     std::vector<T> acc(K * d);
 #pragma omp for schedule(static)
     for (std::int64_t ch = 0; ch < std::int64_t(chunks); ++ch) {
+      if (cancel_requested(stop)) continue;
       std::fill(acc.begin(), acc.end(), T(0));
       const pos_t lo = pos_t(ch) * kChunk, hi = std::min<pos_t>(n, lo + kChunk);
       for (pos_t i = lo; i < hi; ++i) {
@@ -181,6 +193,7 @@ void weight_gradient(const SolveStructure& s, const MixerCoefs<T>& w, bool is_a,
         }
     }
   }
+  throw_if_cancelled(stop);
   for (pos_t ch = 0; ch < chunks; ++ch)
     for (std::size_t q = 0; q < H * K; ++q) out[q] += part[std::size_t(ch) * H * K + q];
 }
@@ -193,8 +206,10 @@ void input_gradient(const SolveStructure& s, const MixerCoefs<T>& w, const Adjoi
   const Coefs<T> A(s, w, true);
   const std::size_t H = std::size_t(w.heads), dh = d / H;
   auto zrow = [&](pos_t i) { return z_rev + std::size_t(n - 1 - i) * d; };
+  const std::atomic<bool>* stop = cancel_flag();  // polled per row; Cancelled is thrown after the region
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (std::int64_t jj = 0; jj < std::int64_t(n); ++jj) {
+    if (cancel_requested(stop)) continue;
     const pos_t j = pos_t(jj);
     T* out = dx + std::size_t(j) * d;
     std::fill(out, out + d, T(0));
@@ -218,6 +233,7 @@ void input_gradient(const SolveStructure& s, const MixerCoefs<T>& w, const Adjoi
         add(adj.at.idx[t], [&](int h) { return A.entry(h, adj.a_entry[t]); });
     }
   }
+  throw_if_cancelled(stop);
 }
 
 /// w with its Seeded matrices stored (the others viewed as they are): O(heads (n K + nnz)) values.
@@ -264,12 +280,15 @@ AdjointStructure adjoint_structure(const SolveStructure& s) {
   b.idx.resize(s.b.nnz());
   r.b_entry.resize(s.b.nnz());
   std::vector<nnz_t> fill(b.ptr.begin(), b.ptr.end() - 1);
-  for (pos_t i = n; i-- > 0;)
+  const std::atomic<bool>* stop = cancel_flag();  // O(nnz) transposes: a look every 4096 rows
+  for (pos_t i = n; i-- > 0;) {
+    if ((i & 4095) == 0) throw_if_cancelled(stop);
     for (nnz_t e = s.b.ptr[i]; e < s.b.ptr[i + 1]; ++e) {
       const nnz_t t = fill[n - 1 - s.b.idx[e]]++;
       b.idx[t] = n - 1 - i;
       r.b_entry[t] = e;
     }
+  }
   Csr& a = r.rev.a;  // the diagonal
   a.n = n;
   a.ptr.resize(std::size_t(n) + 1);
@@ -285,12 +304,14 @@ AdjointStructure adjoint_structure(const SolveStructure& s) {
   at.idx.resize(s.a.nnz());
   r.a_entry.resize(s.a.nnz());
   fill.assign(at.ptr.begin(), at.ptr.end() - 1);
-  for (pos_t i = 0; i < n; ++i)
+  for (pos_t i = 0; i < n; ++i) {
+    if ((i & 4095) == 0) throw_if_cancelled(stop);
     for (nnz_t e = s.a.ptr[i]; e < s.a.ptr[i + 1]; ++e) {
       const nnz_t t = fill[s.a.idx[e]]++;
       at.idx[t] = i;
       r.a_entry[t] = e;
     }
+  }
   return r;
 }
 
@@ -336,6 +357,7 @@ SolveInfo solve_adjoint(const SolveStructure& s, const AdjointStructure& adj, co
     for (std::int64_t i = 0; i < std::int64_t(n); ++i)
       std::copy_n(g + std::size_t(n - 1 - pos_t(i)) * d, d, g_rev + std::size_t(i) * d);
     info = solve_mixer(adj.rev, r.c, g_rev, z_rev, d, threads);
+    throw_if_cancelled();  // the solve returns early, Z part-written, when it was cancelled
   }
   if (out.z) {
 #pragma omp parallel for schedule(static) num_threads(nt)

@@ -1,5 +1,6 @@
 #include "mixgraph/weights.hpp"
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/weight_gen.hpp"
 
@@ -10,7 +11,9 @@ namespace {
 void fill(Csr& m, std::uint64_t seed, std::uint64_t matrix, double total) {
   const std::uint64_t key = wgen::stream_key(seed, 0, matrix);
   m.val.resize(m.idx.size());
+  const std::atomic<bool>* stop = cancel_flag();  // O(nnz): a look every 1024 rows
   for (pos_t i = 0; i < m.n; ++i) {
+    if ((i & 1023) == 0) throw_if_cancelled(stop);
     const nnz_t lo = m.ptr[i], hi = m.ptr[i + 1];
     for (nnz_t k = lo; k < hi; ++k)
       m.val[k] = wgen::weight(key, total, static_cast<std::uint32_t>(hi - lo), i, m.idx[k]);

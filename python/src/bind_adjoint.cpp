@@ -1,9 +1,11 @@
 // The two halves of mixgraph.torch's differentiable mixer (python/mixgraph/torch.py), private to it:
 // _mix (Y = (I - B)^{-1} A X) and _mix_backward (solve_adjoint.hpp), for a batch of sequences stacked as
 // rows, with the user's weights in the layouts of mixgraph.solve. Arrays are read and written in place
-// (dlpack_array.hpp). Both run on the calling thread with the GIL released: a training step makes many
-// small calls, and a worker thread per call (as mixgraph.solve uses for Ctrl-C) would start a new OpenMP
-// team each time.
+// (dlpack_array.hpp). Small calls run on the calling thread with the GIL released: a training step makes
+// many of them, and a worker thread per call would start a new OpenMP team each time. Calls of more than
+// about 0.05 to 0.25 s of work (kWorkerMin values per thread) run on a worker thread that Ctrl-C stops, as
+// mixgraph.solve does (interrupt.hpp): shorter ones end within a second of Ctrl-C by themselves.
+#include <omp.h>
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -13,6 +15,7 @@
 
 #include "common.hpp"
 #include "dlpack_array.hpp"
+#include "interrupt.hpp"
 #include "mixer_cache.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/mixer.hpp"
@@ -25,6 +28,42 @@ namespace {
 
 std::string str(const char* s) {
   return std::string(s);
+}
+
+/// Values read per call and per thread (batch * d * (n + nnz) / threads) from which a call runs on a worker
+/// thread that Ctrl-C stops: 0.05 to 0.25 s of work (1 to 5 ns a value), so that the start of the thread
+/// and of its OpenMP team (about 20 us a thread) costs at most a few percent, on 128 threads too.
+constexpr double kWorkerMin = 5e7;
+
+/// Runs f() (returning the kernel's name) with the GIL released: on this thread when `work` values are read
+/// on `threads` threads (0: all; below kWorkerMin a thread), else on a worker thread that Ctrl-C stops within
+/// a second (interrupt.hpp), with `keep` (the arrays f reads and writes) held until it ends.
+template <class F>
+std::string run_sized(double work, int threads, F f, std::vector<pb::object> keep) {
+  if (work < kWorkerMin * (threads > 0 ? threads : omp_get_max_threads())) {
+    pb::gil_scoped_release nogil;
+    return f();
+  }
+  auto out = std::make_shared<std::string>();
+  run_interruptible([f, out](Job&) { *out = f(); }, pb::none(), -1, std::move(keep));
+  return *out;
+}
+
+/// v without its owner, which goes to keep: a copy that a worker thread may hold and drop without the GIL.
+ArrayView bare(ArrayView v, std::vector<pb::object>& keep) {
+  keep.push_back(std::move(v.owner));
+  v.owner = pb::object();
+  return v;
+}
+std::optional<ArrayView> bare(std::optional<ArrayView> v, std::vector<pb::object>& keep) {
+  if (v) v = bare(std::move(*v), keep);
+  return v;
+}
+
+/// n + nnz of a pattern's A and B, without building anything (O(1)).
+double pattern_size(const Pattern& p) {
+  if (p.translation_invariant()) return double(p.n) * double(1 + p.b_offsets.size() + p.a_offsets.size());
+  return double(p.n) + double(p.b.nnz()) + double(p.a.nnz());
 }
 
 ArrayView host(const pb::object& o, bool writable, const char* name) {
@@ -91,6 +130,12 @@ Batch batch_of(const pb::object& pat, const ArrayView& xv, std::size_t batch, in
   return b;
 }
 
+/// b without the owners of its arrays (moved to keep), as bare() for one array.
+Batch bare(Batch b, std::vector<pb::object>& keep) {
+  for (auto* v : {&b.wa, &b.wb, &b.gates, &b.ugates}) *v = bare(std::move(*v), keep);
+  return b;
+}
+
 WeightArray weight_array_of(const ArrayView& v, const char* name, std::size_t row0 = 0,
                             std::size_t rows = 0) {
   WeightArray w;
@@ -121,7 +166,6 @@ std::shared_ptr<const Mixer> mixer_of(const Batch& b) {
 
 template <class T>
 std::string forward(const Batch& b, const Mixer& m, const ArrayView& xv, const ArrayView& yv) {
-  pb::gil_scoped_release nogil;
   const std::shared_ptr<const SolveStructure> s = m.structure();
   std::optional<OwnedCoefs<T>> shared;
   std::string kernel;
@@ -144,7 +188,6 @@ template <class T>
 std::string backward(const Batch& b, const Mixer& m, const ArrayView& xv, const ArrayView& yv,
                      const ArrayView& gv, const std::optional<ArrayView>& dx, const Target& ta,
                      const Target& tb) {
-  pb::gil_scoped_release nogil;
   const std::shared_ptr<const SolveStructure> s = m.structure();
   std::optional<OwnedCoefs<T>> w;
   std::vector<T> da, db;  // in the solver's layout
@@ -185,7 +228,12 @@ std::string mix(const pb::object& pat, const pb::object& x, const pb::object& ou
   const ArrayView yv = host(out, true, "out");
   check_rows(yv, b, "out", true);
   const std::shared_ptr<const Mixer> m = mixer_of(b);
-  return b.itemsize == 8 ? forward<double>(b, *m, xv, yv) : forward<float>(b, *m, xv, yv);
+  const double work = double(b.batch) * double(b.d) * pattern_size(b.h->p);
+  std::vector<pb::object> keep{pat, x, out, wa, wb, g, u};
+  auto f = [b = bare(b, keep), m, xv = bare(xv, keep), yv = bare(yv, keep)] {
+    return b.itemsize == 8 ? forward<double>(b, *m, xv, yv) : forward<float>(b, *m, xv, yv);
+  };
+  return run_sized(work, b.threads, f, std::move(keep));
 }
 
 std::string mix_backward(const pb::object& pat, const pb::object& x, const pb::object& y, const pb::object& g,
@@ -220,8 +268,15 @@ std::string mix_backward(const pb::object& pat, const pb::object& x, const pb::o
   if (ta.out && !da.is_none() && !du.is_none()) throw UsageError("dA and d_input_gates are the same matrix");
   if (tb.out && !db.is_none() && !dg.is_none()) throw UsageError("dB and d_gates are the same matrix");
   const std::shared_ptr<const Mixer> m = mixer_of(b);
-  return b.itemsize == 8 ? backward<double>(b, *m, xv, yv, gv, dxv, ta, tb)
-                         : backward<float>(b, *m, xv, yv, gv, dxv, ta, tb);
+  const double work = double(b.batch) * double(b.d) * pattern_size(b.h->p);
+  std::vector<pb::object> keep{pat, x, y, g, wa, wb, gates, ugates, dx, da, db, dg, du};
+  const Target bta{bare(ta.out, keep), ta.rows}, btb{bare(tb.out, keep), tb.rows};
+  auto f = [b = bare(b, keep), m, xv = bare(xv, keep), yv = bare(yv, keep), gv = bare(gv, keep),
+            dxv = bare(dxv, keep), bta, btb] {
+    return b.itemsize == 8 ? backward<double>(b, *m, xv, yv, gv, dxv, bta, btb)
+                           : backward<float>(b, *m, xv, yv, gv, dxv, bta, btb);
+  };
+  return run_sized(work, b.threads, f, std::move(keep));
 }
 
 /// The solver's view of a pattern: which weight shapes it takes.

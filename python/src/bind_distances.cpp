@@ -47,6 +47,7 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
                     const pb::object& target_obj, bool counts, bool all_pairs, bool summary, bool matrix,
                     const std::string& method_text, int threads, const pb::object& mem) {
   check_threads(threads);
+  ensure_threads(threads);  // a process limit: a clear error, not the OpenMP runtime's exit
   const PatternPtr h = pattern_from(pat, n, mem);
   const Pattern& p = h->p;
   const ProfileMethod method = parse_method(method_text);
@@ -155,6 +156,7 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
 pb::tuple path_lengths(const pb::object& patterns, const std::string& sweep, bool all_pairs, int threads,
                        const pb::object& mem, const pb::object& progress) {
   check_threads(threads);
+  ensure_threads(threads);  // a process limit: a clear error, not the OpenMP runtime's exit
   std::vector<std::string> specs;
   if (pb::isinstance<pb::str>(patterns))
     specs.push_back(patterns.cast<std::string>());

@@ -16,7 +16,11 @@ const PatternProfile& PatternHolder::profile() {
     ProfileOptions po;
     po.threads = threads;
     po.per_position = true;
-    prof = cache_profile(p, po);
+    // O(n + nnz), seconds at large n: on a worker thread that Ctrl-C stops; it keeps this holder alive
+    auto out = std::make_shared<PatternProfile>();
+    ensure_threads(threads);  // a process limit: a clear error, not the OpenMP runtime's exit
+    run_cancellable([self = shared_from_this(), out, po] { *out = cache_profile(self->p, po); });
+    prof = std::move(*out);
   }
   return *prof;
 }
@@ -212,16 +216,14 @@ Raises UsageError (a ValueError) for a bad spec or n, InputError for a bad .mtx 
            "lists, like --summary.")
       .def(
           "_weights",
-          [](const PatternHolder& h, const pb::object& seed_obj) {
+          [](PatternHolder& h, const pb::object& seed_obj) {
             const std::uint64_t seed = u64_arg(seed_obj, "seed", "an int in 0..2**64-1");
-            WeightedPattern w;
-            {
-              pb::gil_scoped_release release;
-              w = random_weights(h.p, seed);
-            }
+            // O(n + nnz): on a worker thread that Ctrl-C stops (interrupt.hpp)
+            auto w = std::make_shared<WeightedPattern>();
+            run_cancellable([self = h.shared_from_this(), w, seed] { *w = random_weights(self->p, seed); });
             pb::dict d;
-            d["A"] = csr_dict(std::move(w.a));
-            d["B"] = csr_dict(std::move(w.b));
+            d["A"] = csr_dict(std::move(w->a));
+            d["B"] = csr_dict(std::move(w->b));
             return d;
           },
           pb::arg("seed"), "A and B as CSR arrays with random_weights(seed) (file values for mtx:).")

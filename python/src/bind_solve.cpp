@@ -230,6 +230,7 @@ pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint
   const PatternPtr h = pattern_from(pat, pb::none());
   if (heads < 1) throw UsageError("heads must be >= 1");
   check_threads(threads);
+  ensure_threads(threads);  // a process limit: a clear error, not the OpenMP runtime's exit
   const ArrayView xv = array_view(x, false, "X");
   if (static_cast<std::uint64_t>(xv.rows) != h->p.n)
     throw UsageError("X has " + std::to_string(xv.rows) +

@@ -40,11 +40,13 @@ pb::array_t<T> view(const std::vector<T>& v, pb::handle base) {
 }
 
 /// A pattern with its cache profile computed on first use (the Python `Pattern`). Touched only while
-/// holding the GIL. (The solver's plans are kept apart, in mixer_cache.hpp.)
-struct PatternHolder {
+/// holding the GIL (the profile's first computation reads p on a worker thread meanwhile). Always owned by
+/// a shared_ptr (PatternPtr). (The solver's plans are kept apart, in mixer_cache.hpp.)
+struct PatternHolder : std::enable_shared_from_this<PatternHolder> {
   Pattern p;
   int threads = 0;
   std::optional<PatternProfile> prof;
+  /// The cache profile, computed on first use on a worker thread that Ctrl-C stops (interrupt.hpp).
   const PatternProfile& profile();
 };
 using PatternPtr = std::shared_ptr<PatternHolder>;

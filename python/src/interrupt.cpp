@@ -1,11 +1,16 @@
 // Long calls from Python: a worker thread, Ctrl-C and progress on the calling thread (interrupt.hpp).
 #include "interrupt.hpp"
 
+#include <omp.h>
+
 #include <chrono>
+#include <future>
 #include <memory>
+#include <system_error>
 #include <thread>
 
 #include "mixgraph/cancel.hpp"
+#include "mixgraph/error.hpp"
 
 namespace mixgraph::py {
 
@@ -49,36 +54,82 @@ void Job::step(const std::string& what, std::uint64_t done, std::uint64_t total)
   if (cancel_.load()) throw Interrupted();
 }
 
+namespace {
+std::atomic<int> g_threads_started{1};  ///< the most threads a probe (or a worker) started at once
+
+std::string limit_message(int count, std::size_t started, const std::string& why, const char* name) {
+  const std::string fewer = std::to_string(started > 0 ? started : 1);
+  return "cannot start " + std::to_string(count) + " worker threads (started " + std::to_string(started) +
+         ": " + why +
+         "); a process or thread limit (ulimit -u, a container's pids limit) is in the way: give " + name +
+         "=" + fewer + " or fewer (or set OMP_NUM_THREADS=" + fewer + " before the import)";
+}
+}  // namespace
+
+void ensure_threads(int count, const char* name) {
+  if (count <= 0) count = omp_get_max_threads();
+  if (count <= g_threads_started.load()) return;
+  std::vector<std::thread> started;
+  std::promise<void> go;
+  std::shared_future<void> wait = go.get_future().share();
+  std::string failure;
+  {
+    pb::gil_scoped_release nogil;
+    for (int k = 0; k < count; ++k) {
+      try {
+        started.emplace_back([wait] { wait.wait(); });
+      } catch (const std::system_error& e) {
+        failure = e.what();
+        break;
+      }
+    }
+    go.set_value();
+    for (auto& t : started) t.join();
+  }
+  if (!failure.empty()) throw RuntimeFailure(limit_message(count, started.size(), failure, name));
+  int seen = g_threads_started.load();
+  while (seen < count && !g_threads_started.compare_exchange_weak(seen, count)) {
+  }
+}
+
 void run_interruptible(const std::function<void(Job&)>& work, const pb::object& progress, std::int64_t total,
                        std::vector<pb::object> keep_alive) {
   auto job = std::make_shared<Job>();
   job->keep_ = std::move(keep_alive);
-  std::thread worker([job, work] {
-    try {
-      // the library's long loops (pattern construction, all-pairs, routings, solves) poll the job's flag
-      const CancelScope cancel(&job->cancel_);
-      work(*job);
-    } catch (...) {
-      job->error_ = std::current_exception();
-    }
-    bool detached = false;
-    {
-      std::lock_guard<std::mutex> l(job->m_);
-      job->done_ = true;
-      detached = job->detached_;
-    }
-    job->cv_.notify_all();
-    if (detached) {  // nobody waits for this job: release its Python objects here, with the GIL
-      {
-        pb::gil_scoped_acquire gil;
-        job->keep_.clear();
-        job->error_ = nullptr;
+  std::thread worker;
+  try {
+    worker = std::thread([job, work] {
+      try {
+        // the library's long loops (pattern construction, all-pairs, routings, solves) poll the job's flag
+        const CancelScope cancel(&job->cancel_);
+        work(*job);
+      } catch (...) {
+        job->error_ = std::current_exception();
       }
-      std::lock_guard<std::mutex> l(g_live_m);
-      --g_live;
-      g_live_cv.notify_all();
-    }
-  });
+      bool detached = false;
+      {
+        std::lock_guard<std::mutex> l(job->m_);
+        job->done_ = true;
+        detached = job->detached_;
+      }
+      job->cv_.notify_all();
+      if (detached) {  // nobody waits for this job: release its Python objects here, with the GIL
+        {
+          pb::gil_scoped_acquire gil;
+          job->keep_.clear();
+          job->error_ = nullptr;
+        }
+        std::lock_guard<std::mutex> l(g_live_m);
+        --g_live;
+        g_live_cv.notify_all();
+      }
+    });
+  } catch (const std::system_error& e) {  // the worker itself cannot start (ulimit -u)
+    throw RuntimeFailure(
+        std::string("cannot start a worker thread (") + e.what() +
+        "); a process or thread limit (ulimit -u, a container's pids limit) is in the way: raise "
+        "it, or end other processes of this user");
+  }
   auto report = [&] {
     if (progress.is_none()) return;
     std::vector<Job::Event> events;

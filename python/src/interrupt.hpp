@@ -72,6 +72,12 @@ void run_cancellable(F work) {
   run_interruptible([work](Job&) mutable { work(); }, pb::none(), -1, {});
 }
 
+/// Starts `count` threads that live at the same time (the worker and an OpenMP team of count - 1; 0 = the
+/// OpenMP default), then ends them: a process or thread limit (ulimit -u, a container's pids limit) is met
+/// here as a RuntimeFailure naming the threads that could start, instead of inside the OpenMP runtime, which
+/// prints its own line and ends the interpreter. A count that once started is not probed again.
+void ensure_threads(int count, const char* name = "threads");
+
 /// Registers the exit hook that waits for work left running after an interrupt (call once, at import).
 void bind_interrupt(pb::module_& m);
 

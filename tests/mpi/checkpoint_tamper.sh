@@ -108,6 +108,13 @@ run_case fifo "not a regular file"
 rm -f "$shard" && ln -s /dev/zero "$shard"
 run_case dev_zero "a symbolic link"
 
+# 8b. a character device (/dev/zero's numbers) in the shard's place: needs root to create (mknod)
+if [ "$(id -u)" = 0 ] && rm -f "$shard" && mknod "$shard" c 1 5 2>/dev/null; then
+  run_case device "not a regular file"
+else
+  echo "skipped: device (creating a device file needs root)"
+fi
+
 # 9. a symbolic link to a valid shard outside the folder: not read, and the file it names is not written
 cp "$work/good.bin" "$work/outside.bin"
 cp "$work/outside.bin" "$work/outside.ref"

@@ -289,6 +289,20 @@ def test_mixgraph_experiment_runs_the_module(tmp_path):
     gone = run("--preset", "tiny", MIXGRAPH_PYTHON=missing)
     assert gone.returncode == 1 and gone.stdout == ""
     assert gone.stderr.splitlines() == [gone.stderr.strip()] and "cannot be started" in gone.stderr
+    # --python PATH names the interpreter (MIXGRAPH_PYTHON is its older alias): a bad path is one line, exit 1
+    bad_py = run("--python", missing, "--preset", "tiny")
+    assert bad_py.returncode == 1 and bad_py.stdout == ""
+    assert bad_py.stderr.splitlines() == [bad_py.stderr.strip()]
+    assert f"'{missing}' cannot be started" in bad_py.stderr and "give --python" in bad_py.stderr
+    assert run(f"--python={missing}", "--preset", "tiny").stderr == bad_py.stderr
+    # --python wins over MIXGRAPH_PYTHON: a good --python with a bad variable runs the module
+    good = run("--python", sys.executable, "-p", "pow2", "--task", "sort", MIXGRAPH_PYTHON=missing)
+    assert good.returncode == 2 and "unknown task 'sort'" in good.stderr
+    no_path = run("-p", "pow2", "--python")
+    assert no_path.returncode == 2 and no_path.stderr.strip().splitlines() == [
+        "mixgraph: error: --python needs the path of a Python 3 interpreter (for example --python /usr/bin/python3)"]
+    h_py = run("--python", sys.executable, "--help")
+    assert h_py.returncode == 0 and "--python PATH" in h_py.stdout
     helped = run("--help", MIXGRAPH_PYTHON=missing)  # --help works everywhere: it says what is missing
     assert helped.returncode == 0 and helped.stdout.startswith("usage: mixgraph experiment")
     assert "cannot be started" in helped.stdout

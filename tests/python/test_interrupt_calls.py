@@ -5,6 +5,7 @@ once the call is under way; KeyboardInterrupt must come within a second of the s
 Each call is sized to run for several seconds on a 2-core machine, so that a call which ignored the signal
 until its end would fail the latency bound; the child is killed after CHILD_TIMEOUT seconds either way."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -78,6 +79,30 @@ CASES = [
         "p = mixgraph.Pattern('sink:64', 2**19)\nx = np.ones((2**19, 8), dtype=np.float32)",
         0.1,
     ),
+    # the lazily computed cache profile: O(n) on a translation-invariant pattern (built at once), 2 to 6 s
+    ("max_cache", "p.max_cache", "p = mixgraph.Pattern('pow2', 2**27)", 0.5),
+    ("decode_cost", "p.decode_cost()", "p = mixgraph.Pattern('pow2', 2**27)", 0.5),
+    # one cut of the exact rank (elimination over GF(2^61 - 1)): 16 s uninterrupted at n = 4096
+    ("rank_exact_one_cut", "mixgraph.rank('sq1', 4096, cuts=[2048], method='exact')", "", 0.8),
+]
+
+# calls that need an optional module (skipped with the reason where it is missing)
+OPTIONAL = [
+    ("weights", "p.weights()", "p = mixgraph.Pattern('sq1', 2**18)", 0.5, "scipy"),
+    (  # the gradients of mixgraph.torch's op on CPU (the forward is in the setup)
+        "torch_backward",
+        "Y.backward(G)",
+        "import torch\nimport mixgraph.torch as mt\np = mixgraph.Pattern('sq1', 2**16)\n"
+        "X = torch.randn(2**16, 64, dtype=torch.float64, requires_grad=True)\nY = mt.mix(p, X)\n"
+        "G = torch.ones_like(Y)",
+        0.5,
+        "torch",
+    ),
+]
+PARAMS = [pytest.param(*c[1:], id=c[0]) for c in CASES] + [
+    pytest.param(*c[1:4], id=c[0],
+                 marks=pytest.mark.skipif(importlib.util.find_spec(c[4]) is None, reason=f"{c[4]} is not installed"))
+    for c in OPTIONAL
 ]
 
 
@@ -95,7 +120,7 @@ def run_child(call, setup, delay):
     return json.loads(lines[-1])
 
 
-@pytest.mark.parametrize("call,setup,delay", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("call,setup,delay", PARAMS)
 def test_ctrl_c_stops_within_a_second(call, setup, delay):
     out = run_child(call, setup, delay)
     # the call must still have been running when the signal came (else the case proves nothing)

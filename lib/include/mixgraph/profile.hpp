@@ -34,7 +34,8 @@ struct PatternProfile {
 /// j is in C_i exactly for j <= i < last_reader(j), so one pass over the reads finds last_reader and a
 /// difference array gives every |C_i|. Translation-invariant patterns never materialise edges:
 /// last_reader(j) = j + (largest read offset <= n - 1 - j), O(n + |F|) in all.
-/// Explicit patterns: O(n + nnz). Memory O(n) beyond the pattern itself.
+/// Explicit patterns: O(n + nnz). Memory O(n) beyond the pattern itself. Under a CancelScope
+/// (mixgraph/cancel.hpp) whose flag is set, it stops within 2^16 positions and throws Cancelled.
 PatternProfile cache_profile(const Pattern& p, const ProfileOptions& opt = {});
 
 /// Sorted positions (0-indexed) that position i reads through B.

@@ -55,7 +55,9 @@ struct AdjointOut {
 /// work, plus O(heads (n K_B + nnz_B)) to lay out the reversed coefficients and 2 n d values of scratch.
 /// OpenMP like solve_mixer (threads = 0: all); the results do not depend on the thread count. Errors:
 /// UsageError (exit 2) for d not a positive multiple of the heads, per-offset weights on an explicit
-/// structure, or an adjoint structure of another pattern; std::bad_alloc when memory runs out.
+/// structure, or an adjoint structure of another pattern; std::bad_alloc when memory runs out. Under a
+/// CancelScope (mixgraph/cancel.hpp) whose flag is set, it stops within a block of rows of each stage and
+/// throws Cancelled (the outputs are then part-written); adjoint_structure stops the same way.
 template <class T>
 SolveInfo solve_adjoint(const MixerWeights<T>& w, const AdjointStructure& adj, const T* x, const T* y,
                         const T* g, std::size_t d, const AdjointOut<T>& out, int threads = 0);

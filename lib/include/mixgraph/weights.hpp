@@ -28,7 +28,8 @@ struct WeightedPattern {
 double hash_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t row, std::uint64_t col);
 
 /// Materialises A and B with weights (O(n + nnz) memory; refuse large n with check_memory first). Head h
-/// of a solve with seed s has the weights of random_weights(p, s + h).
+/// of a solve with seed s has the weights of random_weights(p, s + h). Under a CancelScope
+/// (mixgraph/cancel.hpp) whose flag is set, it stops within a block of rows and throws Cancelled.
 WeightedPattern random_weights(const Pattern& p, std::uint64_t seed);
 
 }  // namespace mixgraph

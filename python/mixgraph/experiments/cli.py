@@ -43,6 +43,13 @@ exit codes: 0 ok; 1 PyTorch missing, a file that cannot be written; 2 a bad opti
 parameter or setting, or a checkpoint in DIR from other settings; 130 interrupted (checkpoint written).
 """
 
+CLI_PROG = "mixgraph experiment"
+# what `mixgraph experiment --help` adds: the option the CLI takes before handing the rest to this module
+CLI_EPILOG = """
+interpreter (mixgraph experiment only): --python PATH runs this module with the Python 3 at PATH
+(default python3; the environment variable MIXGRAPH_PYTHON, an older alias, is read when --python is
+not given); exit 1 when it cannot be started.
+"""
 
 SETTING_HELP = {
     "d": "model width", "layers": "residual blocks [norm, mixer, norm, MLP]",
@@ -62,7 +69,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser(defaults, prog: str) -> argparse.ArgumentParser:
-    p = _Parser(prog=prog, description=DESCRIPTION, epilog=EPILOG,
+    p = _Parser(prog=prog, description=DESCRIPTION, epilog=EPILOG + (CLI_EPILOG if prog == CLI_PROG else ""),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-p", "--pattern", action="append", metavar="SPEC",
                    help="a pattern spec (repeat for several; the CLI's grammar, e.g. attention, local:8, ssm, "

@@ -1,0 +1,109 @@
+"""A process/thread limit (ulimit -u, RLIMIT_NPROC) below the threads a call asks for: the package raises its
+own RuntimeFailure with one line naming the threads that could start (docs/reliability.md), instead of the
+OpenMP runtime printing its line and ending the interpreter, or a raw std::system_error.
+
+RLIMIT_NPROC does not apply to root, so a child interpreter runs as the unprivileged user nobody (setpriv)
+with a limit of the tasks nobody already has plus 2 (the interpreter and one more thread: the call's
+worker); skipped, with the reason, where that cannot be arranged."""
+
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import pytest
+
+mixgraph = pytest.importorskip("mixgraph", reason="the mixgraph Python package is not built / not on PYTHONPATH")
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    import mixgraph
+    try:
+        s = mixgraph.distances('sq1+cache', 1024, all_pairs=True, summary=True, threads=int(sys.argv[1]))
+        print("ok", s.diameter if hasattr(s, "diameter") else "")
+    except mixgraph.RuntimeFailure as e:
+        print("RuntimeFailure:", e)
+    """
+)
+
+
+def tasks_of(uid):
+    """Threads (tasks) now owned by uid: what RLIMIT_NPROC counts."""
+    n = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                n += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            pass
+    return n
+
+
+@pytest.fixture
+def as_nobody():
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run Python as an unprivileged user (RLIMIT_NPROC does not bind root)")
+    if not shutil.which("setpriv"):
+        pytest.skip("setpriv (util-linux) is not installed")
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("there is no user nobody")
+    d = tempfile.mkdtemp(prefix="mixgraph-nproc-py-")
+    os.chmod(d, 0o755)
+    # the package as imported here (the build tree may not be readable by nobody)
+    shutil.copytree(os.path.dirname(mixgraph.__file__), os.path.join(d, "mixgraph"))
+    for root, dirs, files in os.walk(d):
+        for x in dirs + files:
+            os.chmod(os.path.join(root, x), 0o755)
+
+    def run(args, limit):
+        script = 'exec "$0" "$@"' if limit is None else f'ulimit -u {limit} && exec "$0" "$@"'
+        cmd = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "bash",
+               "-c", script, sys.executable, "-c", CHILD, *args]
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": d, "HOME": d,
+               "OPENBLAS_NUM_THREADS": "1",  # numpy's BLAS would start its own threads at import
+               "ASAN_OPTIONS": (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")}
+        return subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120, env=env)
+
+    run.uid = nobody.pw_uid
+    probe = run(["1"], None)
+    if probe.returncode != 0 or not probe.stdout.startswith("ok"):
+        shutil.rmtree(d, ignore_errors=True)
+        pytest.skip(f"the package does not run as the user nobody here: {probe.stderr.strip()[-300:]}")
+    yield run
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_thread_limit_gives_the_package_error(as_nobody):
+    limit = tasks_of(as_nobody.uid) + 2
+    r = as_nobody(["8"], limit)
+    if r.returncode == 0 and r.stdout.startswith("ok"):
+        pytest.skip(f"the limit of {limit} tasks did not bind here (other tasks of nobody came and went?)")
+    assert r.returncode == 0, f"the interpreter died (rc {r.returncode}): {r.stderr[-2000:]}"
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("RuntimeFailure: cannot start 8 worker threads"), r.stdout
+    assert "ulimit -u" in lines[0] and "give threads=" in lines[0], lines[0]
+    assert "libgomp" not in r.stderr and "system_error" not in r.stdout + r.stderr
+    # the limit was the cause: the same call with the threads the message names succeeds
+    fewer = lines[0].split("give threads=")[1].split()[0]
+    ok = as_nobody([fewer], limit)
+    assert ok.returncode == 0 and ok.stdout.startswith("ok"), ok.stdout + ok.stderr
+
+
+def test_no_thread_at_all_gives_the_package_error(as_nobody):
+    """Not even the call's worker thread can start (a limit of the tasks nobody has plus 1)."""
+    limit = tasks_of(as_nobody.uid) + 1
+    r = as_nobody(["1"], limit)
+    if r.returncode == 0 and r.stdout.startswith("ok"):
+        pytest.skip(f"the limit of {limit} tasks did not bind here (other tasks of nobody came and went?)")
+    assert r.returncode == 0, f"the interpreter died (rc {r.returncode}): {r.stderr[-2000:]}"
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("RuntimeFailure: cannot start a worker thread ("), r.stdout
+    assert "ulimit -u" in lines[0] and "system_error" not in r.stdout + r.stderr
