@@ -223,7 +223,7 @@ def train_one(spec: str, task: Task, seed: int, settings: Settings = Settings(),
             torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip)
         opt.step()
         sched.step()
-        train_loss = float(loss)
+        train_loss = float(loss.detach())
         now = time.perf_counter()
         seconds += now - t0
         t0 = now
