@@ -222,7 +222,7 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   return pb::make_tuple(out, i);
 }
 
-pb::tuple solve(const pb::object& pat, const pb::object& x, int heads, std::uint64_t seed, int threads,
+pb::tuple solve_call(const pb::object& pat, const pb::object& x, int heads, std::uint64_t seed, int threads,
                 const pb::object& out, const pb::object& mem, const pb::object& progress,
                 const pb::object& gates, const pb::object& weights_a, const pb::object& weights_b,
                 const pb::object& input_gates, const pb::object& attn_q, const pb::object& attn_k,
@@ -322,7 +322,7 @@ void bind_solve(pb::module_& m) {
       "_solve_cuda_weights", &solve_cuda_weights, pb::arg("pattern"), pb::arg("X"), pb::arg("out"),
       pb::arg("heads"), pb::arg("seed"), pb::arg("weights_a"), pb::arg("weights_b"),
       "Y = (I - B)^{-1} A X on X's CUDA device into out, with host weights (mixgraph.torch's device solve).");
-  m.def("_solve", &solve, pb::arg("pattern"), pb::arg("X"), pb::arg("heads") = 1, pb::arg("seed") = 1,
+  m.def("_solve", &solve_call, pb::arg("pattern"), pb::arg("X"), pb::arg("heads") = 1, pb::arg("seed") = 1,
         pb::arg("threads") = 0, pb::arg("out") = pb::none(), pb::arg("mem_limit") = pb::none(),
         pb::arg("progress") = pb::none(), pb::arg("gates") = pb::none(), pb::arg("weights_a") = pb::none(),
         pb::arg("weights_b") = pb::none(), pb::arg("input_gates") = pb::none(),
