@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "copy_lp.hpp"
+#include "congestion/copy_lp.hpp"
 #include "mixgraph/congestion.hpp"
 
 namespace mixgraph {

@@ -1,5 +1,5 @@
 // GLPK model of node-capacitated multicommodity copy routing, shared by one layer and stacks.
-#include "copy_lp.hpp"
+#include "congestion/copy_lp.hpp"
 
 #include <algorithm>
 #include <chrono>

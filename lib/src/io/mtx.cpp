@@ -13,7 +13,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "input_file.hpp"
+#include "io/input_file.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"

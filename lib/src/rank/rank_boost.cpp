@@ -5,7 +5,7 @@
 #include <boost/graph/boykov_kolmogorov_max_flow.hpp>
 #include <vector>
 
-#include "flow_util.hpp"
+#include "graph/flow_util.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/rank.hpp"
 

@@ -6,7 +6,7 @@
 #include <system_error>
 #include <utility>
 
-#include "input_file.hpp"
+#include "io/input_file.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"

@@ -23,10 +23,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cut_loop.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
+#include "rank/cut_loop.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

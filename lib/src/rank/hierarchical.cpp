@@ -1,9 +1,10 @@
 // Log-linear attention (Fenwick buckets) and dyadic block ranks (docs/math.md §2, §5).
+#include "mixgraph/hierarchical.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 #include "mixgraph/error.hpp"
-#include "mixgraph/hierarchical.hpp"
 
 namespace mixgraph {
 

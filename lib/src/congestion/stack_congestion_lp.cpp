@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "copy_lp.hpp"
+#include "congestion/copy_lp.hpp"
 #include "mixgraph/stack_congestion.hpp"
 
 namespace mixgraph {

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/text_util.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/solve.hpp"
-#include "text_util.hpp"
 
 namespace mixgraph {
 

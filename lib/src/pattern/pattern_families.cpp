@@ -1,4 +1,4 @@
-#include "pattern_families.hpp"
+#include "pattern/pattern_families.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,11 +7,11 @@
 #include <optional>
 #include <vector>
 
+#include "core/text_util.hpp"
 #include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"
-#include "text_util.hpp"
 
 namespace mixgraph::detail {
 

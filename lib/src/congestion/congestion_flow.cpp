@@ -3,7 +3,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
-#include "flow_util.hpp"
+#include "graph/flow_util.hpp"
 #include "mixgraph/congestion.hpp"
 
 namespace mixgraph {

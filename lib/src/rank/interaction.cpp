@@ -1,11 +1,12 @@
 // Ghodsi interaction rank of LTI SSMs and multi-head token mixers (docs/math.md §5).
+#include "mixgraph/interaction.hpp"
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "input_file.hpp"
+#include "io/input_file.hpp"
 #include "mixgraph/error.hpp"
-#include "mixgraph/interaction.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
 

@@ -1,12 +1,13 @@
 // stack:P1,P2,... : parsing, building the layers, and the decode cost and cache summed over layers.
+#include "mixgraph/stack.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
 
+#include "core/text_util.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
-#include "mixgraph/stack.hpp"
-#include "text_util.hpp"
 
 namespace mixgraph {
 

@@ -1,5 +1,5 @@
 // Boost.Graph BFS on the layered DAG (bfs_boost.hpp).
-#include "bfs_boost.hpp"
+#include "claims/bfs_boost.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>

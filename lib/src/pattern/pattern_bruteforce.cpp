@@ -1,5 +1,5 @@
 // Patterns from their definitions (pattern_bruteforce.hpp).
-#include "pattern_bruteforce.hpp"
+#include "pattern/pattern_bruteforce.hpp"
 
 #include <algorithm>
 #include <cstdint>

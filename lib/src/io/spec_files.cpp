@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
+#include "core/text_util.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/stack.hpp"
-#include "text_util.hpp"
 
 namespace mixgraph {
 

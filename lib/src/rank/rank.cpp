@@ -5,11 +5,11 @@
 #include <cmath>
 #include <limits>
 
-#include "cut_loop.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/rank_progress.hpp"
+#include "rank/cut_loop.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

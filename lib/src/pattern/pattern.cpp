@@ -7,13 +7,13 @@
 #include <limits>
 #include <utility>
 
+#include "core/text_util.hpp"
 #include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/mtx.hpp"
 #include "mixgraph/stack.hpp"
 #include "mixgraph/sweep.hpp"
-#include "pattern_families.hpp"
-#include "text_util.hpp"
+#include "pattern/pattern_families.hpp"
 
 namespace mixgraph {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pattern_bruteforce.hpp"
+#include "pattern/pattern_bruteforce.hpp"
 
 namespace mixgraph {
 

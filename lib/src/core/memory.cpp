@@ -10,7 +10,7 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/stack.hpp"
-#include "pattern_families.hpp"
+#include "pattern/pattern_families.hpp"
 
 namespace mixgraph {
 

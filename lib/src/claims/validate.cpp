@@ -5,15 +5,15 @@
 #include <cmath>
 #include <sstream>
 
-#include "bfs_boost.hpp"
+#include "claims/bfs_boost.hpp"
+#include "core/text_util.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/validate_extra.hpp"
 #include "mixgraph/weights.hpp"
-#include "pattern_bruteforce.hpp"
-#include "text_util.hpp"
+#include "pattern/pattern_bruteforce.hpp"
 
 namespace mixgraph {
 

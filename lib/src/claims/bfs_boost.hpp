@@ -1,6 +1,6 @@
 #pragma once
 // Distances of the layered DAG by Boost.Graph's breadth_first_search (an independent reference for
-// validate; lib/src/distances_* is mixgraph's own code).
+// validate; lib/src/distances/ is mixgraph's own code).
 #include <cstdint>
 #include <memory>
 #include <vector>
