@@ -1,6 +1,7 @@
 #pragma once
-// Test helpers: the stacked graph built explicitly from the brute-force reads (lib/src/pattern/pattern_bruteforce),
-// the exhaustive optimum congestion of its copy task at tiny n, and a hop-by-hop check of reported routings.
+// Test helpers: the stacked graph built explicitly from the brute-force reads
+// (lib/src/pattern/pattern_bruteforce), the exhaustive optimum congestion of its copy task at tiny n, and a
+// hop-by-hop check of reported routings.
 #include <gtest/gtest.h>
 
 #include <algorithm>
