@@ -1,5 +1,5 @@
 #pragma once
-// Kernels of the benchmark harness only (bench_harness.cuh): the naive one-thread-per-column
+// Kernels of the benchmark harness only (gpu_bench_harness.cuh): the naive one-thread-per-column
 // solve that checks the result, the seeded random fill, and the SM clock probe.
 
 #include "common.cuh"

@@ -1,13 +1,13 @@
 #pragma once
-// The device-resident benchmark behind bench_solve (gpu_solve.hpp): seeded random X and
+// The device-resident benchmark behind bench_solve (gpu_bench.hpp): seeded random X and
 // coefficients generated on the device, CUDA-event timing, the copy floor, the clock probe and
-// the naive fp64 check. Serves bench/ only.
+// the naive fp64 check. Serves bench/ only; plan.cuh and the kernels are the solver's (gpu/src).
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "bench_kernels.cuh"
+#include "gpu_bench_kernels.cuh"
 #include "plan.cuh"
 
 namespace mixgraph::gpu {
