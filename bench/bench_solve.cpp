@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_bench.hpp"
 #include "gpu_options_env.hpp"  // tools/: the MIXGRAPH_GPU_* variables
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/gpu.hpp"

@@ -23,7 +23,7 @@ for c in doc["claims"]:
     print(f"| `{c['id']}` | {esc(c['number'])} | **{c['status']}** | {esc(c['statement'])} | {esc(c['checked'])} "
           f"| {esc(c['worst'])} | {esc(c['counterexample'] or c['error'] or '')} |")
 print("\n## Verdicts\n")
-print("One rule for every claim (`claim_verdict`, lib/src/claims.cpp), per run of `mixgraph verify`:")
+print("One rule for every claim (`claim_verdict`, lib/src/claims/claims.cpp), per run of `mixgraph verify`:")
 print("- **FAILED** only with a genuine counterexample (shown above; for a statement that is wrong as printed,")
 print("  the paper's error, with the corrected form in the details);")
 print("- **PASSED** only when at least one instance was checked and none failed;")

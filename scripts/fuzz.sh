@@ -18,15 +18,15 @@ B=build-fuzz
 mkdir -p "$B/obj"
 flags=(-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Ilib/include -Ilib/src
   -isystem /usr/include/eigen3 -DMIXGRAPH_HAVE_MUPARSER)
-srcs=(mtx npy memory sweep input_file atomic_file pattern pattern_families pattern_stack profile expression csr
-  spec_files cancel)
+srcs=(io/mtx io/npy core/memory core/sweep io/input_file io/atomic_file pattern/pattern pattern/pattern_families
+  pattern/stack pattern/profile pattern/pattern_expression graph/csr io/spec_files core/cancel)   # lib/src/<area>/<name>.cpp
 par=${FUZZ_JOBS:-$(nproc)}   # compiles and harness runs at once
 # throttle: wait until fewer than $par background jobs run; a failed job fails the script at the end
 status=0
 throttle() { while [[ $(jobs -rp | wc -l) -ge $par ]]; do wait -n || status=1; done; }
 objs=()
 for s in "${srcs[@]}"; do
-  o=$B/obj/$s.o
+  o=$B/obj/${s//\//_}.o
   if [[ ! -f $o || lib/src/$s.cpp -nt $o || -n $(find lib/include lib/src -name '*.hpp' -newer "$o" | head -1) ]]; then
     echo "compiling lib/src/$s.cpp"
     throttle

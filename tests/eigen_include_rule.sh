@@ -5,7 +5,7 @@
 cd "$1" || exit 1
 bad=$(grep -rlE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<Eigen/(Dense|SVD|QR|LU)>' \
   lib tools tests python/src notebooks_export gpu bench 2>/dev/null |
-  grep -vE '^(lib/include/mixgraph/eigen_dense\.hpp|lib/src/eigen_instances\.cpp)$')
+  grep -vE '^(lib/include/mixgraph/eigen_dense\.hpp|lib/src/core/eigen_dense\.cpp)$')
 if [ -n "$bad" ]; then
   echo "FAIL: include \"mixgraph/eigen_dense.hpp\" instead of Eigen's decomposition headers in:"
   echo "$bad" | sed 's/^/  /'

@@ -1,6 +1,7 @@
 #pragma once
-// Test helpers: the stacked graph built explicitly from the brute-force reads (lib/src/pattern_bruteforce),
-// the exhaustive optimum congestion of its copy task at tiny n, and a hop-by-hop check of reported routings.
+// Test helpers: the stacked graph built explicitly from the brute-force reads
+// (lib/src/pattern/pattern_bruteforce), the exhaustive optimum congestion of its copy task at tiny n, and a
+// hop-by-hop check of reported routings.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../lib/src/pattern_bruteforce.hpp"
+#include "../lib/src/pattern/pattern_bruteforce.hpp"
 #include "mixgraph/stack_congestion.hpp"
 
 namespace mixgraph::test {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_util.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
@@ -381,7 +382,7 @@ struct CliRun {
   std::string out;
 };
 CliRun cli(const std::string& args) {
-  const std::string cmd = std::string(MIXGRAPH_CLI) + " " + args + " 2>/dev/null";
+  const std::string cmd = mixgraph::test::cli_path() + " " + args + " 2>/dev/null";
   FILE* f = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];

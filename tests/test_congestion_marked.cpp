@@ -1,9 +1,9 @@
 // Copy-task congestion of marked unions (P@A|Q@B|R, docs/math.md §4) against references built here from the
-// brute-force reads only (lib/src/pattern_bruteforce): the layered graph of §3 made explicit (x_j -> y_i for
-// an A read, y_j -> y_i for a B read), copy distances by a 0-1 BFS on it, every reported routing walked hop
-// by hop on it with its loads recounted, and for tiny N the exhaustive optimum over all its paths between
-// the reported lower and upper bounds (equal to the integer program's value when GLPK is built in); the
-// CLI's paths file walked on the same graph.
+// brute-force reads only (lib/src/pattern/pattern_bruteforce): the layered graph of §3 made explicit
+// (x_j -> y_i for an A read, y_j -> y_i for a B read), copy distances by a 0-1 BFS on it, every reported
+// routing walked hop by hop on it with its loads recounted, and for tiny N the exhaustive optimum over all
+// its paths between the reported lower and upper bounds (equal to the integer program's value when GLPK is
+// built in); the CLI's paths file walked on the same graph.
 #include <gtest/gtest.h>
 
 #include <algorithm>

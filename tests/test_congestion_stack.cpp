@@ -1,6 +1,6 @@
 // Copy-task congestion across stacked layers (docs/math.md §3, "Copy task across layers"): the one-layer
 // stack against the plain pattern's analysis; at small n the exact optimum by exhaustive search over the
-// paths of a stacked graph built here from the brute-force reads (lib/src/pattern_bruteforce), with
+// paths of a stacked graph built here from the brute-force reads (lib/src/pattern/pattern_bruteforce), with
 // lower <= optimum <= upper and every routing's hops checked against that graph; depth never raises the
 // optimum; the CLI's formats and refusals.
 #include <gtest/gtest.h>

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_util.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
@@ -153,7 +154,7 @@ TEST(PatternFamilies, UnionOfMtxFilesNeedsEqualN) {
 }
 
 TEST(PatternFamilies, CliPrintsAUnionAndRefusesBadSpecs) {
-  const std::string cli = MIXGRAPH_CLI;
+  const std::string cli = mixgraph::test::cli_path();
   const std::string ok = cli + " pattern -p 'window:8|sink:2' --n 64 --format json > /dev/null 2>&1";
   EXPECT_EQ(std::system(ok.c_str()), 0) << ok;
   const std::string cached =

@@ -131,7 +131,7 @@ std::string write_scores(const std::string& name, std::uint64_t nb, const std::v
 }
 
 int cli_rc(const std::string& args) {
-  const std::string cmd = std::string(MIXGRAPH_CLI) + " " + args + " > /dev/null 2>&1";
+  const std::string cmd = mixgraph::test::cli_path() + " " + args + " > /dev/null 2>&1";
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../lib/src/pattern_bruteforce.hpp"
+#include "../lib/src/pattern/pattern_bruteforce.hpp"
 #include "cli_util.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/eigen_dense.hpp"

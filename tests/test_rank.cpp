@@ -15,6 +15,7 @@
 #include <omp.h>
 #endif
 
+#include "cli_util.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/interaction.hpp"
 #include "mixgraph/profile.hpp"
@@ -358,7 +359,7 @@ struct RankCliResult {
 RankCliResult rank_run_cli(const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path();
   const std::string out = (dir / ("mixgraph_rank_" + std::to_string(::getpid()) + ".out")).string();
-  const std::string cmd = std::string(MIXGRAPH_CLI) + " rank " + args + " > " + out + " 2>/dev/null";
+  const std::string cmd = mixgraph::test::cli_path() + " rank " + args + " > " + out + " 2>/dev/null";
   const int st = std::system(cmd.c_str());
   RankCliResult r;
   r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;

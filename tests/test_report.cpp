@@ -67,7 +67,7 @@ using mixgraph::test::read_file;
 using mixgraph::test::run;
 
 std::string cli() {
-  return MIXGRAPH_CLI;
+  return mixgraph::test::cli_path();
 }
 
 bool have(const std::string& exe) {

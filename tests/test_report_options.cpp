@@ -38,7 +38,7 @@ struct ReportCall {
           ("mixgraph_test_report_opt_" + std::to_string(rd()) + std::to_string(rd()));
     fs::create_directories(tmp);
     dir = tmp / "out";
-    rc = run(std::string(MIXGRAPH_CLI) + " report " + args + " --out " + dir.string() + " > " +
+    rc = run(mixgraph::test::cli_path() + " report " + args + " --out " + dir.string() + " > " +
              (tmp / "stdout.txt").string() + " 2> " + (tmp / "stderr.txt").string());
   }
   ~ReportCall() {
@@ -173,7 +173,7 @@ TEST(ReportProgress, AlwaysPrintsPlainLinesWithAnEtaIntoAPipe) {
   const fs::path tmp = fs::temp_directory_path() / ("mixgraph_test_progress_" + std::to_string(rd()));
   fs::create_directories(tmp);
   const std::string cmd =
-      std::string(MIXGRAPH_CLI) +
+      mixgraph::test::cli_path() +
       " report --n 32 --pattern pow2 --pattern ssm --skip verify --progress always --out " +
       (tmp / "out").string() + " 2>&1 >/dev/null | cat > " + (tmp / "err.txt").string();
   ASSERT_EQ(run(cmd), 0);
@@ -222,7 +222,7 @@ TEST(ReportProgress, NeverPrintsNothingAndAutoFollowsTheNotebookVariable) {
   if (!sighup_ignored() && !std::getenv("JPY_PARENT_PID")) {
     EXPECT_EQ(quiet.err(), "");
   }
-  const std::string cmd = "JPY_PARENT_PID=1 " + std::string(MIXGRAPH_CLI) +
+  const std::string cmd = "JPY_PARENT_PID=1 " + mixgraph::test::cli_path() +
                           " report --n 16 --pattern ssm --sections summary --out " +
                           (quiet.tmp / "nb").string() + " 2> " + (quiet.tmp / "nb.txt").string() +
                           " >/dev/null";

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_util.hpp"
 #include "dense_mixer.hpp"
 #include "gpu_options_env.hpp"
 #include "mixgraph/eigen_dense.hpp"
@@ -264,7 +265,7 @@ TEST(Npy, RoundTripAndStrictness) {
 // ---- CLI ----
 
 int run_cli(const std::string& args, std::string* out = nullptr) {
-  const std::string cmd = std::string(MIXGRAPH_CLI) + " " + args + " 2>/dev/null";
+  const std::string cmd = mixgraph::test::cli_path() + " " + args + " 2>/dev/null";
   FILE* f = popen(cmd.c_str(), "r");
   std::string s;
   char buf[4096];

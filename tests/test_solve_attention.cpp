@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../lib/src/pattern_bruteforce.hpp"
+#include "../lib/src/pattern/pattern_bruteforce.hpp"
 #include "attention_util.hpp"
 #include "cli_util.hpp"
 #include "mixgraph/eigen_dense.hpp"

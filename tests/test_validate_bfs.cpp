@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../lib/src/bfs_boost.hpp"
-#include "../lib/src/pattern_bruteforce.hpp"
+#include "../lib/src/claims/bfs_boost.hpp"
+#include "../lib/src/pattern/pattern_bruteforce.hpp"
 #include "cli_util.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/distances.hpp"

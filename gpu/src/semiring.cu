@@ -77,7 +77,7 @@ struct DevStructure {
   const std::uint32_t* a_idx = nullptr;
 };
 
-// ---- the semirings (same zero / A weight / add / B product as lib/src/solve.cpp's rings) ----
+// ---- the semirings (same zero / A weight / add / B product as lib/src/solve/solve.cpp's rings) ----
 // Buf: the device planes of one n x pitch chunk; load / store one entry. y is never read through the
 // read-only cache: a thread reads back rows it wrote itself in the same kernel.
 

@@ -34,7 +34,6 @@
 #include <new>
 #include <string>
 
-#include "bench_harness.cuh"
 #include "device_io.cuh"
 #include "host.cuh"
 #include "mixgraph/blockinv_reference.hpp"
@@ -362,18 +361,6 @@ BlockInvPackages blockinv_packages(const SolveProblem& p, const SolveOptions& o)
   }
   try {
     return p.fp64 ? packages_t<double>(p, o) : packages_t<float>(p, o);
-  } catch (const std::string& e) {
-    r.note = e;
-    return r;
-  }
-}
-
-BenchResult bench_solve(const BenchSpec& s) {
-  BenchResult r;
-  r.note = no_device_note();
-  if (!r.note.empty()) return r;
-  try {
-    return s.fp64 ? bench_t<double>(s) : bench_t<float>(s);
   } catch (const std::string& e) {
     r.note = e;
     return r;

@@ -60,10 +60,4 @@ BlockInvPackages blockinv_packages(const SolveProblem&, const SolveOptions&) {
   return r;
 }
 
-BenchResult bench_solve(const BenchSpec&) {
-  BenchResult r;
-  r.note = kNote;
-  return r;
-}
-
 }  // namespace mixgraph::gpu

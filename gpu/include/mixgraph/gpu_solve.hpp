@@ -164,32 +164,4 @@ std::string copy_to_host(void* host, const void* dev, std::size_t bytes);
 /// Makes `device` the calling thread's current CUDA device (the device of a tensor).
 std::string set_device(int device);
 
-/// Seeded device-resident benchmark: random X, coefficients generated on the device in the layout
-/// [k][i][h] (implicit) / [e][h] (CSR), timed from X to Y with CUDA events (median of reps).
-struct BenchSpec {
-  std::uint32_t n = 0, d = 0, heads = 1;
-  bool fp64 = false;
-  std::vector<std::uint32_t> offsets;  ///< implicit B offsets (ascending) when ptr is empty
-  std::vector<std::uint64_t> ptr;      ///< CSR B (rows = readers) otherwise
-  std::vector<std::uint32_t> idx;
-  bool a_diagonal = true;  ///< A = diagonal (the peers' problem) or B's reads + diagonal
-  int reps = 5;
-  std::uint64_t seed = 1;
-  std::uint32_t check_cols = 0;  ///< > 0: compare that many columns with a naive fp64 kernel
-  SolveOptions options;
-};
-struct BenchResult {
-  bool ran = false;
-  std::string kernel;
-  std::string plan;           ///< as SolveRun::plan
-  double ms = 0, ms_min = 0;  ///< solve, median and min over reps
-  double copy_ms = 0;         ///< device copy of X into Y (read n d, write n d): the bandwidth floor
-  double naive_ms = -1;       ///< the naive one-thread-per-column kernel on check_cols columns
-  double check_relerr = -1;   ///< relative Frobenius error of the checked columns vs the naive fp64 kernel
-  double sm_mhz_idle = 0;     ///< SM clock read by a one-thread probe before the last solve (diagnostics)
-  double sm_mhz_during = 0;   ///< ... and on a free multiprocessor while that solve runs
-  std::string note;
-};
-BenchResult bench_solve(const BenchSpec& spec);
-
 }  // namespace mixgraph::gpu

@@ -1,6 +1,6 @@
 #pragma once
 // The semirings of the solve engine (docs/math.md, "One recurrence, many semirings"), one definition for the
-// CPU engine (lib/src/solve.cpp) and the GPU kernels (gpu/src/semiring.cu): C++17, no other mixgraph
+// CPU engine (lib/src/solve/solve.cpp) and the GPU kernels (gpu/src/semiring.cu): C++17, no other mixgraph
 // header, __host__ __device__ under nvcc (as weight_gen.hpp). Each ring R gives the value type R::V,
 // R::zero() (no path / no dependence), R::a_weight(diag) (an impulse read through A: weight 0 on the
 // diagonal, 1 elsewhere, for (min, +)), R::add(acc, v) (⊕ into acc) and R::mul_b(y) (y ⊗ a B weight of 1).

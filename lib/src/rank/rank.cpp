@@ -1,0 +1,463 @@
+// Numeric cut ranks (dense and sketched) and the combined cut-rank profile (docs/math.md §5).
+#include "mixgraph/rank.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "mixgraph/error.hpp"
+#include "mixgraph/memory.hpp"
+#include "mixgraph/profile.hpp"
+#include "mixgraph/rank_progress.hpp"
+#include "rank/cut_loop.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace mixgraph {
+
+namespace {
+int max_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+bool rows_only_diagonal(const Csr& a) {
+  for (pos_t i = 0; i < a.n; ++i)
+    for (pos_t j : a.row(i))
+      if (j != i) return false;
+  return true;
+}
+}  // namespace
+
+bool has_file_weights(const Pattern& p) {
+  if (p.family != PatternFamily::Matrix) return false;
+  return p.b.has_values() || (p.a_mode == AMode::Explicit && p.a.has_values());
+}
+
+InducedWeights induced_weights(const Pattern& p, std::uint64_t seed) {
+  InducedWeights iw;
+  iw.w = random_weights(p, seed);
+  iw.generic = !has_file_weights(p);
+  iw.a_diagonal = rows_only_diagonal(iw.w.a);
+  return iw;
+}
+
+Eigen::MatrixXd dense_operator_transposed(const WeightedPattern& w) {
+  const pos_t n = w.a.n;
+  Eigen::MatrixXd mt = Eigen::MatrixXd::Zero(n, n);
+  for (pos_t i = 0; i < n; ++i) {
+    auto col = mt.col(i);
+    const auto aj = w.a.row(i);
+    const auto av = w.a.row_values(i);
+    for (std::size_t k = 0; k < aj.size(); ++k) col(aj[k]) += av[k];
+    const auto bj = w.b.row(i);
+    const auto bv = w.b.row_values(i);
+    for (std::size_t k = 0; k < bj.size(); ++k) {
+      const pos_t j = bj[k];
+      col.head(j + 1) += bv[k] * mt.col(j).head(j + 1);
+    }
+  }
+  return mt;
+}
+
+std::vector<pos_t> all_cuts(pos_t n) {
+  std::vector<pos_t> c;
+  for (pos_t k = 1; k < n; ++k) c.push_back(k);
+  return c;
+}
+
+std::vector<pos_t> spaced_cuts(pos_t n, std::uint64_t count) {
+  if (n < 2 || count == 0) return {};
+  if (count >= static_cast<std::uint64_t>(n) - 1) return all_cuts(n);
+  std::vector<pos_t> c;
+  for (std::uint64_t k = 1; k <= count; ++k) {
+    auto v = static_cast<pos_t>(std::llround(static_cast<double>(k) * n / static_cast<double>(count + 1)));
+    v = std::clamp<pos_t>(v, 1, n - 1);
+    if (c.empty() || c.back() != v) c.push_back(v);
+  }
+  return c;
+}
+
+double default_rank_tolerance(pos_t /*n*/) {
+  // Flat, not n * eps * c: the genuine small pivots of ill-conditioned blocks (local:64's triangular corner
+  // block has sigma_64 / sigma_1 ~ 1e-10 .. 1e-12) stay above it, while the rounding floor of the dense
+  // and sketched computations (measured: below 1e-14 relative up to n = 2^16) stays below it.
+  return 1e-13;
+}
+
+std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol) {
+  double kept = 0.0, dropped = 0.0;
+  return numeric_rank_colpiv(m0, tol, kept, dropped);
+}
+
+std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol, double& kept, double& dropped) {
+  // Householder QR with column pivoting (norm downdating as in LAPACK's xLAQP2; the pivot is the column of
+  // largest remaining norm, so |R_ll| is that norm), stopped as soon as |R_ll| <= tol * |R_11|: O(rows * cols
+  // * rank) instead of O(rows * cols * min(rows, cols)) for low-rank blocks. Same rule as Eigen's
+  // ColPivHouseholderQR diagonal.
+  const Eigen::Index rows = m0.rows(), cols = m0.cols();
+  kept = dropped = -1.0;
+  if (rows == 0 || cols == 0) return 0;
+  Eigen::MatrixXd a = m0;
+  Eigen::VectorXd norms = a.colwise().squaredNorm().transpose();
+  Eigen::VectorXd exact = norms;  // the norms at their last exact computation
+  Eigen::VectorXd work(cols);
+  const Eigen::Index steps = std::min(rows, cols);
+  double ref = -1.0;
+  for (Eigen::Index l = 0; l < steps; ++l) {
+    Eigen::Index piv = 0;
+    const double best = std::sqrt(norms.tail(cols - l).maxCoeff(&piv));
+    piv += l;
+    if (ref < 0) ref = best;
+    if (!(best > tol * ref) || best == 0.0) {
+      if (ref > 0) dropped = best / ref;
+      return static_cast<std::uint32_t>(l);
+    }
+    kept = best / ref;
+    if (piv != l) {
+      a.col(l).swap(a.col(piv));
+      std::swap(norms(l), norms(piv));
+      std::swap(exact(l), exact(piv));
+    }
+    double tau = 0.0, beta = 0.0;
+    a.col(l).tail(rows - l).makeHouseholderInPlace(tau, beta);
+    if (l + 1 < cols) {
+      a.bottomRightCorner(rows - l, cols - l - 1)
+          .applyHouseholderOnTheLeft(a.col(l).tail(rows - l - 1), tau, work.data());
+      // downdate the trailing norms; recompute one exactly once it has lost most of its digits (as LAPACK)
+      for (Eigen::Index j = l + 1; j < cols; ++j) {
+        norms(j) -= a(l, j) * a(l, j);
+        if (norms(j) <= 1e-6 * exact(j)) {
+          norms(j) = a.col(j).tail(rows - l - 1).squaredNorm();
+          exact(j) = norms(j);
+        }
+      }
+    }
+  }
+  return static_cast<std::uint32_t>(steps);
+}
+
+namespace {
+std::string dense_rule(double tol) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "dense: r(K) = #{l : |R_ll| > %.3g * |R_11|}, R from a column-pivoted Householder "
+                "QR of M[K+1..n, 1..K]",
+                tol);
+  return buf;
+}
+std::string sketch_rule(double tol) {
+  char buf[260];
+  std::snprintf(
+      buf, sizeof buf,
+      "sketch: Y = M[K+1..n, 1..K] G for growing random blocks G; a new column counts when its "
+      "|R_ll| (ColPivHouseholderQR after projecting out the basis found) > %.3g * the largest sketch "
+      "column norm at this cut",
+      tol);
+  return buf;
+}
+}  // namespace
+
+namespace {
+/// Fold per-cut relative pivots into r.smallest_kept / r.largest_dropped (-1 entries: none).
+void note_gap(NumericCutRanks& r, const std::vector<double>& kept, const std::vector<double>& dropped) {
+  for (double v : kept)
+    if (v >= 0 && (r.smallest_kept < 0 || v < r.smallest_kept)) r.smallest_kept = v;
+  for (double v : dropped)
+    if (v >= 0 && v > r.largest_dropped) r.largest_dropped = v;
+}
+}  // namespace
+
+NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_t>& cuts,
+                                const NumericRankOptions& opt) {
+  const pos_t n = w.a.n;
+  NumericCutRanks r;
+  r.cuts = cuts;
+  r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(n);
+  r.rule = dense_rule(r.tolerance);
+  r.rank.assign(cuts.size(), 0);
+  r.columns.assign(cuts.size(), 0);
+  for (pos_t k : cuts)
+    if (k < 1 || k >= n)
+      throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
+  const Eigen::MatrixXd mt = dense_operator_transposed(w);
+  const double tol = r.tolerance;
+  const auto nc = static_cast<std::int64_t>(cuts.size());
+  std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
+  detail::for_each_cut(nc, "cut ranks: dense", [&](std::int64_t c) {
+    const auto ci = static_cast<std::size_t>(c);
+    const pos_t k = cuts[ci];
+    // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
+    const Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
+    r.rank[ci] = numeric_rank_colpiv(blk, tol, kept[ci], dropped[ci]);
+  });
+  note_gap(r, kept, dropped);
+  return r;
+}
+
+namespace {
+/// Y (n x s, row-major) = M[:, 1..K] G[:, c0..c0+s) by forward substitution; G(j, c) = 2 u - 1, u = hash.
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+void sketch_solve(const WeightedPattern& w, pos_t k, std::uint64_t seed, std::uint32_t c0, std::uint32_t s,
+                  RowMat& g, RowMat& y) {
+  const pos_t n = w.a.n;
+  g.resize(k, s);
+  for (pos_t j = 0; j < k; ++j)
+    for (std::uint32_t c = 0; c < s; ++c) g(j, c) = 2.0 * hash_uniform(seed, 0x5eed, j, c0 + c) - 1.0;
+  y.setZero(n, s);
+  for (pos_t i = 0; i < n; ++i) {
+    auto row = y.row(i);
+    const auto aj = w.a.row(i);
+    const auto av = w.a.row_values(i);
+    for (std::size_t q = 0; q < aj.size(); ++q)
+      if (aj[q] < k) row += av[q] * g.row(aj[q]);
+    const auto bj = w.b.row(i);
+    const auto bv = w.b.row_values(i);
+    for (std::size_t q = 0; q < bj.size(); ++q) row += bv[q] * y.row(bj[q]);
+  }
+}
+
+std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRankOptions& opt, double tol,
+                             std::uint32_t& used, double& kept, double& dropped) {
+  const pos_t n = w.a.n;
+  const pos_t m = n - k;
+  const std::uint32_t maxr = std::min<pos_t>(k, m);
+  Eigen::MatrixXd q(m, 0);
+  RowMat g, y;
+  std::uint32_t r = 0;
+  used = 0;
+  kept = dropped = -1.0;
+  double scale = 0.0;
+  std::uint32_t s = std::max<std::uint32_t>(1, opt.first_block);
+  for (;;) {
+    s = std::min<std::uint32_t>(s, maxr - r);
+    if (opt.mem_limit != ~std::uint64_t{0})
+      check_memory(static_cast<std::uint64_t>(max_threads()) * 8ull *
+                       (static_cast<std::uint64_t>(m) * (r + 3ull * s) + 2ull * n * s),
+                   opt.mem_limit,
+                   "sketch at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
+    sketch_solve(w, k, opt.seed, used, s, g, y);
+    used += s;
+    Eigen::MatrixXd z = y.bottomRows(m);
+    scale = std::max(scale, z.colwise().norm().maxCoeff());
+    if (scale == 0.0) return 0;
+    if (r > 0) {
+      // classical Gram-Schmidt against the basis, repeated once when a column lost more than half of its
+      // norm ("twice is enough")
+      const Eigen::RowVectorXd before = z.colwise().norm();
+      z -= q.leftCols(r) * (q.leftCols(r).transpose() * z);
+      const Eigen::RowVectorXd after = z.colwise().norm();
+      if ((after.array() < 0.5 * before.array()).any()) z -= q.leftCols(r) * (q.leftCols(r).transpose() * z);
+    }
+    // The columns of z are independent random combinations of the residual range, so an unpivoted (blocked)
+    // QR shows a deficit as a small |R_ll|; only then count exactly with the rank-revealing ColPivQR.
+    Eigen::HouseholderQR<Eigen::MatrixXd> hqr(z);
+    const double small = hqr.matrixQR().diagonal().cwiseAbs().minCoeff();
+    if (small <= tol * scale) {
+      Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(z);
+      const auto d = qr.matrixQR().diagonal().cwiseAbs();
+      std::uint32_t t = 0;
+      for (Eigen::Index l = 0; l < d.size(); ++l) {
+        const double rel = d(l) / scale;
+        if (d(l) > tol * scale) {
+          ++t;
+          if (kept < 0 || rel < kept) kept = rel;
+        } else if (rel > dropped) {
+          dropped = rel;
+        }
+      }
+      if (t < s) return r + t;
+    } else if (kept < 0 || small / scale < kept) {
+      kept = small / scale;
+    }
+    // No deficit: the new columns extend the basis.
+    Eigen::MatrixXd qn = hqr.householderQ() * Eigen::MatrixXd::Identity(m, s);
+    if (r > 0 && small < 1e-2 * scale) {
+      // A weak column of the block (small R_ll) amplifies the block's rounding-level overlap with the basis
+      // by scale / R_ll: orthogonalise the new vectors against the basis once more and re-orthonormalise.
+      qn -= q.leftCols(r) * (q.leftCols(r).transpose() * qn);
+      Eigen::HouseholderQR<Eigen::MatrixXd> again(qn);
+      qn = again.householderQ() * Eigen::MatrixXd::Identity(m, s);
+    }
+    q.conservativeResize(m, r + s);
+    q.rightCols(s) = qn;
+    r += s;
+    if (r >= maxr) return maxr;  // full rank: no deficit can show
+    s = r;                       // the next block doubles the basis
+  }
+}
+}  // namespace
+
+NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos_t>& cuts,
+                                 const NumericRankOptions& opt) {
+  const pos_t n = w.a.n;
+  NumericCutRanks r;
+  r.cuts = cuts;
+  r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(n);
+  r.rule = sketch_rule(r.tolerance);
+  r.rank.assign(cuts.size(), 0);
+  r.columns.assign(cuts.size(), 0);
+  for (pos_t k : cuts)
+    if (k < 1 || k >= n)
+      throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
+  const auto nc = static_cast<std::int64_t>(cuts.size());
+  const double tol = r.tolerance;
+  std::string failure;
+  std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
+  detail::for_each_cut(nc, "cut ranks: sketch", [&](std::int64_t c) {
+    std::uint32_t used = 0;
+    const auto ci = static_cast<std::size_t>(c);
+    try {
+      r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used, kept[ci], dropped[ci]);
+    } catch (const std::exception& e) {  // never let an exception leave the parallel region
+#pragma omp critical(mixgraph_sketch_failure)
+      if (failure.empty()) failure = e.what();
+    }
+    r.columns[ci] = used;
+  });
+  if (!failure.empty()) throw RuntimeFailure(failure);
+  note_gap(r, kept, dropped);
+  return r;
+}
+
+CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
+  CutRankProfile out;
+  const pos_t n = p.n;
+  out.n = n;
+  if (n < 2)
+    throw UsageError("the cut-rank profile needs n >= 2 (there is no cut at n = " + std::to_string(n) + ")");
+  out.cuts = params.cuts.empty() ? (n <= 1024 ? all_cuts(n) : spaced_cuts(n, 64)) : params.cuts;
+  std::sort(out.cuts.begin(), out.cuts.end());
+  out.cuts.erase(std::unique(out.cuts.begin(), out.cuts.end()), out.cuts.end());
+  for (pos_t k : out.cuts)
+    if (k < 1 || k >= n)
+      throw UsageError("--cuts: cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
+
+  const auto method = params.method;
+  const bool want_flow =
+      method == CutRankMethod::Auto || method == CutRankMethod::Both || method == CutRankMethod::Flow;
+  const bool want_num = method != CutRankMethod::Flow;
+  InducedWeights iw;
+  if (params.weights) {  // the user's weights: not generic
+    iw.w = *params.weights;
+    iw.generic = false;
+    iw.a_diagonal = rows_only_diagonal(iw.w.a);
+  } else {
+    iw = induced_weights(p, params.seed);
+  }
+  const bool automatic = method == CutRankMethod::Auto || method == CutRankMethod::Both;
+  // generic (seeded) weights: exact ranks over GF(p); the floating-point methods only on request or for the
+  // files' own real weights
+  const bool exact = method == CutRankMethod::Exact || (automatic && iw.generic);
+  if (method == CutRankMethod::Exact && !iw.generic)
+    throw UsageError(params.weights
+                         ? "--method exact draws generic weights over a prime field and cannot use the real "
+                           "weights given: use --method both, dense or sketch for them"
+                         : "--method exact draws generic weights over a prime field, but this pattern's "
+                           "weights come from its .mtx files: use --method both, dense or sketch for the "
+                           "files' real weights");
+  const bool dense = !exact && (method == CutRankMethod::Dense || (automatic && n <= 1024));
+
+  if (want_num && dense) {
+    const std::uint64_t bytes = 8ull * n * n + static_cast<std::uint64_t>(max_threads()) * 8ull *
+                                                   (static_cast<std::uint64_t>(n) * n / 4 + n);
+    check_memory(bytes, params.mem_limit, "dense induced operator at n = " + std::to_string(n));
+  }
+
+  ProfileOptions po;
+  const auto prof = cache_profile(p, po);
+  out.max_cache = prof.max_cache;
+  for (pos_t k : out.cuts) out.cache_at_cut.push_back(prof.cache_size[k - 1]);
+
+  out.generic_weights = iw.generic;
+  out.a_diagonal = iw.a_diagonal;
+  check_memory(24ull * (iw.w.a.nnz() + iw.w.b.nnz() + 3ull * n + 2) * 2, params.mem_limit,
+               "max-flow graph at n = " + std::to_string(n));
+
+  NumericRankOptions no;
+  no.tol = params.tol;
+  no.seed = params.seed;
+  no.mem_limit = params.mem_limit;
+  // progress over both loops: the flow loop's counts follow the numeric loop's
+  const CutProgressHook* outer = cut_progress_hook();
+  const std::uint64_t nc = out.cuts.size();
+  const std::uint64_t total = nc * ((want_num ? 1 : 0) + (want_flow ? 1 : 0));
+  std::uint64_t before = 0;
+  const CutProgressHook shifted = [&](const std::string& what, std::uint64_t done, std::uint64_t) {
+    (*outer)(what, before + done, total);
+  };
+  const CutProgressScope scope(outer && *outer ? &shifted : nullptr);
+  if (want_num) {
+    auto num = exact   ? cut_ranks_exact(iw.w, out.cuts, no)
+               : dense ? cut_ranks_dense(iw.w, out.cuts, no)
+                       : cut_ranks_sketch(iw.w, out.cuts, no);
+    out.numeric_done = true;
+    out.numeric_method = exact ? "exact" : dense ? "dense" : "sketch";
+    out.numeric = std::move(num.rank);
+    if (!dense) out.sketch_columns = std::move(num.columns);
+    out.tolerance = num.tolerance;
+    out.tolerance_rule = num.rule;
+    out.failure_bound = num.failure_bound;
+    out.smallest_kept = num.smallest_kept;
+    out.largest_dropped = num.largest_dropped;
+  } else {
+    out.tolerance = params.tol > 0 ? params.tol : default_rank_tolerance(n);
+  }
+  if (want_flow) {
+    before = want_num ? nc : 0;
+    out.flow_stats = cut_ranks_flow(iw.w, out.cuts);
+    out.flow = out.flow_stats.rank;
+    out.flow_done = true;
+  }
+  const auto& ranks = out.flow_done ? out.flow : out.numeric;
+  for (std::size_t c = 0; c < out.cuts.size(); ++c) {
+    if (c == 0 || ranks[c] > out.max_cut_rank) {  // the first K reaching the max (the first cut if all 0)
+      out.max_cut_rank = ranks[c];
+      out.argmax_cut = out.cuts[c];
+    }
+    if (out.numeric_done && out.flow_done && out.numeric[c] != out.flow[c]) {
+      out.agree = false;
+      out.disagreements.push_back(out.cuts[c]);
+      if (out.numeric[c] > out.flow[c]) out.numeric_above_flow.push_back(out.cuts[c]);
+    }
+    const std::uint64_t bound = (iw.a_diagonal ? 1ull : 2ull) * out.cache_at_cut[c];
+    std::uint32_t hi = 0;
+    if (out.numeric_done) hi = std::max(hi, out.numeric[c]);
+    if (out.flow_done) hi = std::max(hi, out.flow[c]);
+    if (hi > bound) out.bound_violations.push_back(out.cuts[c]);
+  }
+  return out;
+}
+
+DyadicRanks dyadic_block_ranks_transposed(const Eigen::MatrixXd& mt, double tol) {
+  DyadicRanks d;
+  const auto t = static_cast<std::uint64_t>(mt.rows());
+  for (std::uint64_t bs = 1; bs < t; bs *= 2) {
+    std::uint32_t blocks = 0, mx = 0;
+    double worst_dropped = -1.0;
+    for (std::uint64_t c0 = 0; c0 + bs < t; c0 += 2 * bs) {
+      const std::uint64_t r0 = c0 + bs;
+      const std::uint64_t rows = std::min(bs, t - r0);
+      // M[r0.., c0..] transposed = Mt[c0.., r0..]
+      const Eigen::MatrixXd blk = mt.block(static_cast<Eigen::Index>(c0), static_cast<Eigen::Index>(r0),
+                                           static_cast<Eigen::Index>(bs), static_cast<Eigen::Index>(rows));
+      ++blocks;
+      double kept = -1.0, dropped = -1.0;
+      mx = std::max(mx, numeric_rank_colpiv(blk, tol, kept, dropped));
+      worst_dropped = std::max(worst_dropped, dropped);
+    }
+    d.block_size.push_back(static_cast<std::uint32_t>(bs));
+    d.blocks.push_back(blocks);
+    d.max_rank.push_back(mx);
+    d.largest_dropped.push_back(worst_dropped);
+  }
+  return d;
+}
+
+}  // namespace mixgraph
