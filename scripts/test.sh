@@ -64,7 +64,7 @@ sanitizer_build() {
 }
 sanitizer_tests() {
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    run_ctest build-asan -LE slow -E Slow --timeout 900
+    run_ctest build-asan -LE slow --timeout 900
 }
 
 stage "install (scripts/install-deps.sh)" bash scripts/install-deps.sh --with-python
