@@ -6,7 +6,8 @@
 
 namespace mixgraph::py {
 
-void bind_adjoint(pb::module_& m);  // bind_adjoint.cpp: mixgraph.torch's private halves
+void bind_adjoint(pb::module_& m);     // bind_adjoint.cpp: mixgraph.torch's private halves
+void bind_gated_scan(pb::module_& m);  // bind_gated_scan.cpp: mixgraph.torch's CUDA gated scan
 
 namespace {
 PyObject* g_base = nullptr;
@@ -98,6 +99,7 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_ranks(m);
   mixgraph::py::bind_solve(m);
   mixgraph::py::bind_adjoint(m);
+  mixgraph::py::bind_gated_scan(m);
   mixgraph::py::bind_cli(m);
   mixgraph::py::bind_interrupt(m);
 }
