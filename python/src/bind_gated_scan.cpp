@@ -1,11 +1,15 @@
-// mixgraph.torch's CUDA kernels for per-channel gates (gpu_gated_scan.hpp): private functions that take
+// mixgraph.torch's CUDA kernels: the gated scan (gpu_gated_scan.hpp) and the per-offset weight gradients
+// (gpu_shift_dots.hpp). Private functions that take
 // device addresses (torch's data_ptr()) and torch's current stream, queue the kernels and return; nothing
 // waits for the device. The Python side checks shapes, dtypes, devices and contiguity first.
+#include <pybind11/stl.h>
+
 #include <cstdint>
 #include <stdexcept>
 
 #include "common.hpp"
 #include "mixgraph/gpu_gated_scan.hpp"
+#include "mixgraph/gpu_shift_dots.hpp"
 
 namespace mixgraph::py {
 
@@ -51,6 +55,18 @@ void bind_gated_scan(pb::module_& m) {
       },
       "The adjoint z[t] = dy[t] + g[t+1] z[t+1] and dx = u z, dg[t] = z[t] y[t-1], du = x z (address 0: "
       "not written), queued on `stream`.");
+  m.def(
+      "_shift_dots",
+      [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64,
+         const std::vector<std::uint32_t>& offs, std::uintptr_t z, std::uintptr_t v, std::uintptr_t part,
+         std::uintptr_t stream) {
+        gpu::ShiftDots s;
+        s.batch = batch, s.n = n, s.d = d, s.fp64 = fp64, s.offsets = offs;
+        check(gpu::shift_dots(s, ptr(z), ptr(v), static_cast<double*>(ptr(part)), ptr(stream)));
+      },
+      "part[k, c] += sum_i z[i, c] v[i - offs[k], c] (part: K x d float64, zeroed by the caller), queued on "
+      "`stream`.");
+  m.attr("_SHIFT_DOTS_MAX_OFFSETS") = gpu::kShiftDotsMaxOffsets;
 }
 
 }  // namespace mixgraph::py
