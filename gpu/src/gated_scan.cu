@@ -123,7 +123,7 @@ __global__ void carries(Geo G, T* __restrict__ P, const T* __restrict__ Q) {
   T v[V];
 #pragma unroll
   for (int j = 0; j < V; ++j) v[j] = T(0);
-  constexpr std::uint32_t kBatch = 8;  // loads of this many segments in flight before the chain uses them
+  constexpr std::uint32_t kBatch = 16;  // loads of this many segments in flight before the chain uses them
   for (std::uint32_t s0 = 0; s0 < G.nseg; s0 += kBatch) {
     T p[kBatch][V], q[kBatch][V];
     std::uint64_t m[kBatch];
@@ -240,6 +240,12 @@ Geo geo(const GatedScan& s, int V) {
   return Geo{s.batch, s.n, s.d, seg, (s.n + seg - 1) / seg, s.d / std::uint32_t(V)};
 }
 
+// The carry pass takes one column per thread whatever V the other passes use (more chains in flight).
+Geo scalar(Geo G) {
+  G.dv = G.d;
+  return G;
+}
+
 std::string launched(const char* what) {
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? "" : std::string("gated scan ") + what + ": " + cudaGetErrorString(e);
@@ -253,7 +259,7 @@ std::string forward_v(const GatedScan& s, const GatedScanForward& a, cudaStream_
   const T *x = static_cast<const T*>(a.x), *g = static_cast<const T*>(a.g), *u = static_cast<const T*>(a.u);
   const std::uint64_t cells = std::uint64_t(G.batch) * G.nseg * G.dv;
   fwd_maps<T, V, U><<<blocks(cells), kThreads, 0, st>>>(G, x, g, u, P, Q);
-  carries<T, V, false><<<blocks(std::uint64_t(G.batch) * G.dv), kThreads, 0, st>>>(G, P, Q);
+  carries<T, 1, false><<<blocks(std::uint64_t(G.batch) * G.d), kThreads, 0, st>>>(scalar(G), P, Q);
   fwd_apply<T, V, U><<<blocks(cells), kThreads, 0, st>>>(G, x, g, u, P, static_cast<T*>(a.y));
   return launched("forward");
 }
@@ -267,7 +273,7 @@ std::string backward_v(const GatedScan& s, const GatedScanBackward& a, cudaStrea
   const T* g = static_cast<const T*>(a.g);
   const std::uint64_t cells = std::uint64_t(G.batch) * G.nseg * G.dv;
   bwd_maps<T, V><<<blocks(cells), kThreads, 0, st>>>(G, dy, g, P, Q);
-  carries<T, V, true><<<blocks(std::uint64_t(G.batch) * G.dv), kThreads, 0, st>>>(G, P, Q);
+  carries<T, 1, true><<<blocks(std::uint64_t(G.batch) * G.d), kThreads, 0, st>>>(scalar(G), P, Q);
   bwd_apply<T, V, U, DX, DG, DU><<<blocks(cells), kThreads, 0, st>>>(
       G, dy, g, static_cast<const T*>(a.y), static_cast<const T*>(a.x), static_cast<const T*>(a.u), P,
       static_cast<T*>(a.dx), static_cast<T*>(a.dg), static_cast<T*>(a.du));
