@@ -166,25 +166,28 @@ def _addr(t) -> int:
 
 
 def _on_device(X, fn):
-    """fn(stream address) with X's device current (the kernels launch on the current device)."""
+    """fn(stream address) with X's device current (the kernels launch on the current device); fn(0) for a
+    CPU X (the kernels' host reference)."""
+    if not X.is_cuda:
+        return fn(0)
     if X.device.index == torch.cuda.current_device():
         return fn(torch.cuda.current_stream(X.device).cuda_stream)
     with torch.cuda.device(X.device):
         return fn(torch.cuda.current_stream(X.device).cuda_stream)
 
 
-def _gated_forward(X, g, u, n, batch):
+def _gated_forward(X, g, u, n, batch, scan=None):
     """y[t] = g[t] y[t-1] + u[t] x[t] per channel, the whole batch in one scan (rows (batch * n, d))."""
     d = X.shape[1]
     Y = torch.empty_like(X)
     work = torch.empty(_core._gated_scan_workspace(batch, n, d), dtype=X.dtype, device=X.device)
-    _on_device(X, lambda st: _core._gated_scan_forward(batch, n, d, X.dtype == torch.float64, X.data_ptr(),
-                                                        g.data_ptr(), _addr(u), Y.data_ptr(), work.data_ptr(),
-                                                        st))
+    scan = scan or _core._gated_scan_forward
+    _on_device(X, lambda st: scan(batch, n, d, X.dtype == torch.float64, X.data_ptr(), g.data_ptr(), _addr(u),
+                                  Y.data_ptr(), work.data_ptr(), st))
     return Y
 
 
-def _gated_backward(dY, X, Y, g, u, n, batch, needs):
+def _gated_backward(dY, X, Y, g, u, n, batch, needs, scan=None):
     """The adjoint scan z[t] = dy[t] + g[t+1] z[t+1] run backwards in place, writing dX = u z,
     dG[t] = z[t] y[t-1] and dU = x z in the same pass (one scan for the batch, no reversed copies)."""
     d = X.shape[1]
@@ -194,7 +197,8 @@ def _gated_backward(dY, X, Y, g, u, n, batch, needs):
     if dX is None and dG is None and dU is None:
         return [None] * 5
     work = torch.empty(_core._gated_scan_workspace(batch, n, d), dtype=X.dtype, device=X.device)
-    _on_device(X, lambda st: _core._gated_scan_backward(
+    scan = scan or _core._gated_scan_backward
+    _on_device(X, lambda st: scan(
         batch, n, d, X.dtype == torch.float64, dY.data_ptr(), g.data_ptr(), Y.data_ptr(), X.data_ptr(),
         _addr(u), _addr(dX), _addr(dG), _addr(dU), work.data_ptr(), st))
     return [dX, None, None, dG, dU]

@@ -55,6 +55,23 @@ void bind_gated_scan(pb::module_& m) {
       },
       "The adjoint z[t] = dy[t] + g[t+1] z[t+1] and dx = u z, dg[t] = z[t] y[t-1], du = x z (address 0: "
       "not written), queued on `stream`.");
+  // the same calls on host addresses: the CPU reference of the three passes (the stream is not used)
+  m.def("_gated_scan_reference_forward",
+        [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64, std::uintptr_t x,
+           std::uintptr_t g, std::uintptr_t u, std::uintptr_t y, std::uintptr_t work, std::uintptr_t) {
+          gpu::GatedScanForward a;
+          a.x = ptr(x), a.g = ptr(g), a.u = ptr(u), a.y = ptr(y), a.work = ptr(work);
+          check(gpu::gated_scan_reference_forward(shape(batch, n, d, fp64), a));
+        });
+  m.def("_gated_scan_reference_backward",
+        [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64, std::uintptr_t dy,
+           std::uintptr_t g, std::uintptr_t y, std::uintptr_t x, std::uintptr_t u, std::uintptr_t dx,
+           std::uintptr_t dg, std::uintptr_t du, std::uintptr_t work, std::uintptr_t) {
+          gpu::GatedScanBackward a;
+          a.dy = ptr(dy), a.g = ptr(g), a.y = ptr(y), a.x = ptr(x), a.u = ptr(u);
+          a.dx = ptr(dx), a.dg = ptr(dg), a.du = ptr(du), a.work = ptr(work);
+          check(gpu::gated_scan_reference_backward(shape(batch, n, d, fp64), a));
+        });
   m.def(
       "_shift_dots",
       [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64,
