@@ -5,7 +5,8 @@
 //   part[k d + c] += sum over b, and i = o_k .. n - 1 of z[b, i, c] v[b, i - o_k, c]
 //
 // z and v row-major (batch, n, d), contiguous; part (K x d, double) is added to, so the caller zeroes it.
-// One pass over z and K over v (rows read at small offsets mostly come from the cache), one kernel for
+// One pass over z and K over v (rows at small offsets were read just before, so they may come from the
+// cache; not measured yet), one kernel for
 // every offset; partial sums per block of rows, then one atomic add per (k, column) and block (the order
 // of those adds varies, so part varies in its last bits between runs). Plain C++17 (builds without CUDA).
 //
@@ -19,7 +20,7 @@ namespace mixgraph::gpu {
 struct ShiftDots {
   std::uint32_t batch = 1, n = 0, d = 0;
   bool fp64 = false;
-  std::vector<std::uint32_t> offsets;  ///< at most kMaxOffsets
+  std::vector<std::uint32_t> offsets;  ///< at most kShiftDotsMaxOffsets
   std::uint32_t rows = 0;              ///< rows per thread (0: chosen)
 };
 constexpr std::uint32_t kShiftDotsMaxOffsets = 32;
