@@ -6,9 +6,9 @@
 //
 // z and v row-major (batch, n, d), contiguous; part (K x d, double) is added to, so the caller zeroes it.
 // One pass over z and K over v (rows at small offsets were read just before, so they may come from the
-// cache; not measured yet), one kernel for
-// every offset; partial sums per block of rows, then one atomic add per (k, column) and block (the order
-// of those adds varies, so part varies in its last bits between runs). Plain C++17 (builds without CUDA).
+// cache; not measured yet), one kernel for every offset; partial sums per block of rows, then one atomic
+// add per (k, column) and block (the order of those adds varies, so part varies in its last bits between
+// runs). Plain C++17 (builds without CUDA).
 //
 //   std::string err = mixgraph::gpu::shift_dots(s, z, v, part, stream);  // queued on stream
 #include <cstdint>
