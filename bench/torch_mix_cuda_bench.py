@@ -144,11 +144,13 @@ def main():
     ap.add_argument("--ssm", action="store_true", help="gated ssm against fla's chunk_hgrn")
     ap.add_argument("--fla-src", default=None, help="a folder holding flash-linear-attention's fla package")
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--dense-n", default="16384,65536,131072,262144",
+                    help="the pow2 lengths for --dense, comma-separated (the dense peer runs up to 65536)")
     a = ap.parse_args()
     print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__}), flush=True)
     if a.dense:
-        for kind, n, dense in [("pow2", 16384, True), ("pow2", 65536, True), ("pow2", 131072, False),
-                               ("pow2", 262144, False)]:
+        for n in [int(v) for v in a.dense_n.split(",")]:
+            kind, dense = "pow2", n <= 65536
             try:
                 for row in offsets_case(kind, n, 256, a.reps, dense):
                     print(json.dumps(row), flush=True)

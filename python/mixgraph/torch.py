@@ -117,12 +117,15 @@ def _backward_impl(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, threads,
 
 # ---- CUDA: the device solve (forward and adjoint), the rest in torch ops on the same stream ----
 #
-# Two families run on CUDA. Per-channel gates (ssm-like patterns: B reads i - 1, A the diagonal): the
-# gates, X, Y and every gradient stay on the device. Per-offset weights of translation-invariant patterns
+# Two families run on CUDA. Per-channel gates (ssm-like patterns: B reads i - 1, A the diagonal): the gated
+# scan kernels (gpu_gated_scan.hpp), one scan for the whole batch forward, and backward the adjoint scan
+# z[t] = dy[t] + g[t+1] z[t+1] walked backwards in place, which writes dX, dG and dU in the same pass; on
+# torch's current stream, with no host synchronisation. Per-offset weights of translation-invariant patterns
 # (weights_a and weights_b both (heads, K)): the two small tables (heads * K values) are read to the host,
-# where the device solve takes them; X, Y and the gradients stay on the device. The adjoint solve
-# Z = (I - B)^{-T} dY is the same device solve on the reversed sequence (gates shifted by one step; the
-# same offsets and weights for per-offset B), then dX = A^T Z and the weight gradients by shifted products.
+# where the device solve takes them (the device solve returns once Y is written: a host synchronisation per
+# sequence); X, Y and the gradients stay on the device. Its adjoint solve Z = (I - B)^{-T} dY is the same
+# device solve on the reversed sequence, then dX = A^T Z, and the weight gradients of every offset in one
+# kernel (gpu_shift_dots.hpp).
 
 _CUDA_FAMILIES = ("per-channel gates on ssm-like patterns (gates=, input_gates=), and per-offset "
                   "weights_a and weights_b (heads, K) on translation-invariant patterns")
@@ -133,11 +136,16 @@ def _cuda_check(spec: str, n: int, X, wa, wb, g, u, heads: int) -> None:
     for t, name in ((wa, "weights_a"), (wb, "weights_b"), (g, "gates"), (u, "input_gates")):
         if t is not None and t.device != X.device:
             raise UsageError(f"{name} is on {t.device} but X is on {X.device}: give every tensor on X's device")
+    lay = _layout(spec, n)
     if g is not None or u is not None:
         if g is None:
             raise UsageError("on CUDA, input_gates need gates too (give gates=)")
+        if wa is not None or wb is not None:
+            raise UsageError("on CUDA, gates take no weights_a / weights_b (move the tensors with .cpu())")
+        if not (lay["implicit"] and lay["b_offsets"] == [1] and lay["a_offsets"] == [0]):
+            raise UsageError(f"gates on CUDA need a first-order pattern with a diagonal A (ssm); '{spec}' is not "
+                             "one (move the tensors with .cpu())")
         return
-    lay = _layout(spec, n)
     if wa is None or wb is None or not lay["implicit"] or wa.shape != (heads, len(lay["a_offsets"])) or \
             wb.shape != (heads, len(lay["b_offsets"])) or not lay["a_offsets"] or lay["a_offsets"][0] != 0:
         raise UsageError(f"mixgraph.torch.mix on CUDA takes {_CUDA_FAMILIES}; '{spec}' with these weights is "
@@ -153,18 +161,58 @@ def _detached(*ts):
     return [None if t is None else t.detach() for t in ts]
 
 
+def _addr(t) -> int:
+    return 0 if t is None else t.data_ptr()
+
+
+def _on_device(X, fn):
+    """fn(stream address) with X's device current (the kernels launch on the current device); fn(0) for a
+    CPU X (the kernels' host reference)."""
+    if not X.is_cuda:
+        return fn(0)
+    if X.device.index == torch.cuda.current_device():
+        return fn(torch.cuda.current_stream(X.device).cuda_stream)
+    with torch.cuda.device(X.device):
+        return fn(torch.cuda.current_stream(X.device).cuda_stream)
+
+
+def _gated_forward(X, g, u, n, batch, scan=None):
+    """y[t] = g[t] y[t-1] + u[t] x[t] per channel, the whole batch in one scan (rows (batch * n, d))."""
+    d = X.shape[1]
+    Y = torch.empty_like(X)
+    work = torch.empty(_core._gated_scan_workspace(batch, n, d), dtype=X.dtype, device=X.device)
+    scan = scan or _core._gated_scan_forward
+    _on_device(X, lambda st: scan(batch, n, d, X.dtype == torch.float64, X.data_ptr(), g.data_ptr(), _addr(u),
+                                  Y.data_ptr(), work.data_ptr(), st))
+    return Y
+
+
+def _gated_backward(dY, X, Y, g, u, n, batch, needs, scan=None):
+    """The adjoint scan z[t] = dy[t] + g[t+1] z[t+1] run backwards in place, writing dX = u z,
+    dG[t] = z[t] y[t-1] and dU = x z in the same pass (one scan for the batch, no reversed copies)."""
+    d = X.shape[1]
+    dX = torch.empty_like(X) if needs[0] else None
+    dG = torch.empty_like(X) if needs[3] else None
+    dU = torch.empty_like(X) if (needs[4] and u is not None) else None
+    if dX is None and dG is None and dU is None:
+        return [None] * 5
+    work = torch.empty(_core._gated_scan_workspace(batch, n, d), dtype=X.dtype, device=X.device)
+    scan = scan or _core._gated_scan_backward
+    _on_device(X, lambda st: scan(
+        batch, n, d, X.dtype == torch.float64, dY.data_ptr(), g.data_ptr(), Y.data_ptr(), X.data_ptr(),
+        _addr(u), _addr(dX), _addr(dG), _addr(dU), work.data_ptr(), st))
+    return [dX, None, None, dG, dU]
+
+
 def _cuda_forward(X, wa, wb, g, u, spec, n, batch, heads, seed):
     X, wa, wb, g, u = _detached(X, wa, wb, g, u)  # (DLPack exports no tensor that requires grad)
+    if g is not None:
+        return _gated_forward(X, g.to(X.dtype).contiguous(), None if u is None else u.to(X.dtype).contiguous(),
+                              n, batch)
     p = _pattern(spec, n)
     d = X.shape[1]
     Y = torch.empty_like(X)
     Xb, Yb = X.view(batch, n, d), Y.view(batch, n, d)
-    if g is not None:
-        gb = g.view(batch, n, d)
-        ub = None if u is None else u.view(batch, n, d)
-        for k in range(batch):
-            _core._solve(p, Xb[k], heads=d, out=Yb[k], gates=gb[k], input_gates=None if ub is None else ub[k])
-        return Y
     wa_h, wb_h = _host_tables(wa, wb)
     for k in range(batch):
         _core._solve_cuda_weights(p, Xb[k], Yb[k], heads, seed, wa_h, wb_h)
@@ -187,32 +235,29 @@ def _shift_dot(Z, V, o: int, heads: int):
     return (Z[:, o:] * V[:, :n - o]).sum(dim=(0, 1)).view(heads, d // heads).sum(dim=1)
 
 
+def _shift_dots(Z, V, offs, heads: int, w):
+    """(heads, K): per head, sum over the batch, i >= o_k and the head's columns of Z[:, i] V[:, i - o_k], all
+    offsets in one kernel (partial sums per column in float64, then per head); a torch loop past its limit."""
+    batch, n, d = Z.shape
+    if not offs:
+        return w.new_zeros(heads, 0)
+    if len(offs) > _core._SHIFT_DOTS_MAX_OFFSETS or batch * -(-n // 4096) > 65535:  # (the grid's rows)
+        return torch.stack([_shift_dot(Z, V, o, heads) for o in offs], dim=1)
+    part = torch.zeros(len(offs), d, dtype=torch.float64, device=Z.device)
+    _on_device(Z, lambda st: _core._shift_dots(batch, n, d, Z.dtype == torch.float64, [int(o) for o in offs],
+                                               Z.data_ptr(), V.data_ptr(), part.data_ptr(), st))
+    return part.view(len(offs), heads, d // heads).sum(dim=2).t().contiguous().to(w.dtype)
+
+
 def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs):
     dY, X, Y, wa, wb, g, u = _detached(dY, X, Y, wa, wb, g, u)
+    if g is not None:
+        return _gated_backward(dY, X, Y, g.to(X.dtype).contiguous(),
+                               None if u is None else u.to(X.dtype).contiguous(), n, batch, needs)
     p = _pattern(spec, n)
     d = X.shape[1]
     dYr = dY.view(batch, n, d).flip(1)  # the reversed sequence (a copy)
     Zr = torch.empty_like(dYr)
-    if g is not None:
-        # z[t] = dy[t] + g[t + 1] z[t + 1]: on the reversed sequence s = n - 1 - t, gate s is g[n - s]. Rows
-        # 1..n of a buffer of n + 1 rows hold g reversed, so its rows 0..n-1 are those gates (row 0: 0)
-        rev = torch.arange(n - 1, -1, -1, device=X.device)
-        gbuf = torch.empty(n + 1, d, dtype=g.dtype, device=X.device)
-        gbuf[0] = 0
-        gb = g.view(batch, n, d)
-        for k in range(batch):
-            torch.index_select(gb[k], 0, rev, out=gbuf[1:])
-            _core._solve(p, dYr[k], heads=d, out=Zr[k], gates=gbuf[:n])
-        Z = Zr.flip(1)
-        Xb, Yb = X.view(batch, n, d), Y.view(batch, n, d)
-        dX = (Z if u is None else Z * u.view(batch, n, d)) if needs[0] else None
-        dG = None
-        if needs[3]:
-            dG = torch.empty_like(Z)
-            dG[:, 0] = 0
-            torch.mul(Z[:, 1:], Yb[:, :-1], out=dG[:, 1:])
-        dU = Z * Xb if (needs[4] and u is not None) else None
-        return [None if t is None else t.view(batch * n, d) for t in (dX, None, None, dG, dU)]
     lay = _layout(spec, n)
     a_offs, b_offs = lay["a_offsets"], lay["b_offsets"]
     wa_h, wb_h = _host_tables(wa, wb)
@@ -231,11 +276,9 @@ def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs):
                 dX[:, :n - o].addcmul_(Z[:, o:], _per_column(wa.detach()[:, k], d))
         dX = dX.view(batch * n, d)
     if needs[1]:
-        Xb = X.view(batch, n, d)
-        dA = torch.stack([_shift_dot(Z, Xb, o, heads) for o in a_offs], dim=1) if a_offs else wa.new_zeros(heads, 0)
+        dA = _shift_dots(Z, X.view(batch, n, d), a_offs, heads, wa)
     if needs[2]:
-        Yb = Y.view(batch, n, d)
-        dB = torch.stack([_shift_dot(Z, Yb, o, heads) for o in b_offs], dim=1) if b_offs else wb.new_zeros(heads, 0)
+        dB = _shift_dots(Z, Y.view(batch, n, d), b_offs, heads, wb)
     return [dX, dA, dB, None, None]
 
 

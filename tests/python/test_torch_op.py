@@ -423,3 +423,31 @@ def test_docs_training_example_runs():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0
+
+
+@pytest.mark.parametrize("with_u", [False, True])
+def test_cuda_gated_halves_through_the_kernels_host_reference(with_u):
+    """The CUDA path's gated halves (argument order, workspace, outputs) driven on the CPU through the host
+    reference of the device kernels' three passes, against the CPU op's forward and gradients."""
+    import mixgraph.torch as mt
+    from mixgraph import _core
+
+    gen = torch.Generator().manual_seed(21)
+    B, n, d = 3, 700, 6  # several segments of rows per sequence
+    p = mixgraph.Pattern("ssm", n)
+    X = torch.randn(B, n, d, generator=gen, dtype=torch.float64, requires_grad=True)
+    G = (torch.rand(B, n, d, generator=gen, dtype=torch.float64) * 0.95).requires_grad_()
+    U = torch.randn(B, n, d, generator=gen, dtype=torch.float64).requires_grad_()
+    R = torch.randn(B, n, d, generator=gen, dtype=torch.float64)
+    Y = mix(p, X, gates=G, input_gates=U if with_u else None)
+    ins = (X, G, U) if with_u else (X, G)
+    ref = torch.autograd.grad((Y * R).sum(), ins)
+    rows = lambda t: t.detach().reshape(B * n, d).contiguous()  # noqa: E731
+    u = rows(U) if with_u else None
+    Yh = mt._gated_forward(rows(X), rows(G), u, n, B, scan=_core._gated_scan_reference_forward)
+    assert torch.allclose(Yh.view(B, n, d), Y.detach(), rtol=0, atol=1e-12)
+    grads = mt._gated_backward(rows(R), rows(X), Yh, rows(G), u, n, B, [True, False, False, True, with_u],
+                               scan=_core._gated_scan_reference_backward)
+    got = [grads[0], grads[3]] + ([grads[4]] if with_u else [])
+    for a, b in zip(ref, got):
+        assert torch.allclose(b.view(B, n, d), a, rtol=0, atol=1e-12)

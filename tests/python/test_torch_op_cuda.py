@@ -76,6 +76,50 @@ def test_gated_ssm_matches_cpu_with_data_dependent_gates():
     compare(lambda X, G: mix(p, X, gates=G, input_gates=G * 0.5), [X4, G4])
 
 
+def test_offset_weight_gradients_past_the_kernel_s_offsets(monkeypatch):
+    """More offsets than the one-kernel weight gradients take: the torch loop gives the same gradients."""
+    monkeypatch.setattr(mixgraph._core, "_SHIFT_DOTS_MAX_OFFSETS", 2)
+    p = mixgraph.Pattern("pow2", 100)
+    gen = torch.Generator().manual_seed(13)
+    wa, wb = offset_weights(p, 2, gen)
+    X = torch.randn(2, 100, 8, generator=gen, dtype=F64)
+    compare(lambda X, wa, wb: mix(p, X, wa, wb), [X, wa, wb])
+
+
+@pytest.mark.parametrize("shape", [(3, 3000, 16), (2, 2500, 4, 6), (1, 5000, 7)],
+                         ids=["batch3-d16", "heads4x6", "d7-odd"])
+def test_gated_scan_spanning_many_segments_matches_cpu(shape):
+    """The device scan over many segments of rows (and odd d: one column per thread) against the CPU op."""
+    p = mixgraph.Pattern("ssm", shape[1])
+    gen = torch.Generator().manual_seed(12)
+    X = torch.randn(*shape, generator=gen, dtype=F64)
+    G = torch.rand(*shape, generator=gen, dtype=F64) * 0.98
+    U = torch.randn(*shape, generator=gen, dtype=F64)
+    compare(lambda X, G, U: mix(p, X, gates=G, input_gates=U), [X, G, U])
+    compare(lambda X, G: mix(p, X, gates=G), [X, G])
+
+
+def test_gated_batch_is_one_scan_not_a_loop():
+    """(batch, T, d) with gates: the forward launches the scan's three kernels once, not per sequence, and
+    the backward one adjoint scan (no reversed copies)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    p = mixgraph.Pattern("ssm", 512)
+    X = torch.randn(6, 512, 32, device="cuda", requires_grad=True)
+    G = (torch.rand(6, 512, 32, device="cuda") * 0.9).requires_grad_()
+    mix(p, X, gates=G).sum().backward()  # warm up
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        mix(p, X, gates=G).sum().backward()
+        torch.cuda.synchronize()
+    names = [e.name for e in prof.events()]
+    if not any("maps" in nm for nm in names):
+        pytest.skip("the profiler recorded no kernels here (CUPTI)")
+    assert sum("fwd_maps" in nm for nm in names) == 1
+    assert sum("bwd_maps" in nm for nm in names) == 1
+    assert not any("flip" in nm.lower() or "index" in nm.lower() for nm in names), names
+
+
 def test_gradcheck_on_cuda():
     gen = torch.Generator().manual_seed(3)
     p = mixgraph.Pattern("pow2", 12)
@@ -151,6 +195,11 @@ def test_families_not_on_cuda_are_refused_clearly():
         mix(q, X, weights_b=torch.zeros(1, 4, device="cuda"))
     with pytest.raises(mixgraph.UsageError, match="is on cpu but X is on cuda"):
         mix(q, X, torch.ones(1, 1), torch.zeros(1, 4, device="cuda"))
+    s = mixgraph.Pattern("ssm", 16)
+    with pytest.raises(mixgraph.UsageError, match="gates take no weights_a"):
+        mix(s, X, torch.ones(1, 1, device="cuda"), gates=torch.rand(16, 4, device="cuda"))
+    with pytest.raises(mixgraph.UsageError, match="gates on CUDA need a first-order pattern"):
+        mix(q, X, gates=torch.rand(16, 4, device="cuda"))
 
 
 def test_gated_mixer_module_on_cuda_and_torch_compile():

@@ -1,0 +1,89 @@
+// mixgraph.torch's CUDA kernels: the gated scan (gpu_gated_scan.hpp) and the per-offset weight gradients
+// (gpu_shift_dots.hpp). Private functions that take
+// device addresses (torch's data_ptr()) and torch's current stream, queue the kernels and return; nothing
+// waits for the device. The Python side checks shapes, dtypes, devices and contiguity first.
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "common.hpp"
+#include "mixgraph/gpu_gated_scan.hpp"
+#include "mixgraph/gpu_shift_dots.hpp"
+
+namespace mixgraph::py {
+
+namespace {
+void* ptr(std::uintptr_t a) {
+  return reinterpret_cast<void*>(a);
+}
+void check(const std::string& err) {
+  if (!err.empty()) throw std::runtime_error(err);
+}
+gpu::GatedScan shape(std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64) {
+  gpu::GatedScan s;
+  s.batch = batch, s.n = n, s.d = d, s.fp64 = fp64;
+  return s;
+}
+}  // namespace
+
+void bind_gated_scan(pb::module_& m) {
+  m.def(
+      "_gated_scan_workspace",
+      [](std::uint32_t batch, std::uint32_t n, std::uint32_t d) {
+        return gpu::gated_scan_workspace(shape(batch, n, d, false));
+      },
+      "Elements of workspace the gated scan needs for (batch, n, d).");
+  m.def(
+      "_gated_scan_forward",
+      [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64, std::uintptr_t x, std::uintptr_t g,
+         std::uintptr_t u, std::uintptr_t y, std::uintptr_t work, std::uintptr_t stream) {
+        gpu::GatedScanForward a;
+        a.x = ptr(x), a.g = ptr(g), a.u = ptr(u), a.y = ptr(y), a.work = ptr(work);
+        check(gpu::gated_scan_forward(shape(batch, n, d, fp64), a, ptr(stream)));
+      },
+      "y[t] = g[t] y[t-1] + u[t] x[t] on device addresses (u = 0: none), queued on `stream`.");
+  m.def(
+      "_gated_scan_backward",
+      [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64, std::uintptr_t dy,
+         std::uintptr_t g, std::uintptr_t y, std::uintptr_t x, std::uintptr_t u, std::uintptr_t dx,
+         std::uintptr_t dg, std::uintptr_t du, std::uintptr_t work, std::uintptr_t stream) {
+        gpu::GatedScanBackward a;
+        a.dy = ptr(dy), a.g = ptr(g), a.y = ptr(y), a.x = ptr(x), a.u = ptr(u);
+        a.dx = ptr(dx), a.dg = ptr(dg), a.du = ptr(du), a.work = ptr(work);
+        check(gpu::gated_scan_backward(shape(batch, n, d, fp64), a, ptr(stream)));
+      },
+      "The adjoint z[t] = dy[t] + g[t+1] z[t+1] and dx = u z, dg[t] = z[t] y[t-1], du = x z (address 0: "
+      "not written), queued on `stream`.");
+  // the same calls on host addresses: the CPU reference of the three passes (the stream is not used)
+  m.def("_gated_scan_reference_forward",
+        [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64, std::uintptr_t x,
+           std::uintptr_t g, std::uintptr_t u, std::uintptr_t y, std::uintptr_t work, std::uintptr_t) {
+          gpu::GatedScanForward a;
+          a.x = ptr(x), a.g = ptr(g), a.u = ptr(u), a.y = ptr(y), a.work = ptr(work);
+          check(gpu::gated_scan_reference_forward(shape(batch, n, d, fp64), a));
+        });
+  m.def("_gated_scan_reference_backward",
+        [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64, std::uintptr_t dy,
+           std::uintptr_t g, std::uintptr_t y, std::uintptr_t x, std::uintptr_t u, std::uintptr_t dx,
+           std::uintptr_t dg, std::uintptr_t du, std::uintptr_t work, std::uintptr_t) {
+          gpu::GatedScanBackward a;
+          a.dy = ptr(dy), a.g = ptr(g), a.y = ptr(y), a.x = ptr(x), a.u = ptr(u);
+          a.dx = ptr(dx), a.dg = ptr(dg), a.du = ptr(du), a.work = ptr(work);
+          check(gpu::gated_scan_reference_backward(shape(batch, n, d, fp64), a));
+        });
+  m.def(
+      "_shift_dots",
+      [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64,
+         const std::vector<std::uint32_t>& offs, std::uintptr_t z, std::uintptr_t v, std::uintptr_t part,
+         std::uintptr_t stream) {
+        gpu::ShiftDots s;
+        s.batch = batch, s.n = n, s.d = d, s.fp64 = fp64, s.offsets = offs;
+        check(gpu::shift_dots(s, ptr(z), ptr(v), static_cast<double*>(ptr(part)), ptr(stream)));
+      },
+      "part[k, c] += sum_i z[i, c] v[i - offs[k], c] (part: K x d float64, zeroed by the caller), queued on "
+      "`stream`.");
+  m.attr("_SHIFT_DOTS_MAX_OFFSETS") = gpu::kShiftDotsMaxOffsets;
+}
+
+}  // namespace mixgraph::py
