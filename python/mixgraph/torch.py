@@ -131,11 +131,21 @@ _CUDA_FAMILIES = ("per-channel gates on ssm-like patterns (gates=, input_gates=)
                   "weights_a and weights_b (heads, K) on translation-invariant patterns")
 
 
+def _compiling() -> bool:
+    """True while torch.compile traces (torch >= 2.1; older versions have no compiler to trace with)."""
+    f = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    return bool(f is not None and f())
+
+
 def _cuda_check(spec: str, n: int, X, wa, wb, g, u, heads: int) -> None:
-    """Refuses, before any work, what the CUDA path does not take."""
+    """Refuses, before any work, what the CUDA path does not take. While torch.compile traces, the checks
+    that read the pattern's layout (a call into the compiled module, which would break the graph) are left
+    to the op itself, which makes them again when it runs (_cuda_forward)."""
     for t, name in ((wa, "weights_a"), (wb, "weights_b"), (g, "gates"), (u, "input_gates")):
         if t is not None and t.device != X.device:
             raise UsageError(f"{name} is on {t.device} but X is on {X.device}: give every tensor on X's device")
+    if _compiling():
+        return
     lay = _layout(spec, n)
     if g is not None or u is not None:
         if g is None:
@@ -205,6 +215,7 @@ def _gated_backward(dY, X, Y, g, u, n, batch, needs, scan=None):
 
 
 def _cuda_forward(X, wa, wb, g, u, spec, n, batch, heads, seed):
+    _cuda_check(spec, n, X, wa, wb, g, u, heads)  # again: a compiled model's trace skipped the layout checks
     X, wa, wb, g, u = _detached(X, wa, wb, g, u)  # (DLPack exports no tensor that requires grad)
     if g is not None:
         return _gated_forward(X, g.to(X.dtype).contiguous(), None if u is None else u.to(X.dtype).contiguous(),
