@@ -34,12 +34,13 @@ std::vector<T> input(pos_t n, std::size_t d, std::uint64_t seed) {
 
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 /// A small real lower-triangular B in Matrix Market form (n = 40), written once.
 std::string mtx_file() {
-  static const std::string path = [] {
+  // never destroyed: the exit handler that removes the file reads it after static destructors have run
+  static const std::string* const path = [] {
     const auto p = std::filesystem::temp_directory_path() /
                    ("mixgraph_test_mixer_" + std::to_string(::getpid()) + ".mtx");
     std::FILE* f = std::fopen(p.string().c_str(), "w");
@@ -56,10 +57,11 @@ std::string mtx_file() {
     std::fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%d %d %zu\n", n, n, uniq.size());
     for (const auto& r : uniq) std::fprintf(f, "%s\n", r.c_str());
     std::fclose(f);
+    const auto* kept = new std::string(p.string());
     std::atexit([] { std::remove(mtx_file().c_str()); });
-    return p.string();
+    return kept;
   }();
-  return path;
+  return *path;
 }
 
 struct Case {
