@@ -3,6 +3,7 @@ plain Python), determinism, checkpoint and resume, the tiny preset's outcome (at
 cannot reach), the table's graph quantities against the package's own analyses, Spearman against scipy, the
 JSON schema and the command line."""
 
+import dataclasses
 import json
 import math
 import os
@@ -142,6 +143,29 @@ def test_tiny_attention_learns_copy_and_local2_does_not(tiny):
     assert acc["attention"] >= 0.95 and acc["local:2"] <= 0.35, acc
 
 
+def test_jobs_train_the_same_bits_in_worker_processes(tiny, tmp_path):
+    """Two runs at once, each in a spawned worker: the same runs (every field but the seconds) and the same
+    checkpoint states as one after the other."""
+    r, out = tiny
+    p = TINY
+    r2 = ex.run(p.patterns, list(p.tasks), p.seeds, p.settings, task_params=p.tasks, out=str(tmp_path),
+                device="cpu", graph=None, jobs=2)
+    strip = lambda runs: [{k: v for k, v in x.items() if k != "seconds"} for x in runs]  # noqa: E731
+    assert strip(r2.runs) == strip(r.runs)
+    for spec in p.patterns:
+        a = torch.load(ex.checkpoint_path(str(out), spec, TINY_COPY, 1))["model"]
+        b = torch.load(ex.checkpoint_path(str(tmp_path), spec, TINY_COPY, 1))["model"]
+        assert all(torch.equal(v, b[k]) for k, v in a.items()), spec
+    with pytest.raises(mixgraph.UsageError, match="jobs must be a positive integer"):
+        ex.run(p.patterns, "copy", [1], p.settings, jobs=0)
+    custom = ex.Task("copy", {}, 16, 4, TINY_COPY.sample)  # not what make_task("copy") makes
+    with pytest.raises(mixgraph.UsageError, match="named tasks only"):
+        ex.run(p.patterns, custom, [1], p.settings, device="cpu", graph=None, jobs=2)
+    with pytest.raises(mixgraph.UsageError, match="picklable"):
+        ex.run(p.patterns, list(p.tasks), [1], p.settings, task_params=p.tasks, device="cpu", graph=None, jobs=2,
+               progress=lambda *a: None)
+
+
 def test_table_graph_quantities_are_the_packages_analyses(tiny):
     r, _ = tiny
     for row in r.table:
@@ -234,6 +258,25 @@ def test_device_choice():
         assert ex.resolve_device("auto").type == "cpu"
         with pytest.raises(mixgraph.UsageError, match="no CUDA device"):
             ex.resolve_device("cuda")
+
+
+def test_auto_device_trains_a_pattern_cuda_does_not_take_on_the_cpu(monkeypatch):
+    """device='auto' asks per pattern whether its mixer runs on the device found; one that does not trains
+    on the CPU, and its runs say so (here every pattern is refused by a stand-in CUDA device)."""
+    from mixgraph.experiments import runner
+
+    asked = []
+    monkeypatch.setattr(runner, "resolve_device", lambda device: torch.device("cuda"))
+    monkeypatch.setattr(runner, "pattern_runs_on", lambda dev, s, n, h: asked.append((dev.type, s, n, h)) or False)
+    s = dataclasses.replace(TINY.settings, steps=2, eval_sequences=8)
+    r = ex.run(list(TINY.patterns), "copy", [1, 2], s, task_params=TINY.tasks, graph=None)
+    assert sorted(asked) == [("cuda", p, 16, s.heads) for p in sorted(TINY.patterns)]  # once per pattern
+    assert [x["device"] for x in r.runs] == ["cpu"] * 4 and r.parameters["device"] == "cuda"
+    if torch.cuda.is_available():
+        from mixgraph.experiments.train import pattern_runs_on
+
+        assert pattern_runs_on(torch.device("cuda"), "pow2", 16, 2)
+    assert ex.train.pattern_runs_on(torch.device("cpu"), "pow2+cache", 16, 2)
 
 
 def _cli(*args):
@@ -338,6 +381,34 @@ def test_ctrl_c_writes_the_checkpoint_and_exits_130(tmp_path):
     ck = torch.load(ex.checkpoint_path(str(tmp_path), "attention", TINY_COPY, 1))
     assert 1 <= ck["step"] < 100000 and ck["result"] is None and ck["optimizer"] is not None
     assert not (tmp_path / "results.json").exists()
+
+
+def test_ctrl_c_with_jobs_stops_every_worker_after_its_checkpoint(tmp_path):
+    """SIGINT to the parent of two worker processes: both runs in progress write their checkpoints, the
+    command exits with 130, and no worker is left behind."""
+    import signal
+
+    p = subprocess.Popen([sys.executable, "-m", "mixgraph.experiments", "--preset", "tiny", "--steps", "100000",
+                          "--checkpoint-every", "100000", "--no-graph", "--jobs", "2", "--output", str(tmp_path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        started = set()
+        while len(started) < 2:
+            line = p.stderr.readline()
+            assert line, "the workers printed no progress"
+            if "step 1/100000" in line:
+                started.add(line.split(":")[0])
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "2 runs stopped at the end of a step" in err and "run the same command again to resume" in err
+    for spec in TINY.patterns:
+        ck = torch.load(ex.checkpoint_path(str(tmp_path), spec, TINY_COPY, 1))
+        assert 1 <= ck["step"] < 100000 and ck["result"] is None
+    assert out == "" and not (tmp_path / "results.json").exists()
 
 
 def test_paper9_runs_end_to_end_at_toy_size():

@@ -31,6 +31,7 @@ examples:
   python -m mixgraph.experiments --preset tiny            (or: mixgraph experiment --preset tiny)
   python -m mixgraph.experiments -p attention -p local:8 -p pow2 --task copy --seeds 1,2 --steps 500
   python -m mixgraph.experiments --preset paper9 --output runs/paper9 --plot runs/paper9/accuracy.png
+  python -m mixgraph.experiments --preset paper9 --jobs 6 --output runs/paper9     (six runs at once)
   python -m mixgraph.experiments --task copy --task-param copy.n=32 -p ssm -p window:4
 
 output: the table on stdout (--format table, csv or json); with --output DIR also DIR/results.json
@@ -86,6 +87,9 @@ def _parser(defaults, prog: str) -> argparse.ArgumentParser:
         g.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None,
                        metavar="INT" if isinstance(f.default, int) else "X",
                        help=f"{SETTING_HELP[f.name]} (default {f.default})")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="runs trained at once, each in its own process (default 1; the results do not depend "
+                        "on it: several small models share a GPU, or the cores)")
     p.add_argument("--device", default="auto", help="auto (CUDA when the mixer runs there, else CPU), cpu or cuda")
     p.add_argument("-o", "--output", "--out", dest="out", metavar="DIR",
                    help="checkpoints and result files (resumable); --out is the same option")
@@ -202,12 +206,14 @@ def main(argv=None, prog: str = "python -m mixgraph.experiments") -> int:
                 raise UsageError(f"--seeds {args.seeds!r}: expected integers separated by commas") from None
         else:
             seeds = list(base.seeds) if base else [1, 2]
+        if args.jobs < 1:
+            raise UsageError("--jobs must be at least 1")
         if args.cuts < 1:
             raise UsageError("--cuts must be at least 1")
         t0 = time.perf_counter()
         r = run(patterns, tasks, seeds, settings, task_params=params, out=args.out, device=args.device,
                 progress=_Progress(args.quiet),
-                graph=None if args.no_graph or args.graph == "none" else args.graph, cuts=args.cuts)
+                graph=None if args.no_graph or args.graph == "none" else args.graph, cuts=args.cuts, jobs=args.jobs)
         if args.plot:
             from .plot import accuracy_vs_congestion
 

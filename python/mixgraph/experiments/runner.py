@@ -7,10 +7,12 @@ import signal
 import threading
 from typing import Callable, Dict, Iterable, Optional, Sequence, Union
 
+import torch
+
 from .. import Pattern, UsageError
 from . import results as res
 from .tasks import Task, make_task
-from .train import Interrupted, Settings, resolve_device, train_one
+from .train import Interrupted, Settings, pattern_runs_on, resolve_device, train_one
 
 
 def checkpoint_path(out: str, spec: str, task: Task, seed: int) -> str:
@@ -62,7 +64,7 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
         seeds: Sequence[int] = (1, 2), settings: Settings = Settings(), *,
         task_params: Optional[Dict[str, dict]] = None, out: Optional[str] = None, device="auto",
         progress: Optional[Callable] = None, graph: Union[bool, str] = "layer", cuts: int = 16,
-        stop: Optional[Callable[[], bool]] = None) -> res.Results:
+        stop: Optional[Callable[[], bool]] = None, jobs: int = 1) -> res.Results:
     """Train every pattern on every task from every seed, evaluate on held-out sequences, and put the
     accuracies beside the patterns' graph quantities at each task's length.
 
@@ -70,12 +72,17 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
     objects; task_params: {name: {parameter: value}} for named tasks. out: a folder for the checkpoints (one
     per pattern, task and seed: a rerun resumes or reuses them) and results.json, table.csv, runs.csv and
     correlations.csv; None keeps nothing on disk. device: 'auto' (CUDA when mixgraph.torch.mix runs there,
-    else CPU), 'cpu', 'cuda'. progress: progress(stage, step, steps, info) after each training step.
+    else CPU; per pattern: one whose mixer does not run on CUDA trains on the CPU, as runs' ``device``
+    says), 'cpu', 'cuda' (every pattern there, or an error). progress: progress(stage, step, steps, info) after each training step.
     graph: the graph quantities (mixgraph.gallery with ``cuts`` cuts) and the correlations: ``"layer"`` (or
     True) of one layer of each pattern, ``"model"`` of ``settings.layers`` layers of it in sequence (the
     model's mixers, ``stack:P;P;...``), None or False for none. stop:
     asked after each step (default: a first Ctrl-C, in the main thread); when it says True the current run
-    writes its checkpoint and ``Interrupted`` (a KeyboardInterrupt) is raised. Returns a Results."""
+    writes its checkpoint and ``Interrupted`` (a KeyboardInterrupt) is raised. jobs: runs trained at once,
+    each in its own worker process (several small models share one GPU, or the cores of a CPU); every run is
+    a function of its (pattern, task, parameters, seed, settings), so the results are the same bits for any
+    jobs. With jobs > 1, progress is called in the workers (it must be picklable: a module-level function or
+    object) and the tasks must be named ones (make_task). Returns a Results."""
     specs = [patterns] if isinstance(patterns, str) else list(patterns)
     if not specs:
         raise UsageError("no pattern given")
@@ -91,17 +98,25 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
     for t in task_list:  # every spec at every length before any training: bad input fails at once
         for s in specs:
             Pattern(s, t.length)
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise UsageError(f"jobs must be a positive integer (got {jobs!r})")
     dev = resolve_device(device)
-    runs = []
+    where = {}  # (spec, T) -> device: under 'auto', the CPU for a pattern whose mixer does not run on CUDA
+    for t in task_list:
+        for s in specs:
+            if (s, t.length) not in where:
+                fits = device != "auto" or pattern_runs_on(dev, s, t.length, settings.heads)
+                where[(s, t.length)] = dev if fits else torch.device("cpu")
+    todo = [(t, s, seed, checkpoint_path(out, s, t, seed) if out else None, where[(s, t.length)])
+            for t in task_list for s in specs for seed in seeds]
     with _CtrlC() as ctrl_c:
         asked = stop if stop is not None else (lambda: ctrl_c.asked)
-        for t in task_list:
-            for s in specs:
-                for seed in seeds:
-                    ck = checkpoint_path(out, s, t, seed) if out else None
-                    r = train_one(s, t, seed, settings, device=dev, checkpoint=ck, progress=progress, stop=asked)
-                    r = dict(r, n=t.length)
-                    runs.append({k: r.get(k) for k in res.RUN_COLUMNS})
+        if jobs == 1 or len(todo) == 1:
+            done = [train_one(s, t, seed, settings, device=d, checkpoint=ck, progress=progress, stop=asked)
+                    for t, s, seed, ck, d in todo]
+        else:
+            done = _parallel(todo, settings, progress, asked, jobs)
+    runs = [{k: dict(r, n=todo[i][0].length).get(k) for k in res.RUN_COLUMNS} for i, r in enumerate(done)]
     graph_q = {}
     if graph:
         for n in dict.fromkeys(t.length for t in task_list):
@@ -116,6 +131,77 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
     if out:
         result.write(out)
     return result
+
+
+def _worker_init(flag, torch_threads: int) -> None:
+    """A worker process: torch's intra-op threads shared out between the workers; Ctrl-C (sent to the
+    whole process group by a terminal) leaves the stop to the flag the parent sets, so a run ends at the
+    end of its step with its checkpoint written."""
+    global _STOP_FLAG
+    _STOP_FLAG = flag
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import torch
+
+    torch.set_num_threads(torch_threads)
+
+
+_STOP_FLAG = None
+
+
+def _worker_run(name, params, spec, seed, settings, device, ck, progress):
+    task = make_task(name, **params)
+    return train_one(spec, task, seed, settings, device=device, checkpoint=ck, progress=progress,
+                     stop=_STOP_FLAG.is_set)
+
+
+def _parallel(todo, settings, progress, asked, jobs):
+    """Every run of todo in `jobs` spawned worker processes (a CUDA context per process), results in todo's
+    order. A stop asked in the parent reaches the workers through a shared flag: the runs in progress write
+    their checkpoints and Interrupted is raised once they have."""
+    import multiprocessing
+    import pickle
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    for t, _, _, _, _ in todo:
+        try:
+            same = make_task(t.name, **t.params)
+        except UsageError:
+            same = None
+        if same is None or (same.length, same.vocab) != (t.length, t.vocab):
+            raise UsageError(f"jobs > 1 takes named tasks only (make_task); task {t.name!r} is not one")
+    if progress is not None:
+        try:
+            pickle.dumps(progress)
+        except Exception:
+            raise UsageError("with jobs > 1, progress runs in the worker processes and must be picklable "
+                             "(a module-level function or object)") from None
+    ctx = multiprocessing.get_context("spawn")
+    flag = ctx.Event()
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                             initargs=(flag, threads)) as pool:
+        futures = [pool.submit(_worker_run, t.name, dict(t.params), s, seed, settings, str(d), ck, progress)
+                   for t, s, seed, ck, d in todo]
+        pending = set(futures)
+        while pending:
+            _, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            if not flag.is_set() and asked():
+                flag.set()
+                for f in pending:
+                    f.cancel()  # not started yet: nothing to stop
+            if any(f.done() and not f.cancelled() and f.exception() is not None for f in futures):
+                flag.set()  # one run failed: stop the others at their next step, then report it
+                for f in pending:
+                    f.cancel()
+    errors = [f.exception() for f in futures if not f.cancelled() and f.exception() is not None]
+    stopped = [e for e in errors if isinstance(e, Interrupted)]
+    others = [e for e in errors if not isinstance(e, Interrupted)]
+    if others:
+        raise others[0]
+    if stopped or any(f.cancelled() for f in futures):
+        raise Interrupted(f"{len(stopped)} runs stopped at the end of a step (checkpoints written), "
+                          f"{sum(f.cancelled() for f in futures)} not started") from (stopped[0] if stopped else None)
+    return [f.result() for f in futures]
 
 
 __all__ = ["run", "checkpoint_path", "Interrupted"]

@@ -92,6 +92,22 @@ def mix_supports(device: torch.device) -> bool:
         return False
 
 
+def pattern_runs_on(device: torch.device, spec: str, n: int, heads: int = 1) -> bool:
+    """Whether the mixer of ``spec`` at length n, with the weights its family gets (weight_kind), trains on
+    this device: one forward and backward of a small SparseMixer there."""
+    if device.type == "cpu":
+        return True
+    from ..torch import SparseMixer
+
+    try:
+        p = Pattern(spec, n)
+        m = SparseMixer(p, 2 * heads, heads=heads, weights=weight_kind(p)).to(device)
+        m(torch.ones(1, n, 2 * heads, device=device, requires_grad=True)).sum().backward()
+        return True
+    except (UsageError, RuntimeError, NotImplementedError):
+        return False
+
+
 def resolve_device(device="auto") -> torch.device:
     """'auto': CUDA when torch sees a GPU and mixgraph.torch.mix runs on it, else the CPU; 'cpu', 'cuda' or
     'cuda:N' as asked (a CUDA device the mixer does not support raises UsageError)."""
