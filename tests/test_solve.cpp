@@ -763,7 +763,9 @@ std::vector<float> device_y(const gpu::SolveProblem& pr, const std::vector<float
 void* on_device(const void* host, std::size_t bytes) {
   void* p = nullptr;
   EXPECT_EQ(gpu::device_alloc(&p, bytes ? bytes : 4), "");
-  if (bytes) EXPECT_EQ(gpu::copy_to_device(p, host, bytes), "");
+  if (bytes) {
+    EXPECT_EQ(gpu::copy_to_device(p, host, bytes), "");
+  }
   return p;
 }
 
@@ -796,7 +798,8 @@ TEST(Gpu, DeviceValuesMatchHostValues) {
       std::string kh, kd;
       const auto yh = device_y(hp, xf, o, &kh), yd = device_y(dp, xf, o, &kd);
       EXPECT_EQ(kh, kd) << c.spec;
-      EXPECT_LE(relative_frobenius(yd.data(), yh.data(), yd.size()), 1e-6) << c.spec << " " << kd;
+      const std::vector<double> yh64(yh.begin(), yh.end());
+      EXPECT_LE(relative_frobenius(yd.data(), yh64.data(), yd.size()), 1e-6) << c.spec << " " << kd;
       gpu::device_free(va);
       gpu::device_free(vb);
     }
