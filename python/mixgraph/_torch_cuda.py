@@ -241,12 +241,23 @@ def offset_backward(dY, X, Y, wa, wb, s, n, batch, heads, needs, solve, stream_o
             if o < n:
                 dXc[:n - o].addcmul_(Zc[o:], per_head_columns(war[:, k], D))
         dX = from_columns(dXc, batch, n, d)
+    def dots(V, offs, which, w):
+        """Per head and offset: sum over the batch, the head's columns and i of Z_i V_{i - o}. Up to the
+        shift_dots kernel's limit of offsets in one pass of it; past it (dense patterns: n - 1 offsets) the
+        per-entry kernel over the implicit structure, then summed per offset."""
+        Vc = to_columns(V, batch, n, d)
+        if len(offs) <= _core._SHIFT_DOTS_MAX_OFFSETS:
+            g = shift_dots(Zc.view(1, n, D), Vc.view(1, n, D), offs, H)
+            return g.view(batch, heads, -1).sum(dim=0).to(w.dtype)
+        k = on_device(s, which + "_k", X.device)
+        g = entry_dots(Zc, Vc, on_device(s, which + "_rows", X.device), on_device(s, which + "_cols", X.device),
+                       batch, heads, stream_of)
+        return _reduce(g, w, k, True)
+
     if needs[1]:
-        dA = shift_dots(Zc.view(1, n, D), to_columns(X, batch, n, d).view(1, n, D), a_offs, H)
-        dA = dA.view(batch, heads, -1).sum(dim=0).to(wa.dtype)
+        dA = dots(X, a_offs, "a", wa)
     if needs[2]:
-        dB = shift_dots(Zc.view(1, n, D), to_columns(Y, batch, n, d).view(1, n, D), b_offs, H)
-        dB = dB.view(batch, heads, -1).sum(dim=0).to(wb.dtype)
+        dB = dots(Y, b_offs, "b", wb)
     return [dX, dA, dB, None, None]
 
 

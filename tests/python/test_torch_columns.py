@@ -16,7 +16,7 @@ from mixgraph import _torch_cuda as tc  # noqa: E402
 F64 = torch.float64
 
 PATTERNS = [("pow2", 24), ("sink:4|pow2", 20), ("pow2+cache", 24), ("sq1+cache", 30), ("window:3", 16),
-            ("local:4", 18), ("attention", 9), ("ssm", 12)]
+            ("local:4", 18), ("attention", 9), ("ssm", 12), ("dense", 40)]  # dense: 39 offsets
 
 
 def weights(p, heads, kind_a, kind_b, gen):
