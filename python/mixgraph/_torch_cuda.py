@@ -70,35 +70,54 @@ def reversed_transpose(ptr: np.ndarray, idx: np.ndarray, n: int):
     return _ptr_of_rows(new_r[perm], n), new_c[perm].astype(np.uint32), perm.astype(np.int64)
 
 
+class _Structure(dict):
+    """The host arrays of a pattern's CUDA weight families. Always there: the offsets (a_offs, b_offs),
+    the identity's CSR (eye_ptr, eye_idx) and the device copies (on). Made on first use and then kept
+    (the per-offset path of a long translation-invariant pattern never needs them): for A and B the CSR
+    (a_ptr, a_idx, b_ptr, b_idx) in the order of weights per position, each entry's row, column and
+    offset index (a_rows, a_cols, a_k, ...; the offset index None for explicit patterns), and the adjoint
+    structure of B (bt_ptr, bt_idx, reversed_transpose) with its permutation (bt_perm)."""
+
+    def __init__(self, n: int, lay: dict, csr_of_pattern):
+        super().__init__(a_offs=np.asarray(lay["a_offsets"], dtype=np.uint32),
+                         b_offs=np.asarray(lay["b_offsets"], dtype=np.uint32),
+                         eye_ptr=np.arange(n + 1, dtype=np.uint64), eye_idx=np.arange(n, dtype=np.uint32), on={})
+        self._n, self._lay, self._csr_of_pattern = n, lay, csr_of_pattern
+
+    def __missing__(self, key):
+        if "a_ptr" in self or key not in _CSR_KEYS:
+            raise KeyError(key)
+        n, lay = self._n, self._lay
+        if lay["implicit"]:
+            a_ptr, a_idx, a_k = _csr_of_offsets(lay["a_offsets"], n)
+            b_ptr, b_idx, b_k = _csr_of_offsets(lay["b_offsets"], n)
+        else:
+            c = self._csr_of_pattern()
+            a_ptr, a_idx = c["a_ptr"].astype(np.uint64), c["a_idx"].astype(np.uint32)
+            b_ptr, b_idx = c["b_ptr"].astype(np.uint64), c["b_idx"].astype(np.uint32)
+            a_k = b_k = None
+        bt_ptr, bt_idx, bt_perm = reversed_transpose(b_ptr, b_idx, n)
+        self.update(a_ptr=a_ptr, a_idx=a_idx, b_ptr=b_ptr, b_idx=b_idx, bt_ptr=bt_ptr, bt_idx=bt_idx,
+                    a_rows=torch.from_numpy(_rows_of_ptr(a_ptr)), a_cols=torch.from_numpy(a_idx.astype(np.int64)),
+                    b_rows=torch.from_numpy(_rows_of_ptr(b_ptr)), b_cols=torch.from_numpy(b_idx.astype(np.int64)),
+                    bt_perm=torch.from_numpy(bt_perm), a_k=None if a_k is None else torch.from_numpy(a_k),
+                    b_k=None if b_k is None else torch.from_numpy(b_k))
+        return self[key]
+
+
+_CSR_KEYS = frozenset(("a_ptr", "a_idx", "b_ptr", "b_idx", "bt_ptr", "bt_idx", "a_rows", "a_cols", "b_rows",
+                       "b_cols", "bt_perm", "a_k", "b_k"))
+
+
 def structure(spec: str, n: int, lay: dict, csr_of_pattern) -> dict:
-    """The host arrays of the position family of a pattern (cached): for A and B the CSR (ptr, idx) in the
-    order of weights per position, each entry's row and column, its offset index (implicit patterns), and
-    the adjoint structure of B (reversed_transpose) with its permutation."""
+    """The host arrays of the CUDA weight families of a pattern (_Structure), cached per (spec, n)."""
     key = (spec, n)
     s = _STRUCTS.get(key)
-    if s is not None:
-        return s
-    if lay["implicit"]:
-        a_ptr, a_idx, a_k = _csr_of_offsets(lay["a_offsets"], n)
-        b_ptr, b_idx, b_k = _csr_of_offsets(lay["b_offsets"], n)
-    else:
-        c = csr_of_pattern()
-        a_ptr, a_idx = c["a_ptr"].astype(np.uint64), c["a_idx"].astype(np.uint32)
-        b_ptr, b_idx = c["b_ptr"].astype(np.uint64), c["b_idx"].astype(np.uint32)
-        a_k = b_k = None
-    bt_ptr, bt_idx, bt_perm = reversed_transpose(b_ptr, b_idx, n)
-    s = dict(a_ptr=a_ptr, a_idx=a_idx, b_ptr=b_ptr, b_idx=b_idx, bt_ptr=bt_ptr, bt_idx=bt_idx,
-             a_rows=torch.from_numpy(_rows_of_ptr(a_ptr)), a_cols=torch.from_numpy(a_idx.astype(np.int64)),
-             b_rows=torch.from_numpy(_rows_of_ptr(b_ptr)), b_cols=torch.from_numpy(b_idx.astype(np.int64)),
-             bt_perm=torch.from_numpy(bt_perm),
-             a_k=None if a_k is None else torch.from_numpy(a_k),
-             b_k=None if b_k is None else torch.from_numpy(b_k),
-             eye_ptr=np.arange(n + 1, dtype=np.uint64), eye_idx=np.arange(n, dtype=np.uint32),
-             a_offs=np.asarray(lay["a_offsets"], dtype=np.uint32),
-             b_offs=np.asarray(lay["b_offsets"], dtype=np.uint32), on={})
-    if len(_STRUCTS) >= _MAX_STRUCTS:
-        del _STRUCTS[next(iter(_STRUCTS))]
-    _STRUCTS[key] = s
+    if s is None:
+        s = _Structure(n, lay, csr_of_pattern)
+        if len(_STRUCTS) >= _MAX_STRUCTS:
+            del _STRUCTS[next(iter(_STRUCTS))]
+        _STRUCTS[key] = s
     return s
 
 
