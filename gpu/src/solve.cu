@@ -112,8 +112,8 @@ void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, c
   P.n = p.n;
   P.d = p.d;
   P.dh = p.d / p.heads;
-  P.a = dev_matrix<T>(ma, p.n, sa, vals_of(ma, va));
-  P.b = dev_matrix<T>(mb, p.n, sb, vals_of(mb, vb));
+  P.a = dev_matrix<T>(ma, p.n, sa, vals_of(ma, va), st);  // (queued on st: the kernels follow the copies)
+  P.b = dev_matrix<T>(mb, p.n, sb, vals_of(mb, vb), st);
   P.x = dx;
   P.y = dy;
   Plan<T> plan;

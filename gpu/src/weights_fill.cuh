@@ -130,7 +130,7 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
   const bool dev_table = m.gen == CoefGen::PerOffset && m.vals_on_device;
   if (dev_table && !m.implicit) throw std::string("weights per offset need implicit offsets");
   if (m.gen == CoefGen::Values && !chmajor) {
-    upload(v, static_cast<const T*>(m.vals), value_count(m, n, heads));
+    upload(v, static_cast<const T*>(m.vals), value_count(m, n, heads), st);
     return m;
   }
   SolveMatrix r = m;
@@ -187,21 +187,21 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
     return r;
   }
   if (m.gen == CoefGen::Values) {  // channel-major from an uploaded array: rewritten on the device
-    upload(table, static_cast<const T*>(m.vals), value_count(m, n, heads));
+    upload(table, static_cast<const T*>(m.vals), value_count(m, n, heads), st);
     to_channel_major<T><<<grid, kBlock, 0, st>>>(v.as<T>(), table.as<T>(), m.k, n, heads, m.hs, m.is, m.ks);
     MG_CUDA(cudaGetLastError(), "to_channel_major");
   } else if (m.implicit) {
-    upload(s.off, m.offsets, m.k);
+    upload(s.off, m.offsets, m.k, st);
     if (m.gen == CoefGen::PerOffset && !dev_table)
-      upload(table, static_cast<const T*>(m.vals), std::size_t(heads) * m.k);
+      upload(table, static_cast<const T*>(m.vals), std::size_t(heads) * m.k, st);
     const T* tab = dev_table ? static_cast<const T*>(m.vals) : table.as<T>();
     fill_implicit<T><<<grid, kBlock, 0, st>>>(v.as<T>(), s.off.as<std::uint32_t>(), m.k, n, heads,
                                               chmajor ? 1 : 0, m.gen == CoefGen::PerOffset, tab, m.gen_seed,
                                               m.gen_matrix, m.gen_total);
     MG_CUDA(cudaGetLastError(), "fill_implicit");
   } else {
-    upload(s.ptr, m.ptr, std::size_t(n) + 1);
-    upload(s.idx, m.idx, m.ptr[n]);
+    upload(s.ptr, m.ptr, std::size_t(n) + 1, st);
+    upload(s.idx, m.idx, m.ptr[n], st);
     fill_csr<T><<<grid, kBlock, 0, st>>>(v.as<T>(), s.ptr.as<std::uint64_t>(), s.idx.as<std::uint32_t>(), n,
                                          heads, m.gen_seed, m.gen_matrix, m.gen_total);
     MG_CUDA(cudaGetLastError(), "fill_csr");
