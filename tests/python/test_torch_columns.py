@@ -171,3 +171,29 @@ def test_device_solve_checks_the_structure_first():
     if not torch.cuda.is_available():
         with pytest.raises(mixgraph.GpuRequired):
             mixgraph._core._solve_device(n, 2, 1, True, 0, 0, eye, ("offset", np.array([1], np.uint32), 0), 0, 0)
+
+
+@pytest.mark.parametrize("spec", ["pow2", "pow2+cache"])
+def test_a_batch_is_one_solve_forward_and_one_backward(spec):
+    """The batch as columns: one device solve of batch * heads heads forward, one adjoint solve backward."""
+    p = mixgraph.Pattern(spec, 20)
+    gen = torch.Generator().manual_seed(8)
+    lay = mt._layout(spec, 20)
+    kind = "offset" if lay["implicit"] else "position"
+    wa, wb = weights(p, 2, kind, kind, gen)
+    calls = []
+
+    def counting(Xc, heads, a, b, stream_of=None):
+        calls.append((tuple(Xc.shape), heads))
+        return tc.reference_solve(Xc, heads, a, b)
+
+    batch, n, d = 5, 20, 6
+    X = torch.randn(batch * n, d, generator=gen, dtype=F64)
+    Y = mt._cuda_forward(X, wa, wb, None, None, spec, n, batch, 2, 1, solve=counting)
+    assert calls == [((n, batch * d), batch * 2)]
+    def shift_dots(Z, V, offs, H):
+        return torch.stack([mt._shift_dot(Z, V, o, H) for o in offs], 1).double()
+
+    mt._cuda_backward(torch.ones_like(Y), X, Y, wa, wb, None, None, spec, n, batch, 2, 1,
+                      [True, True, True, False, False], solve=counting, shift_dots=shift_dots)
+    assert len(calls) == 2 and calls[1] == calls[0]
