@@ -128,8 +128,10 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// n x d, float or double as p.fp64, not overlapping); neither crosses the bus. The structure and any
 /// Values coefficients of p stay host arrays, as for solve(), unless SolveMatrix::vals_on_device says the
 /// coefficients are in device memory. `stream` is a cudaStream_t (nullptr: the
-/// default stream): the solve is ordered after the work already queued on it (what wrote X), and the call
-/// returns once Y is written. total_ms: device weights + kernel. Never throws; errors in note.
+/// default stream): the uploads of the structure, the coefficient fills and the solve are queued on it,
+/// after the work already queued there (what wrote X and any device coefficients), and the call returns
+/// once Y is written (one event synchronization at its end). total_ms: device weights + kernel. Never
+/// throws; errors in note.
 ///
 /// Device memory: solve_device allocates nothing per call once warm. Its device buffers (coefficient
 /// arrays, structure copies, the plan's workspace) come from a per-device cache, grow-only: the j-th buffer
@@ -139,7 +141,8 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// parallel. Seeded and per-offset coefficients of translation-invariant patterns are made once: a slot
 /// keeps what it holds, and a later call with the same weights (offsets, n, heads, seed or per-offset
 /// values, precision, layout: compared in full) reads them as they are (SolveRun::coefs_reused), so a
-/// repeated call costs the kernel alone. solve(), solve_seeded_x() and the benchmarks allocate, write and
+/// repeated call costs the kernel alone (not for per-offset tables in device memory: those are expanded
+/// on every call). solve(), solve_seeded_x() and the benchmarks allocate, write and
 /// free per call as before.
 ///
 ///   float *x, *y;  cudaMalloc(&x, n * d * 4); cudaMalloc(&y, n * d * 4);  // X filled on the device
