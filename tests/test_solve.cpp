@@ -836,7 +836,8 @@ TEST(Gpu, DeviceValuesMatchHostValues) {
     gpu::device_free(vb);
   }
   // a strided (non-canonical) layout outside gpu-scan1 is refused with a note
-  gpu::SolveProblem bad = gpu_problem(mixer_weights_from<float>(p, head_weights(p, heads, 3)), d);
+  const auto wbad = mixer_weights_from<float>(p, head_weights(p, heads, 3));  // (outlives bad's pointers)
+  gpu::SolveProblem bad = gpu_problem(wbad, d);
   void* vb = on_device(tb.data(), tb.size() * sizeof(float));
   bad.b.vals = vb, bad.b.vals_on_device = true, bad.b.is = bad.b.k + 1;
   void *dx = nullptr, *dy = nullptr;
