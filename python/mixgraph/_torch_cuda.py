@@ -157,9 +157,10 @@ def device_solve(Xc: torch.Tensor, heads: int, a: tuple, b: tuple, stream_of) ->
     n, D = Xc.shape
     Y = torch.empty_like(Xc)
 
-    def addr(m):
+    def addr(m):  # the table's device address (the kernels read it as a contiguous array of X's dtype)
         tab = m[-1]
-        assert tab.is_contiguous() and tab.dtype == Xc.dtype and tab.device == Xc.device
+        if not (tab.is_contiguous() and tab.dtype == Xc.dtype and tab.device == Xc.device):
+            raise RuntimeError("internal error: a weight table is not a contiguous array of X's dtype and device")
         return m[:-1] + (tab.data_ptr(),)
 
     stream_of(Xc, lambda st: _core._solve_device(n, D, heads, Xc.dtype == torch.float64, Xc.data_ptr(),
@@ -223,7 +224,6 @@ def entry_dots(Zc: torch.Tensor, Vc: torch.Tensor, rows: torch.Tensor, cols: tor
                                                        Zc.dtype == torch.float64, Zc.data_ptr(), Vc.data_ptr(),
                                                        rows.data_ptr(), cols.data_ptr(), out.data_ptr(), st))
         return out
-    D = Zc.shape[1]
     out = torch.empty(heads, nnz, dtype=torch.float64, device=Zc.device)
     step = max(1, (1 << 22) // max(D, 1))
     for e0 in range(0, nnz, step):
