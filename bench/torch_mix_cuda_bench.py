@@ -8,6 +8,9 @@
   as an n x n matrix from the same per-offset weights, torch.linalg.solve_triangular(I - B, a0 X)
   differentiated by torch's autograd. A = a0 I is fixed (given to mix as a per-offset table); gradients of
   sum(Y * R) for X and weights_b on both sides.
+--train (the experiments' shape: T = 128, batch 64, d = 64, heads 4, fp32): one SparseMixer layer's forward +
+  backward for each paper9 pattern with the weights the models give it (per offset, per position, gates),
+  the batch as the columns of one device solve; a step of a model is a few of these plus its MLPs.
 --ssm (per-channel gated first-order recurrence y_t = g_t y_{t-1} + x_t, fp32): mixgraph's ``ssm`` pattern
   with gates against flash-linear-attention's chunk_hgrn (h_t = exp(g_t) h_{t-1} + x_t) where its ``fla``
   package can be imported (--fla-src: a folder holding it); gradients for x and the gates on both sides.
@@ -138,10 +141,33 @@ def ssm_case(T, D, reps, chunk_hgrn):
     return rows
 
 
+def train_case(spec, T=128, batch=64, d=64, heads=4, reps=10):
+    """One SparseMixer layer (the weights experiments.model gives the pattern) forward + backward."""
+    from mixgraph.experiments.model import weight_kind
+    from mixgraph.torch import SparseMixer
+
+    p = mixgraph.Pattern(spec, T)
+    torch.manual_seed(0)
+    layer = SparseMixer(p, d, heads=heads, weights=weight_kind(p)).cuda()
+    X = torch.randn(batch, T, d, device="cuda", requires_grad=True)
+    R = torch.randn(batch, T, d, device="cuda")
+
+    def fwd():
+        with torch.no_grad():
+            layer(X)
+
+    def step():
+        (layer(X) * R).sum().backward()
+
+    row = {"pattern": spec, "weights": layer.kind, "n": T, "batch": batch, "d": d, "heads": heads}
+    return measure(row, fwd, step, reps, 3)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dense", action="store_true", help="pow2 / sq1 against the dense torch solve")
     ap.add_argument("--ssm", action="store_true", help="gated ssm against fla's chunk_hgrn")
+    ap.add_argument("--train", action="store_true", help="one mixer layer at the experiments' shape, paper9")
     ap.add_argument("--fla-src", default=None, help="a folder holding flash-linear-attention's fla package")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--dense-n", default="16384,65536,131072,262144",
@@ -157,6 +183,14 @@ def main():
             except Exception as ex:  # (the dense peer runs out of memory at some n)
                 print(json.dumps({"pattern": kind, "n": n, "error": str(ex)[:300]}), flush=True)
             torch.cuda.empty_cache()
+    if a.train:
+        from mixgraph.experiments.presets import preset
+
+        for spec in preset("paper9").patterns:
+            try:
+                print(json.dumps(train_case(spec, reps=a.reps)), flush=True)
+            except Exception as ex:
+                print(json.dumps({"pattern": spec, "error": str(ex)[:300]}), flush=True)
     if a.ssm:
         chunk_hgrn = None
         if a.fla_src:

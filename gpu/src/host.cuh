@@ -137,10 +137,18 @@ void remember(const DevBuf& b, SlotKey key) {
   if (tl_ws && !b.owned && b.slot < tl_ws->w.keys.size()) tl_ws->w.keys[b.slot] = std::move(key);
 }
 
+// A host array into a new device buffer. st null: cudaMemcpy (the legacy default stream, which the
+// kernels of a null-stream call follow). st given: a copy queued on st (from pageable memory the call
+// returns once h has been read), so the kernels queued after it on st see the data whatever kind of
+// stream st is.
 template <class U>
-void upload(DevBuf& b, const U* h, std::size_t count) {
+void upload(DevBuf& b, const U* h, std::size_t count, cudaStream_t st = nullptr) {
   b = DevBuf(count * sizeof(U));
-  if (count) MG_CUDA(cudaMemcpy(b.p, h, count * sizeof(U), cudaMemcpyHostToDevice), "upload");
+  if (!count) return;
+  if (st)
+    MG_CUDA(cudaMemcpyAsync(b.p, h, count * sizeof(U), cudaMemcpyHostToDevice, st), "upload");
+  else
+    MG_CUDA(cudaMemcpy(b.p, h, count * sizeof(U), cudaMemcpyHostToDevice), "upload");
 }
 
 int num_sms() {
@@ -156,16 +164,17 @@ struct DevStruct {
 };
 
 template <class T>
-DevMatrix<T> dev_matrix(const SolveMatrix& m, std::uint32_t n, DevStruct& s, const T* vals) {
+DevMatrix<T> dev_matrix(const SolveMatrix& m, std::uint32_t n, DevStruct& s, const T* vals,
+                        cudaStream_t st = nullptr) {
   DevMatrix<T> d{};
   d.implicit = m.implicit ? 1 : 0;
   d.k = m.k;
   if (m.implicit) {
-    upload(s.off, m.offsets, m.k);
+    upload(s.off, m.offsets, m.k, st);
     d.off = s.off.as<std::uint32_t>();
   } else {
-    upload(s.ptr, m.ptr, std::size_t(n) + 1);
-    upload(s.idx, m.idx, m.ptr[n]);
+    upload(s.ptr, m.ptr, std::size_t(n) + 1, st);
+    upload(s.idx, m.idx, m.ptr[n], st);
     d.ptr = s.ptr.as<std::uint64_t>();
     d.idx = s.idx.as<std::uint32_t>();
   }

@@ -83,8 +83,10 @@ void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, c
   // or device_coefs's array
   auto coefs = [&](const SolveMatrix& m, DevBuf& v, ScanSeed& seed) -> SolveMatrix {
     if (m.vals_on_device) {
-      if (m.gen != CoefGen::Values || !m.vals) throw std::string("device coefficients need gen = Values");
-      return m;
+      const bool empty = m.implicit ? m.k == 0 : m.ptr[p.n] == 0;  // nothing to read: null is fine
+      if ((!m.vals && !empty) || (m.gen != CoefGen::Values && m.gen != CoefGen::PerOffset))
+        throw std::string("device coefficients need gen = Values or PerOffset and a device pointer");
+      if (m.gen == CoefGen::Values) return m;  // read in place (PerOffset: expanded by device_coefs below)
     }
     if (fuse && m.gen == CoefGen::Seeded) {
       seed.on = 1;
@@ -96,7 +98,7 @@ void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, c
       return r;
     }
     bool reused = false;
-    const SolveMatrix dm = device_coefs<T>(m, p.n, p.heads, v, cm, &reused);
+    const SolveMatrix dm = device_coefs<T>(m, p.n, p.heads, v, cm, &reused, st);
     ++arrays;
     reused_all = reused_all && reused;
     return dm;
@@ -104,21 +106,31 @@ void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, c
   const SolveMatrix ma = coefs(p.a, va, sg.a), mb = coefs(p.b, vb, sg.b);
   r.coefs_reused = arrays > 0 && reused_all;
   auto vals_of = [](const SolveMatrix& m, const DevBuf& v) {
-    return m.vals_on_device ? static_cast<const T*>(m.vals) : v.as<T>();
+    return m.vals_on_device && m.gen == CoefGen::Values ? static_cast<const T*>(m.vals) : v.as<T>();
   };
   DevProblem<T> P{};
   P.n = p.n;
   P.d = p.d;
   P.dh = p.d / p.heads;
-  P.a = dev_matrix<T>(ma, p.n, sa, vals_of(ma, va));
-  P.b = dev_matrix<T>(mb, p.n, sb, vals_of(mb, vb));
+  P.a = dev_matrix<T>(ma, p.n, sa, vals_of(ma, va), st);  // (queued on st: the kernels follow the copies)
+  P.b = dev_matrix<T>(mb, p.n, sb, vals_of(mb, vb), st);
   P.x = dx;
   P.y = dy;
   Plan<T> plan;
   make_plan(plan, P, ma, mb, p.heads, o);
-  if ((ma.vals_on_device || mb.vals_on_device) && !plan.scan)
-    throw std::string("coefficients on the device need gpu-scan1 (a first-order pattern, kernel auto); " +
-                      plan.explain);
+  // The caller's device values are read in place with their strides. gpu-scan1 takes any strides; the
+  // other plans read them as they read device_coefs's arrays, so they take the canonical layouts alone
+  // (implicit head-major [h][i][k], CSR [h][e]).
+  auto canonical = [&](const SolveMatrix& m) {
+    if (!(m.vals_on_device && m.gen == CoefGen::Values)) return true;
+    if (m.implicit) return m.hs == std::uint64_t(p.n) * m.k && m.is == m.k && m.ks == 1;
+    return m.hs == m.ptr[p.n] && m.is == 1;
+  };
+  if (!plan.scan && !(canonical(ma) && canonical(mb)))
+    throw std::string(
+        "coefficients on the device outside gpu-scan1 need the canonical layout (implicit hs = n k, is = k, "
+        "ks = 1; CSR hs = nnz, is = 1); " +
+        plan.explain);
   if ((sg.a.on || sg.b.on) && !plan.scan)  // fused_seeded() holds only where the planner takes gpu-scan1
     throw std::string("internal error: seeded coefficients without an array outside gpu-scan1");
   if (plan.scan) plan.sg = sg;

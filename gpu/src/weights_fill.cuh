@@ -118,16 +118,23 @@ __global__ void fill_csr(T* out, const std::uint64_t* ptr, const std::uint32_t* 
 // copy serves the fill, dev_matrix uploads the solve's own). chmajor (implicit only): the channel-major
 // layout [k][i][h] (hs = 1, is = heads, ks = n heads) instead of [h][i][k]. *reused: the array was
 // already in v's workspace slot (solve_device's cache; seeded implicit coefficients only) and not rewritten.
+// The fill kernels run on st (the solve's stream). PerOffset with vals_on_device: m.vals is the (heads, K)
+// table in device memory, read by the fill (nothing uploaded, no slot reuse: its values are not known here).
 template <class T>
 SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t heads, DevBuf& v,
-                         bool chmajor = false, bool* reused = nullptr) {
+                         bool chmajor = false, bool* reused = nullptr, cudaStream_t st = nullptr) {
   if (reused) *reused = false;
   chmajor = chmajor && m.implicit;
+  // a per-offset table the caller keeps on the device (SolveMatrix::vals_on_device): read there by the fill
+  // on st, after the caller's work that wrote it; its values are not on the host, so the slot keeps no key
+  const bool dev_table = m.gen == CoefGen::PerOffset && m.vals_on_device;
+  if (dev_table && !m.implicit) throw std::string("weights per offset need implicit offsets");
   if (m.gen == CoefGen::Values && !chmajor) {
-    upload(v, static_cast<const T*>(m.vals), value_count(m, n, heads));
+    upload(v, static_cast<const T*>(m.vals), value_count(m, n, heads), st);
     return m;
   }
   SolveMatrix r = m;
+  r.vals_on_device = false;  // r describes the array written here (v), whatever m.vals was
   if (m.implicit) {
     r.hs = chmajor ? 1 : std::uint64_t(n) * m.k;
     r.is = chmajor ? heads : m.k;
@@ -143,7 +150,7 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
   // the table's values too), so a solve_device workspace slot that still holds them (the same key,
   // compared in full) is used as it is: a repeated call pays the kernel alone.
   SlotKey key;
-  if (m.implicit && (m.gen == CoefGen::Seeded || m.gen == CoefGen::PerOffset)) {
+  if (m.implicit && (m.gen == CoefGen::Seeded || m.gen == CoefGen::PerOffset) && !dev_table) {
     std::uint64_t total_bits = 0;
     std::memcpy(&total_bits, &m.gen_total, sizeof total_bits);
     key = {m.gen == CoefGen::Seeded ? 1u : 2u,
@@ -180,24 +187,30 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
     return r;
   }
   if (m.gen == CoefGen::Values) {  // channel-major from an uploaded array: rewritten on the device
-    upload(table, static_cast<const T*>(m.vals), value_count(m, n, heads));
-    to_channel_major<T><<<grid, kBlock>>>(v.as<T>(), table.as<T>(), m.k, n, heads, m.hs, m.is, m.ks);
+    upload(table, static_cast<const T*>(m.vals), value_count(m, n, heads), st);
+    to_channel_major<T><<<grid, kBlock, 0, st>>>(v.as<T>(), table.as<T>(), m.k, n, heads, m.hs, m.is, m.ks);
     MG_CUDA(cudaGetLastError(), "to_channel_major");
   } else if (m.implicit) {
-    upload(s.off, m.offsets, m.k);
-    if (m.gen == CoefGen::PerOffset) upload(table, static_cast<const T*>(m.vals), std::size_t(heads) * m.k);
-    fill_implicit<T><<<grid, kBlock>>>(v.as<T>(), s.off.as<std::uint32_t>(), m.k, n, heads, chmajor ? 1 : 0,
-                                       m.gen == CoefGen::PerOffset, table.as<T>(), m.gen_seed, m.gen_matrix,
-                                       m.gen_total);
+    upload(s.off, m.offsets, m.k, st);
+    if (m.gen == CoefGen::PerOffset && !dev_table)
+      upload(table, static_cast<const T*>(m.vals), std::size_t(heads) * m.k, st);
+    const T* tab = dev_table ? static_cast<const T*>(m.vals) : table.as<T>();
+    fill_implicit<T><<<grid, kBlock, 0, st>>>(v.as<T>(), s.off.as<std::uint32_t>(), m.k, n, heads,
+                                              chmajor ? 1 : 0, m.gen == CoefGen::PerOffset, tab, m.gen_seed,
+                                              m.gen_matrix, m.gen_total);
     MG_CUDA(cudaGetLastError(), "fill_implicit");
   } else {
-    upload(s.ptr, m.ptr, std::size_t(n) + 1);
-    upload(s.idx, m.idx, m.ptr[n]);
-    fill_csr<T><<<grid, kBlock>>>(v.as<T>(), s.ptr.as<std::uint64_t>(), s.idx.as<std::uint32_t>(), n, heads,
-                                  m.gen_seed, m.gen_matrix, m.gen_total);
+    upload(s.ptr, m.ptr, std::size_t(n) + 1, st);
+    upload(s.idx, m.idx, m.ptr[n], st);
+    fill_csr<T><<<grid, kBlock, 0, st>>>(v.as<T>(), s.ptr.as<std::uint64_t>(), s.idx.as<std::uint32_t>(), n,
+                                         heads, m.gen_seed, m.gen_matrix, m.gen_total);
     MG_CUDA(cudaGetLastError(), "fill_csr");
   }
-  MG_CUDA(cudaDeviceSynchronize(), "fill coefficients");  // before s and table are freed
+  // Outside solve_device's workspace (tl_ws null) s and table are freed on return; a keyed slot is
+  // reused as it is by a later call, maybe on another stream: both wait for the fill here. A device table
+  // in the workspace needs no wait: s stays allocated until the call ends (which synchronizes), and the
+  // solve reads v after the fill on the same stream.
+  if (!tl_ws || !key.empty()) MG_CUDA(cudaDeviceSynchronize(), "fill coefficients");
   if (!key.empty()) remember(v, std::move(key));
   return r;
 }

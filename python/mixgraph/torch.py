@@ -19,8 +19,10 @@ reduced to the layout each weight was given in: no autograd through a loop, no n
 On torch >= 2.4 the operation is registered as the custom op ``mixgraph::mix`` (torch.library) with a fake
 implementation, so ``torch.compile`` traces models that use it without graph breaks; on older torch it is a
 ``torch.autograd.Function``. Double backward is refused with a RuntimeError. CUDA tensors run on their
-device for two families, per-channel gates (ssm-like patterns) and per-offset weights (translation-invariant
-patterns); others are refused with a UsageError (``X.cpu()``).
+device for three families: per-channel gates (ssm-like patterns), per-offset weights (translation-invariant
+patterns) and per-position weights (every pattern, cache-efficient and explicit ones included), the batch
+as the columns of one device solve; seeded weights (weights_a or weights_b left out) are refused with a
+UsageError (``X.cpu()``).
 """
 
 # (no `from __future__ import annotations`: torch.library.custom_op reads the annotations as types)
@@ -29,6 +31,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import torch
 
 from . import Pattern, UsageError, _core
+from . import _torch_cuda as _tc
 
 __all__ = ["mix", "SparseMixer"]
 
@@ -117,18 +120,18 @@ def _backward_impl(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, threads,
 
 # ---- CUDA: the device solve (forward and adjoint), the rest in torch ops on the same stream ----
 #
-# Two families run on CUDA. Per-channel gates (ssm-like patterns: B reads i - 1, A the diagonal): the gated
+# Three families run on CUDA. Per-channel gates (ssm-like patterns: B reads i - 1, A the diagonal): the gated
 # scan kernels (gpu_gated_scan.hpp), one scan for the whole batch forward, and backward the adjoint scan
 # z[t] = dy[t] + g[t+1] z[t+1] walked backwards in place, which writes dX, dG and dU in the same pass; on
-# torch's current stream, with no host synchronisation. Per-offset weights of translation-invariant patterns
-# (weights_a and weights_b both (heads, K)): the two small tables (heads * K values) are read to the host,
-# where the device solve takes them (the device solve returns once Y is written: a host synchronisation per
-# sequence); X, Y and the gradients stay on the device. Its adjoint solve Z = (I - B)^{-T} dY is the same
-# device solve on the reversed sequence, then dX = A^T Z, and the weight gradients of every offset in one
-# kernel (gpu_shift_dots.hpp).
+# torch's current stream, with no host synchronisation. Per-offset weights (heads, K) of translation-invariant
+# patterns, and per-position weights (heads, nnz) of any pattern (mixed with per-offset ones on
+# translation-invariant patterns): the device solve with the tables read on the device, the batch as columns
+# of one solve, and the adjoint solve on the reversed sequence (_torch_cuda.py says how); the weight
+# gradients by shift_dots (gpu_shift_dots.hpp) or per-entry dot products.
 
-_CUDA_FAMILIES = ("per-channel gates on ssm-like patterns (gates=, input_gates=), and per-offset "
-                  "weights_a and weights_b (heads, K) on translation-invariant patterns")
+_CUDA_FAMILIES = ("per-channel gates on ssm-like patterns (gates=, input_gates=), per-offset weights_a and "
+                  "weights_b (heads, K) on translation-invariant patterns, and per-position weights_a and "
+                  "weights_b (heads, nnz) on any pattern (both weights given)")
 
 
 def _compiling() -> bool:
@@ -156,15 +159,26 @@ def _cuda_check(spec: str, n: int, X, wa, wb, g, u, heads: int) -> None:
             raise UsageError(f"gates on CUDA need a first-order pattern with a diagonal A (ssm); '{spec}' is not "
                              "one (move the tensors with .cpu())")
         return
-    if wa is None or wb is None or not lay["implicit"] or wa.shape != (heads, len(lay["a_offsets"])) or \
-            wb.shape != (heads, len(lay["b_offsets"])) or not lay["a_offsets"] or lay["a_offsets"][0] != 0:
+    if _weight_kinds(lay, wa, wb, heads) is None:
         raise UsageError(f"mixgraph.torch.mix on CUDA takes {_CUDA_FAMILIES}; '{spec}' with these weights is "
                          "not one (move the tensors with .cpu() for the other families)")
 
 
-def _per_column(t: torch.Tensor, d: int) -> torch.Tensor:
-    """(heads,) -> (d,): each head's value on its columns."""
-    return t.repeat_interleave(d // t.shape[0])
+def _weight_kinds(lay: dict, wa, wb, heads: int):
+    """(A per offset?, B per offset?) as the CPU op reads the shapes ((heads, nnz) per position first, then
+    (heads, K) per offset on translation-invariant patterns), or None where the CUDA path takes neither
+    (a weight left out: seeded)."""
+    if wa is None or wb is None:
+        return None
+    kinds = []
+    for w, offs, nnz in ((wa, lay["a_offsets"], lay["nnz_A"]), (wb, lay["b_offsets"], lay["nnz_B"])):
+        if tuple(w.shape) == (heads, nnz):
+            kinds.append(False)
+        elif lay["implicit"] and tuple(w.shape) == (heads, len(offs)):
+            kinds.append(True)
+        else:
+            return None
+    return tuple(kinds)
 
 
 def _detached(*ts):
@@ -214,26 +228,26 @@ def _gated_backward(dY, X, Y, g, u, n, batch, needs, scan=None):
     return [dX, None, None, dG, dU]
 
 
-def _cuda_forward(X, wa, wb, g, u, spec, n, batch, heads, seed):
+def _cuda_forward(X, wa, wb, g, u, spec, n, batch, heads, seed, solve=None):
+    """The CUDA forward; solve: the device solve (_torch_cuda.device_solve), or its dense reference for tests
+    of this logic on the CPU."""
     _cuda_check(spec, n, X, wa, wb, g, u, heads)  # again: a compiled model's trace skipped the layout checks
     X, wa, wb, g, u = _detached(X, wa, wb, g, u)  # (DLPack exports no tensor that requires grad)
     if g is not None:
         return _gated_forward(X, g.to(X.dtype).contiguous(), None if u is None else u.to(X.dtype).contiguous(),
                               n, batch)
-    p = _pattern(spec, n)
-    d = X.shape[1]
-    Y = torch.empty_like(X)
-    Xb, Yb = X.view(batch, n, d), Y.view(batch, n, d)
-    wa_h, wb_h = _host_tables(wa, wb)
-    for k in range(batch):
-        _core._solve_cuda_weights(p, Xb[k], Yb[k], heads, seed, wa_h, wb_h)
-    return Y
+    lay = _layout(spec, n)
+    kinds = _weight_kinds(lay, wa, wb, heads)
+    st = _cuda_struct(spec, n, lay)
+    solve = solve or _tc.device_solve
+    if kinds == (True, True):
+        return _tc.offset_forward(X, wa, wb, st, n, batch, heads, solve, _on_device)
+    return _tc.position_forward(X, wa, wb, st, n, batch, heads, kinds, solve, _on_device)
 
 
-def _host_tables(wa, wb):
-    """The per-offset tables on the host (heads * K values each); an empty B table as None (no reads)."""
-    wa_h, wb_h = wa.detach().cpu().numpy(), wb.detach().cpu().numpy()
-    return wa_h, (None if wb_h.shape[1] == 0 else wb_h)
+def _cuda_struct(spec: str, n: int, lay: dict) -> dict:
+    """The host structure of the CUDA weight families (_torch_cuda.structure, cached per pattern)."""
+    return _tc.structure(spec, n, lay, lambda: _core._solve_structure(_pattern(spec, n)))
 
 
 def _shift_dot(Z, V, o: int, heads: int):
@@ -246,51 +260,35 @@ def _shift_dot(Z, V, o: int, heads: int):
     return (Z[:, o:] * V[:, :n - o]).sum(dim=(0, 1)).view(heads, d // heads).sum(dim=1)
 
 
-def _shift_dots(Z, V, offs, heads: int, w):
-    """(heads, K): per head, sum over the batch, i >= o_k and the head's columns of Z[:, i] V[:, i - o_k], all
-    offsets in one kernel (partial sums per column in float64, then per head); a torch loop past its limit."""
+def _shift_dots(Z, V, offs, heads: int):
+    """(heads, K) float64: per head, sum over the batch, i >= o_k and the head's columns of Z[:, i] V[:, i - o_k],
+    all offsets in one kernel (partial sums per column in float64, then per head); a torch loop past its
+    limit."""
     batch, n, d = Z.shape
     if not offs:
-        return w.new_zeros(heads, 0)
+        return Z.new_zeros(heads, 0, dtype=torch.float64)
     if len(offs) > _core._SHIFT_DOTS_MAX_OFFSETS or batch * -(-n // 4096) > 65535:  # (the grid's rows)
-        return torch.stack([_shift_dot(Z, V, o, heads) for o in offs], dim=1)
+        return torch.stack([_shift_dot(Z, V, o, heads) for o in offs], dim=1).double()
     part = torch.zeros(len(offs), d, dtype=torch.float64, device=Z.device)
     _on_device(Z, lambda st: _core._shift_dots(batch, n, d, Z.dtype == torch.float64, [int(o) for o in offs],
                                                Z.data_ptr(), V.data_ptr(), part.data_ptr(), st))
-    return part.view(len(offs), heads, d // heads).sum(dim=2).t().contiguous().to(w.dtype)
+    return part.view(len(offs), heads, d // heads).sum(dim=2).t().contiguous()
 
 
-def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs):
+def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs, solve=None, shift_dots=None):
+    """The CUDA backward; solve and shift_dots: the device kernels, or references for tests on the CPU."""
     dY, X, Y, wa, wb, g, u = _detached(dY, X, Y, wa, wb, g, u)
     if g is not None:
         return _gated_backward(dY, X, Y, g.to(X.dtype).contiguous(),
                                None if u is None else u.to(X.dtype).contiguous(), n, batch, needs)
-    p = _pattern(spec, n)
-    d = X.shape[1]
-    dYr = dY.view(batch, n, d).flip(1)  # the reversed sequence (a copy)
-    Zr = torch.empty_like(dYr)
     lay = _layout(spec, n)
-    a_offs, b_offs = lay["a_offsets"], lay["b_offsets"]
-    wa_h, wb_h = _host_tables(wa, wb)
-    ident = wa_h * 0
-    ident[:, 0] = 1  # A = I for the adjoint solve (A's offsets start with 0)
-    for k in range(batch):
-        _core._solve_cuda_weights(p, dYr[k], Zr[k], heads, seed, ident, wb_h)
-    Z = Zr.flip(1)
-    dX = dA = dB = None
-    if needs[0]:  # dX = A^T Z: dX[j] += a_k Z[j + o_k]
-        wcols = _per_column(wa.detach()[:, 0], d)
-        dX = Z * wcols
-        for k in range(1, len(a_offs)):
-            o = a_offs[k]
-            if o < n and wa_h[:, k].any():  # (a zero column of A adds nothing)
-                dX[:, :n - o].addcmul_(Z[:, o:], _per_column(wa.detach()[:, k], d))
-        dX = dX.view(batch * n, d)
-    if needs[1]:
-        dA = _shift_dots(Z, X.view(batch, n, d), a_offs, heads, wa)
-    if needs[2]:
-        dB = _shift_dots(Z, Y.view(batch, n, d), b_offs, heads, wb)
-    return [dX, dA, dB, None, None]
+    kinds = _weight_kinds(lay, wa, wb, heads)
+    st = _cuda_struct(spec, n, lay)
+    solve = solve or _tc.device_solve
+    if kinds == (True, True):
+        return _tc.offset_backward(dY, X, Y, wa, wb, st, n, batch, heads, needs, solve, _on_device,
+                                   shift_dots or _shift_dots)
+    return _tc.position_backward(dY, X, Y, wa, wb, st, n, batch, heads, kinds, needs, solve, _on_device)
 
 
 def _grads_out(grads, needs):
@@ -452,8 +450,8 @@ def mix(pattern: Union[Pattern, str], X: torch.Tensor, weights_a: Optional[torch
 
     pattern: a mixgraph.Pattern on n = T positions (or a spec string; n is then X's T). X: (T, d),
     (batch, T, d) or (batch, T, heads, d_head), float64 / float32 (computed in that precision) or bfloat16 /
-    float16 (computed in float32 and cast back), on the CPU or, for gates and for per-offset weights_a and
-    weights_b, on a CUDA device (every tensor on X's device). One call solves the whole batch; every
+    float16 (computed in float32 and cast back), on the CPU or, for gates and for weights_a and weights_b
+    both given, on a CUDA device (every tensor on X's device). One call solves the whole batch; every
     sequence uses the same weights (gates: its own rows). Head h owns columns h*d/heads .. (h+1)*d/heads - 1.
 
     The weights have mixgraph.solve's layouts (docs/formats.md, "Weight files"): weights_a / weights_b
@@ -475,8 +473,18 @@ def mix(pattern: Union[Pattern, str], X: torch.Tensor, weights_a: Optional[torch
     return _mix(spec, n, X, weights_a, weights_b, gates, input_gates, heads, seed, threads)
 
 
+_LAYOUTS: Dict[Tuple[str, int], dict] = {}
+
+
 def _layout(spec: str, n: int) -> dict:
-    return _core._mix_layout(_pattern(spec, n))
+    """_core._mix_layout of the pattern, kept per (spec, n) (read-only: callers do not change it)."""
+    lay = _LAYOUTS.get((spec, n))
+    if lay is None:
+        lay = _core._mix_layout(_pattern(spec, n))
+        if len(_LAYOUTS) >= _MAX_PATTERNS:
+            del _LAYOUTS[next(iter(_LAYOUTS))]
+        _LAYOUTS[(spec, n)] = lay
+    return lay
 
 
 class SparseMixer(torch.nn.Module):

@@ -1,5 +1,5 @@
-// mixgraph.torch's CUDA kernels: the gated scan (gpu_gated_scan.hpp) and the per-offset weight gradients
-// (gpu_shift_dots.hpp). Private functions that take
+// mixgraph.torch's CUDA kernels: the gated scan (gpu_gated_scan.hpp) and the weight gradients per offset
+// (gpu_shift_dots.hpp) and per entry (gpu_entry_dots.hpp). Private functions that take
 // device addresses (torch's data_ptr()) and torch's current stream, queue the kernels and return; nothing
 // waits for the device. The Python side checks shapes, dtypes, devices and contiguity first.
 #include <pybind11/stl.h>
@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common.hpp"
+#include "mixgraph/gpu_entry_dots.hpp"
 #include "mixgraph/gpu_gated_scan.hpp"
 #include "mixgraph/gpu_shift_dots.hpp"
 
@@ -84,6 +85,33 @@ void bind_gated_scan(pb::module_& m) {
       "part[k, c] += sum_i z[i, c] v[i - offs[k], c] (part: K x d float64, zeroed by the caller), queued on "
       "`stream`.");
   m.attr("_SHIFT_DOTS_MAX_OFFSETS") = gpu::kShiftDotsMaxOffsets;
+  auto dots = [](bool device, std::uint32_t n, std::uint32_t batch, std::uint32_t heads, std::uint32_t dh,
+                 std::uint64_t nnz, bool fp64, std::uintptr_t z, std::uintptr_t v, std::uintptr_t rows,
+                 std::uintptr_t cols, std::uintptr_t out, std::uintptr_t stream) {
+    gpu::EntryDots s;
+    s.n = n, s.batch = batch, s.heads = heads, s.dh = dh, s.nnz = nnz, s.fp64 = fp64;
+    const auto* r = static_cast<const std::int64_t*>(ptr(rows));
+    const auto* c = static_cast<const std::int64_t*>(ptr(cols));
+    auto* o = static_cast<double*>(ptr(out));
+    check(device ? gpu::entry_dots(s, ptr(z), ptr(v), r, c, o, ptr(stream))
+                 : gpu::entry_dots_reference(s, ptr(z), ptr(v), r, c, o));
+  };
+  m.def(
+      "_entry_dots",
+      [dots](std::uint32_t n, std::uint32_t batch, std::uint32_t heads, std::uint32_t dh, std::uint64_t nnz,
+             bool fp64, std::uintptr_t z, std::uintptr_t v, std::uintptr_t rows, std::uintptr_t cols,
+             std::uintptr_t out, std::uintptr_t stream) {
+        dots(true, n, batch, heads, dh, nnz, fp64, z, v, rows, cols, out, stream);
+      },
+      "out[h, e] = sum over b, c of z[rows[e], (b heads + h) dh + c] v[cols[e], ...] (out: heads x nnz "
+      "float64, written; rows, cols int64), queued on `stream`.");
+  m.def(
+      "_entry_dots_reference",
+      [dots](std::uint32_t n, std::uint32_t batch, std::uint32_t heads, std::uint32_t dh, std::uint64_t nnz,
+             bool fp64, std::uintptr_t z, std::uintptr_t v, std::uintptr_t rows, std::uintptr_t cols,
+             std::uintptr_t out,
+             std::uintptr_t) { dots(false, n, batch, heads, dh, nnz, fp64, z, v, rows, cols, out, 0); },
+      "_entry_dots on host addresses (the CPU reference; the stream is not used).");
 }
 
 }  // namespace mixgraph::py

@@ -127,7 +127,7 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
 template <class T>
 pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& x, const pb::object& out,
                    int heads, std::uint64_t seed, std::uint64_t mem_limit, const pb::object& gates,
-                   const pb::object& input_gates, std::shared_ptr<const MixerWeights<T>> user_w = nullptr) {
+                   const pb::object& input_gates) {
   const Pattern& p = hp->p;
   const std::size_t d = static_cast<std::size_t>(xv.cols);
   if (out.is_none())
@@ -152,23 +152,16 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   }
   const std::string dev_note = gpu::set_device(xv.device_id);
   if (!dev_note.empty()) throw RuntimeFailure("GPU solve: " + dev_note);
-  // the user's host weights (per-offset tables are expanded on the device; the rest is uploaded), or the
-  // seeded ones on the structure of a cached Mixer (nothing of the structure rebuilt per call on the host)
-  std::shared_ptr<const Mixer> mixer;
-  std::shared_ptr<const SolveStructure> structure;
-  gpu::SolveProblem prob;
-  if (user_w) {
-    prob = gpu_problem(*user_w, d);
-  } else {
-    mixer = mixer_for(hp, heads, sizeof(T) == 8 ? Precision::Fp64 : Precision::Fp32);
-    structure = mixer->structure();
-    prob = gpu_problem(*structure, mixer->seeded<T>(seed), d);
-  }
+  // the seeded weights on the structure of a cached Mixer (nothing of the structure rebuilt per call on
+  // the host)
+  const std::shared_ptr<const Mixer> mixer =
+      mixer_for(hp, heads, sizeof(T) == 8 ? Precision::Fp64 : Precision::Fp32);
+  const std::shared_ptr<const SolveStructure> structure = mixer->structure();
+  gpu::SolveProblem prob = gpu_problem(*structure, mixer->seeded<T>(seed), d);
   // Per-channel gates read in place (the CLI's --gates / --input-gates): B's coefficient of row i, channel
   // c from gates[i, c], A's from input_gates[i, c], or 1 where only gates are given (y = G y_prev + X).
   const std::vector<T> ones(heads, T(1));
   if (!gates.is_none() || !input_gates.is_none()) {
-    if (user_w) throw UsageError("gates with host weights: not taken on a CUDA device");
     if (!(prob.b.implicit && prob.b.k == 1 && prob.b.offsets[0] == 1 && prob.a.implicit && prob.a.k == 1 &&
           prob.a.offsets[0] == 0))
       throw UsageError(
@@ -223,10 +216,10 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
 }
 
 pb::tuple solve_call(const pb::object& pat, const pb::object& x, int heads, std::uint64_t seed, int threads,
-                const pb::object& out, const pb::object& mem, const pb::object& progress,
-                const pb::object& gates, const pb::object& weights_a, const pb::object& weights_b,
-                const pb::object& input_gates, const pb::object& attn_q, const pb::object& attn_k,
-                const std::string& attn_kernel) {
+                     const pb::object& out, const pb::object& mem, const pb::object& progress,
+                     const pb::object& gates, const pb::object& weights_a, const pb::object& weights_b,
+                     const pb::object& input_gates, const pb::object& attn_q, const pb::object& attn_k,
+                     const std::string& attn_kernel) {
   const PatternPtr h = pattern_from(pat, pb::none());
   if (heads < 1) throw UsageError("heads must be >= 1");
   check_threads(threads);
@@ -284,44 +277,9 @@ pb::tuple solve_call(const pb::object& pat, const pb::object& x, int heads, std:
   return run<float>(h, xv, out, heads, seed, threads, lim, progress);
 }
 
-// mixgraph.torch's device solve (private): X and out CUDA arrays, weights_a / weights_b host arrays in the
-// layouts of mixgraph.solve (per offset (heads, K): expanded on the device, so only heads * K values cross
-// the bus; per position: uploaded). The solve is ordered on torch's current stream.
-pb::dict solve_cuda_weights(const pb::object& pat, const pb::object& x, const pb::object& out, int heads,
-                            std::uint64_t seed, const pb::object& weights_a, const pb::object& weights_b) {
-  const PatternPtr h = pattern_from(pat, pb::none());
-  const ArrayView xv = array_view(x, false, "X");
-  if (!xv.cuda) throw UsageError("X must be a CUDA array");
-  if (static_cast<std::uint64_t>(xv.rows) != h->p.n)
-    throw UsageError("X has " + std::to_string(xv.rows) +
-                     " rows but the pattern has n = " + std::to_string(h->p.n));
-  const std::size_t d = static_cast<std::size_t>(xv.cols);
-  if (heads < 1 || d == 0 || d % std::size_t(heads) != 0)
-    throw UsageError("X has " + std::to_string(d) +
-                     " columns, not a positive multiple of heads = " + std::to_string(heads));
-  const auto info = gpu::device_info();
-  if (!info.usable()) throw GpuRequired("X is a CUDA tensor, but no GPU is usable here (" + info.note + ")");
-  UserWeights uw;
-  uw.a = weights_a;
-  uw.b = weights_b;
-  const std::uint64_t lim = mem_limit_from(pb::none());
-  const pb::object none = pb::none();
-  if (xv.itemsize == 8)
-    return run_cuda<double>(h, xv, x, out, heads, seed, lim, none, none,
-                            user_weights<double>(h->p, heads, seed, uw, lim))[1]
-        .cast<pb::dict>();
-  return run_cuda<float>(h, xv, x, out, heads, seed, lim, none, none,
-                         user_weights<float>(h->p, heads, seed, uw, lim))[1]
-      .cast<pb::dict>();
-}
-
 }  // namespace
 
 void bind_solve(pb::module_& m) {
-  m.def(
-      "_solve_cuda_weights", &solve_cuda_weights, pb::arg("pattern"), pb::arg("X"), pb::arg("out"),
-      pb::arg("heads"), pb::arg("seed"), pb::arg("weights_a"), pb::arg("weights_b"),
-      "Y = (I - B)^{-1} A X on X's CUDA device into out, with host weights (mixgraph.torch's device solve).");
   m.def("_solve", &solve_call, pb::arg("pattern"), pb::arg("X"), pb::arg("heads") = 1, pb::arg("seed") = 1,
         pb::arg("threads") = 0, pb::arg("out") = pb::none(), pb::arg("mem_limit") = pb::none(),
         pb::arg("progress") = pb::none(), pb::arg("gates") = pb::none(), pb::arg("weights_a") = pb::none(),

@@ -187,9 +187,11 @@ def test_families_not_on_cuda_are_refused_clearly():
     p = mixgraph.Pattern("pow2+cache", 16)
     X = torch.randn(16, 4, device="cuda")
     nnz = mixgraph.torch._layout(p.spec, p.n)["nnz_B"]
-    for kw in (dict(), dict(weights_b=torch.zeros(1, nnz, device="cuda"))):
+    for kw in (dict(), dict(weights_b=torch.zeros(1, nnz, device="cuda"))):  # seeded A and B, seeded A
         with pytest.raises(mixgraph.UsageError, match="on CUDA takes per-channel gates"):
             mix(p, X, **kw)
+    with pytest.raises(mixgraph.UsageError, match="on CUDA takes"):  # per offset on an explicit pattern
+        mix(p, X, torch.ones(1, 1, device="cuda"), torch.zeros(1, nnz, device="cuda"))
     q = mixgraph.Pattern("pow2", 16)
     with pytest.raises(mixgraph.UsageError, match="on CUDA takes"):  # seeded A: not on CUDA
         mix(q, X, weights_b=torch.zeros(1, 4, device="cuda"))
@@ -200,6 +202,95 @@ def test_families_not_on_cuda_are_refused_clearly():
         mix(s, X, torch.ones(1, 1, device="cuda"), gates=torch.rand(16, 4, device="cuda"))
     with pytest.raises(mixgraph.UsageError, match="gates on CUDA need a first-order pattern"):
         mix(q, X, gates=torch.rand(16, 4, device="cuda"))
+
+
+# weights per position (heads, nnz) in CSR order, on every family: the batch as columns of one solve, the
+# adjoint with the reversed transposed structure, the per-entry weight gradients
+POSITION_FAMILIES = [("pow2", 64), ("sink:4|pow2", 60), ("pow2+cache", 128), ("sq1+cache", 100),
+                     ("window:3", 40), ("local:4", 40), ("attention", 24)]
+
+
+def position_weights(p, heads, gen, device="cpu"):
+    lay = mixgraph.torch._layout(p.spec, p.n)
+    wa = (torch.rand(heads, lay["nnz_A"], generator=gen, dtype=F64) * 2 - 1) * 0.5
+    wb = (torch.rand(heads, lay["nnz_B"], generator=gen, dtype=F64) * 2 - 1) * (0.9 * p.n / max(lay["nnz_B"], 1))
+    return wa.to(device), wb.to(device)
+
+
+@pytest.mark.parametrize("spec,n", POSITION_FAMILIES, ids=[f"{s}-{n}" for s, n in POSITION_FAMILIES])
+@pytest.mark.parametrize("batch,heads", [(1, 1), (3, 2), (1, 2), (3, 1)])
+def test_position_weights_match_cpu(spec, n, batch, heads):
+    p = mixgraph.Pattern(spec, n)
+    gen = torch.Generator().manual_seed(21)
+    wa, wb = position_weights(p, heads, gen)
+    X = torch.randn(batch, n, 8, generator=gen, dtype=F64)
+    compare(lambda X, wa, wb: mix(p, X, wa, wb, heads=heads), [X, wa, wb])
+
+
+@pytest.mark.parametrize("batch,heads", [(1, 1), (3, 2)])
+def test_offset_weights_batch_as_columns_match_cpu(batch, heads):
+    for spec, n in (("pow2", 128), ("window:3", 40), ("local:4", 40)):
+        p = mixgraph.Pattern(spec, n)
+        gen = torch.Generator().manual_seed(22)
+        wa, wb = offset_weights(p, heads, gen)
+        X = torch.randn(batch, n, 16, generator=gen, dtype=F64)
+        compare(lambda X, wa, wb: mix(p, X, wa, wb), [X, wa, wb])
+        lay = mixgraph.torch._layout(spec, n)  # one per offset, the other per position
+        wbp = torch.rand(heads, lay["nnz_B"], generator=gen, dtype=F64) * 0.1
+        compare(lambda X, wa, wb: mix(p, X, wa, wb), [X, wa, wbp])
+
+
+def test_position_weights_float32_on_cuda():
+    gen = torch.Generator().manual_seed(23)
+    for spec, n in (("pow2+cache", 128), ("sq1+cache", 128)):
+        p = mixgraph.Pattern(spec, n)
+        wa, wb = position_weights(p, 4, gen)
+        X = torch.randn(4, n, 64, generator=gen, dtype=F64)
+        ins32 = [t.float() for t in (X, wa, wb)]
+        ref = [t.double().requires_grad_() for t in ins32]  # the same rounded inputs, in fp64 on the CPU
+        got = [t.cuda().requires_grad_() for t in ins32]
+        Yr, Yg = mix(p, *ref), mix(p, *got)
+        assert Yg.dtype == torch.float32
+        assert (Yg.double().cpu() - Yr).abs().max().item() <= 1e-5 * max(1.0, Yr.abs().max().item())
+        R = torch.randn(Yr.shape, generator=gen, dtype=F64)
+        gr = torch.autograd.grad((Yr * R).sum(), ref)
+        gg = torch.autograd.grad((Yg * R.float().cuda()).sum(), got)
+        for a, b in zip(gr, gg):
+            assert (b.double().cpu() - a).abs().max().item() <= 1e-4 * max(1.0, a.abs().max().item())
+
+
+def test_position_training_step_matches_cpu():
+    """One optimizer step of a two-layer model with cache-efficient mixers: the same parameters after it on
+    CUDA as on the CPU (float64)."""
+    torch.manual_seed(24)
+    p = mixgraph.Pattern("pow2+cache", 128)
+    model = torch.nn.Sequential(SparseMixer(p, 16, heads=2, weights="position", dtype=F64), torch.nn.Tanh(),
+                                SparseMixer(p, 16, heads=2, weights="position", dtype=F64))
+    gpu_model = __import__("copy").deepcopy(model).cuda()
+    X = torch.randn(3, 128, 16, dtype=F64)
+    for m, x in ((model, X), (gpu_model, X.cuda())):
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        m(x).square().mean().backward()
+        opt.step()
+    for a, b in zip(model.parameters(), gpu_model.parameters()):
+        assert torch.allclose(b.detach().cpu(), a.detach(), rtol=0, atol=1e-10)
+
+
+def test_weights_path_makes_no_torch_host_synchronisation():
+    """The weight tables stay on the device: no .cpu() / .item() in the forward or the backward (the device
+    solve's own wait at its end is a CUDA event, which torch's sync debug mode does not see)."""
+    for spec, kind in (("pow2", "offset"), ("pow2+cache", "position")):
+        p = mixgraph.Pattern(spec, 128)
+        layer = SparseMixer(p, 32, heads=2, weights=kind).cuda()
+        X = torch.randn(4, 128, 32, device="cuda", requires_grad=True)
+        layer(X).sum().backward()  # warm up (structures, index tensors on the device)
+        torch.cuda.synchronize()
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            layer(X).square().sum().backward()
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+        assert layer.weight_a.grad is not None and layer.weight_b.grad is not None
 
 
 def test_gated_mixer_module_on_cuda_and_torch_compile():

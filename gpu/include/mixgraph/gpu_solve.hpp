@@ -34,6 +34,7 @@ enum class CoefGen {
   Values,     ///< vals holds every coefficient (strides hs, is, ks)
   Seeded,     ///< weight_gen.hpp: head h, row i, read j from (gen_seed + h, gen_matrix, gen_total)
   PerOffset,  ///< implicit only: vals holds [h][k], one coefficient per offset and head, for every row
+              ///< (a host array, or a device array with vals_on_device)
 };
 
 struct SolveMatrix {
@@ -48,10 +49,15 @@ struct SolveMatrix {
   std::uint64_t gen_seed = 0;    ///< Seeded: the seed of head 0
   std::uint32_t gen_matrix = 0;  ///< Seeded: weight_gen.hpp's matrix id (kMatrixA, kMatrixB)
   double gen_total = 0;          ///< Seeded: weight_gen.hpp's row total (kTotalA, kTotalB)
-  /// Values only: vals is a device pointer (on the device of the solve), read in place with the strides
-  /// hs, is, ks; nothing is uploaded or copied. Only gpu-scan1 reads it (first-order patterns under
-  /// Kernel::Auto; any other plan is refused with a note), e.g. per-channel gates G (n x d, row-major) of
-  /// an ssm pattern with heads = d: k = 1, hs = 1, is = d, ks = n d.
+  /// vals is a device pointer (on the device of the solve), written by work queued before the solve on its
+  /// stream; nothing is uploaded, nothing of it is read on the host.
+  ///  * Values: read in place with the strides hs, is, ks. gpu-scan1 takes any strides, e.g. per-channel
+  ///    gates G (n x d, row-major) of an ssm pattern with heads = d: k = 1, hs = 1, is = d, ks = n d. Every
+  ///    other plan takes the canonical layouts only (implicit head-major [h][i][k]: hs = n k, is = k,
+  ///    ks = 1; CSR [h][e]: hs = nnz, is = 1) and refuses others with a note.
+  ///  * PerOffset (implicit): the (heads, k) table [h][k] in device memory, expanded on the device into
+  ///    the solve's layout (every plan). The workspace slot is not reused by value across calls (the
+  ///    values are not on the host): each call writes the expanded array again (heads n k values).
   bool vals_on_device = false;
 };
 
@@ -120,9 +126,12 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 
 /// Device in, device out: x_dev and y_dev are device pointers on the current CUDA device (row-major
 /// n x d, float or double as p.fp64, not overlapping); neither crosses the bus. The structure and any
-/// Values coefficients of p stay host arrays, as for solve(). `stream` is a cudaStream_t (nullptr: the
-/// default stream): the solve is ordered after the work already queued on it (what wrote X), and the call
-/// returns once Y is written. total_ms: device weights + kernel. Never throws; errors in note.
+/// Values coefficients of p stay host arrays, as for solve(), unless SolveMatrix::vals_on_device says the
+/// coefficients are in device memory. `stream` is a cudaStream_t (nullptr: the
+/// default stream): the uploads of the structure, the coefficient fills and the solve are queued on it,
+/// after the work already queued there (what wrote X and any device coefficients), and the call returns
+/// once Y is written (one event synchronization at its end). total_ms: device weights + kernel. Never
+/// throws; errors in note.
 ///
 /// Device memory: solve_device allocates nothing per call once warm. Its device buffers (coefficient
 /// arrays, structure copies, the plan's workspace) come from a per-device cache, grow-only: the j-th buffer
@@ -132,7 +141,8 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// parallel. Seeded and per-offset coefficients of translation-invariant patterns are made once: a slot
 /// keeps what it holds, and a later call with the same weights (offsets, n, heads, seed or per-offset
 /// values, precision, layout: compared in full) reads them as they are (SolveRun::coefs_reused), so a
-/// repeated call costs the kernel alone. solve(), solve_seeded_x() and the benchmarks allocate, write and
+/// repeated call costs the kernel alone (not for per-offset tables in device memory: those are expanded
+/// on every call). solve(), solve_seeded_x() and the benchmarks allocate, write and
 /// free per call as before.
 ///
 ///   float *x, *y;  cudaMalloc(&x, n * d * 4); cudaMalloc(&y, n * d * 4);  // X filled on the device
