@@ -104,19 +104,11 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
   po.per_position = false;
   const auto prof = cache_profile(p, po);
 
-  const bool ti = p.translation_invariant() && !(p.a_mode == AMode::Explicit && !p.b_empty());
-  DistanceSummary dist;
-  if (ti) {
-    dist = summary_from_profile(
-        p.a_mode == AMode::Explicit ? distance_profile(p) : offset_distance_profile(p.b_offsets, p.n), p.n,
-        false);
-  } else {
-    AllPairsOptions ap;
-    ap.threads = o.common.threads;
-    ap.eccentricities = false;
-    ap.mem_limit = limit;
-    dist = all_pairs_summary(p, ap);
-  }
+  AllPairsOptions ap;
+  ap.threads = o.common.threads;
+  ap.eccentricities = false;
+  ap.mem_limit = limit;
+  const DistanceSummary dist = distance_summary(p, ap);
 
   CongestionOptions co;
   co.mem_limit = limit;
