@@ -47,9 +47,7 @@ std::string dist_text(std::uint32_t d) {
 }
 
 ProfileMethod parse_method(const std::string& m) {
-  if (m == "auto") return ProfileMethod::Auto;
-  if (m == "bitset-bfs") return ProfileMethod::BitsetBfs;
-  if (m == "dp") return ProfileMethod::Dp;
+  if (const auto method = profile_method_from(m)) return *method;
   throw UsageError("--method must be auto, bitset-bfs or dp (got '" + m + "')");
 }
 

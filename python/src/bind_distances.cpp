@@ -28,9 +28,7 @@ namespace {
 constexpr std::uint64_t kMatrixMax = std::uint64_t{1} << 15;
 
 ProfileMethod parse_method(const std::string& m) {
-  if (m == "auto") return ProfileMethod::Auto;
-  if (m == "bitset-bfs") return ProfileMethod::BitsetBfs;
-  if (m == "dp") return ProfileMethod::Dp;
+  if (const auto method = profile_method_from(m)) return *method;
   throw UsageError("method must be auto, bitset-bfs or dp (got '" + m + "')");
 }
 

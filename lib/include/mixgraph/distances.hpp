@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,8 @@ enum class ProfileMethod {
   Dp,         ///< the coin-change recurrence delta(m) = 1 + min_{o <= m} delta(m - o), vectorised over m
 };
 const char* to_string(ProfileMethod m);
+/// The method named "auto", "bitset-bfs" or "dp" (to_string's names); nullopt for any other text.
+std::optional<ProfileMethod> profile_method_from(const std::string& name);
 
 /// delta(m) = the fewest offsets (repetition allowed) summing to m, m = 0..n-1 (Prop. 4.4); delta(0) = 0,
 /// UNREACHABLE where no sum gives m. `offsets` sorted ascending, distinct, each >= 1.
