@@ -116,6 +116,12 @@ struct CongestionResult {
 bool record_copy_distances(CongestionResult& res, const std::vector<std::uint32_t>& d);
 /// lower_bound and lower_bound_name: the largest computed value of lower_bounds (first on ties).
 void pick_lower_bound(CongestionResult& res);
+/// The verdict once the routings are checked (after pick_lower_bound): congestion and best_routing (the
+/// least congestion among routings, first on ties), upper_bound (the smaller of that and prop48_bound,
+/// which holds even when the shift routing was skipped) and optimal: upper_bound == lower_bound when
+/// `optimal_by_upper_bound`, else only when a checked routing meets the lower bound. O(routings).
+/// Throws RuntimeFailure (an internal error) when a routing's congestion is below the certified lower bound.
+void settle_congestion_verdict(CongestionResult& res, bool optimal_by_upper_bound);
 
 /// The whole analysis for one pattern spec and copy length N (pattern on 2N tokens; for mtx: specs N = 0
 /// takes N = n/2 from the file). A copy that is

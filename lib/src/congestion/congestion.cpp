@@ -78,6 +78,24 @@ void pick_lower_bound(CongestionResult& res) {
     }
 }
 
+void settle_congestion_verdict(CongestionResult& res, bool optimal_by_upper_bound) {
+  for (auto& s : res.routings)
+    if (!res.congestion || s.congestion < *res.congestion) {
+      res.congestion = s.congestion;
+      res.best_routing = s.name;
+    }
+  res.upper_bound = res.congestion;
+  if (res.prop48_bound && (!res.upper_bound || *res.prop48_bound < *res.upper_bound))
+    res.upper_bound = res.prop48_bound;
+  for (auto& s : res.routings)
+    if (s.congestion < res.lower_bound)
+      throw RuntimeFailure("internal error: routing '" + s.name + "' has congestion " +
+                           std::to_string(s.congestion) + " below the certified lower bound " +
+                           std::to_string(res.lower_bound) + " (" + res.lower_bound_name + ")");
+  const auto& meets = optimal_by_upper_bound ? res.upper_bound : res.congestion;
+  res.optimal = meets && *meets == res.lower_bound;
+}
+
 CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
                                     const CongestionOptions& opt) {
   const bool is_mtx = spec.rfind("mtx:", 0) == 0;
@@ -233,25 +251,7 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
     }
   }
 
-  // Upper bounds and the verdict.
-  for (auto& s : res.routings)
-    if (!res.congestion || s.congestion < *res.congestion) {
-      res.congestion = s.congestion;
-      res.best_routing = s.name;
-    }
-  res.upper_bound = res.congestion;
-  if (res.prop48_bound && (!res.upper_bound || *res.prop48_bound < *res.upper_bound)) {
-    // Prop. 4.8 holds even when the shift routing was skipped for size.
-    res.upper_bound = res.prop48_bound;
-  }
-  if (res.upper_bound && res.prop48_bound && *res.upper_bound > *res.prop48_bound)
-    throw RuntimeFailure("internal error: best routing above the Prop. 4.8 bound");
-  for (auto& s : res.routings)
-    if (s.congestion < res.lower_bound)
-      throw RuntimeFailure("internal error: routing '" + s.name + "' has congestion " +
-                           std::to_string(s.congestion) + " below the certified lower bound " +
-                           std::to_string(res.lower_bound) + " (" + res.lower_bound_name + ")");
-  res.optimal = res.congestion && *res.congestion == res.lower_bound;
+  settle_congestion_verdict(res, false);
   return res;
 }
 

@@ -183,20 +183,7 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
     }
   }
 
-  for (auto& st : res.routings)
-    if (!res.congestion || st.congestion < *res.congestion) {
-      res.congestion = st.congestion;
-      res.best_routing = st.name;
-    }
-  res.upper_bound = res.congestion;
-  if (res.prop48_bound && (!res.upper_bound || *res.prop48_bound < *res.upper_bound))
-    res.upper_bound = res.prop48_bound;  // the shift bound holds even when its paths were not built
-  for (auto& st : res.routings)
-    if (st.congestion < res.lower_bound)
-      throw RuntimeFailure("internal error: routing '" + st.name + "' has congestion " +
-                           std::to_string(st.congestion) + " below the certified lower bound " +
-                           std::to_string(res.lower_bound) + " (" + res.lower_bound_name + ")");
-  res.optimal = res.upper_bound && *res.upper_bound == res.lower_bound;
+  settle_congestion_verdict(res, true);  // the shift bound holds even when its paths were not built
   return out;
 }
 
