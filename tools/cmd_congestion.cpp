@@ -99,12 +99,7 @@ int run_congestion(const CongestionCliOptions& o) {
   co.seed = o.seed;
   co.lp = o.lp;
   co.mem_limit = o.common.mem_limit_bytes();
-  if (!o.routing.empty()) {
-    co.routings_forced = true;
-    co.shift = o.routing == "shift" || o.routing == "all";
-    co.random = o.routing == "random" || o.routing == "all";
-    co.minmax = o.routing == "minmax" || o.routing == "all";
-  }
+  if (!o.routing.empty()) select_routings(co, o.routing);  // CLI11 checked the name
   std::vector<std::uint64_t> ns;
   if (!o.sweep_text.empty()) {
     if (!o.n_text.empty())

@@ -47,12 +47,7 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   co.mem_limit = q.common.mem_limit_bytes();
   co.keep_paths = !q.paths_file.empty();
   co.lp = q.lp;
-  if (!q.routing.empty()) {
-    co.routings_forced = true;
-    co.shift = q.routing == "shift" || q.routing == "all";
-    co.random = q.routing == "random" || q.routing == "all";
-    co.minmax = q.routing == "minmax" || q.routing == "all";
-  }
+  if (!q.routing.empty()) select_routings(co, q.routing);  // CLI11 checked the name
   std::uint64_t N = 0;
   if (!q.n_text.empty()) {
     N = parse_count(q.n_text, "--copy-length");

@@ -67,6 +67,19 @@ struct CongestionOptions {
   MinmaxOptions minmax_options{};
 };
 
+/// Runs only the routing `name` ("shift", "random" or "minmax"; "all": every one), whatever the size
+/// (routings_forced). Returns false, changing nothing, for any other name. For CongestionOptions and
+/// StackCongestionOptions.
+template <class Options>
+bool select_routings(Options& opt, const std::string& name) {
+  if (name != "shift" && name != "random" && name != "minmax" && name != "all") return false;
+  opt.routings_forced = true;
+  opt.shift = name == "shift" || name == "all";
+  opt.random = name == "random" || name == "all";
+  opt.minmax = name == "minmax" || name == "all";
+  return true;
+}
+
 struct NamedBound {
   std::string name;                    ///< prop47, cut, lp, ip
   std::optional<std::uint32_t> value;  ///< nullopt: not computed (see note)
