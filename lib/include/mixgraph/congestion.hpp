@@ -129,6 +129,12 @@ struct CongestionResult {
 bool record_copy_distances(CongestionResult& res, const std::vector<std::uint32_t>& d);
 /// lower_bound and lower_bound_name: the largest computed value of lower_bounds (first on ties).
 void pick_lower_bound(CongestionResult& res);
+/// The cut bound ceil(N / kappa) on g (copy_cut_kappa), noted "kappa = K <paths>", and res.kappa = kappa;
+/// not computed (no value, the reason as its note) when the flow network would have more than max_edges
+/// edges. RuntimeFailure beyond mem_limit (before allocating) and when no input reaches an output although
+/// the copy is possible (an internal error). O(max-flow).
+NamedBound cut_lower_bound(const CopyGraph& g, std::uint64_t max_edges, std::uint64_t mem_limit,
+                           const std::string& paths, CongestionResult& res);
 /// The verdict once the routings are checked (after pick_lower_bound): congestion and best_routing (the
 /// least congestion among routings, first on ties), upper_bound (the smaller of that and prop48_bound,
 /// which holds even when the shift routing was skipped) and optimal: upper_bound == lower_bound when

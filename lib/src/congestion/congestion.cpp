@@ -78,6 +78,25 @@ void pick_lower_bound(CongestionResult& res) {
     }
 }
 
+NamedBound cut_lower_bound(const CopyGraph& g, std::uint64_t max_edges, std::uint64_t mem_limit,
+                           const std::string& paths, CongestionResult& res) {
+  NamedBound b{"cut", std::nullopt, ""};
+  const auto fe = copy_cut_flow_edges(g);
+  if (fe > max_edges) {
+    b.note = "not computed: the flow network would have " + std::to_string(fe) + " edges (limit " +
+             std::to_string(max_edges) + ")";
+    return b;
+  }
+  check_memory(copy_cut_bytes(g), mem_limit, "the max-flow network of the cut bound");
+  const pos_t kappa = copy_cut_kappa(g);
+  res.kappa = kappa;
+  if (kappa == 0)
+    throw RuntimeFailure("internal error: max-flow found no input-output path although the copy is possible");
+  b.value = static_cast<std::uint32_t>((static_cast<std::uint64_t>(g.N) + kappa - 1) / kappa);
+  b.note = "kappa = " + std::to_string(kappa) + " " + paths;
+  return b;
+}
+
 void settle_congestion_verdict(CongestionResult& res, bool optimal_by_upper_bound) {
   for (auto& s : res.routings)
     if (!res.congestion || s.congestion < *res.congestion) {
@@ -151,22 +170,11 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
   // Lower bounds.
   throw_if_cancelled();  // between stages (Python's Ctrl-C; each stage polls inside too)
   NamedBound b47{"prop47", prop47_bound(d), "ceil(sum_i (d(i+N,i) + 1) / 2N)"};
-  NamedBound bcut{"cut", std::nullopt, ""};
-  const auto fe = copy_cut_flow_edges(g);
-  if (fe > opt.cut_max_edges) {
-    bcut.note = "not computed: the flow network would have " + std::to_string(fe) + " edges (limit " +
-                std::to_string(opt.cut_max_edges) + ")";
-  } else {
-    check_memory(copy_cut_bytes(g), opt.mem_limit, "the max-flow network of the cut bound");
-    const pos_t kappa = copy_cut_kappa(g);
-    res.kappa = kappa;
-    if (kappa == 0)
-      throw RuntimeFailure(
-          "internal error: max-flow found no input-output path although the copy is possible");
-    bcut.value = static_cast<std::uint32_t>((static_cast<std::uint64_t>(N) + kappa - 1) / kappa);
-    bcut.note = "kappa = " + std::to_string(kappa) + " position-disjoint input-output paths";
-    if (g.explicit_a() && !g.a_only) bcut.note += " (relaxed: A edges allowed out of every input position)";
-  }
+  const NamedBound bcut = cut_lower_bound(
+      g, opt.cut_max_edges, opt.mem_limit,
+      std::string("position-disjoint input-output paths") +
+          (g.explicit_a() && !g.a_only ? " (relaxed: A edges allowed out of every input position)" : ""),
+      res);
   NamedBound blp{"lp", std::nullopt, "not requested (--lp)"};
   NamedBound bip{"ip", std::nullopt, "not requested (--lp)"};
   std::optional<Routing> exact_routing;
