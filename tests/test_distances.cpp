@@ -664,3 +664,70 @@ TEST(Cli, SweepSideBySide) {
   EXPECT_EQ(c.code, 0);
   EXPECT_NE(c.out.find("pattern,n,diameter,copy_distance"), std::string::npos);
 }
+
+TEST(DistanceRoute, TheProfileRouteGivesTheAllPairsFiguresWhereverItIsChosen) {
+  for (const std::string spec :
+       {"pow2", "sq1", "ssm", "local:4", "attention", "offsets:1,5,6", "pow2+cache", "sq1+cache"})
+    for (pos_t n : {1u, 17u, 300u}) {
+      SCOPED_TRACE(spec + " n=" + std::to_string(n));
+      const auto p = make_pattern(spec, n);
+      const auto c = choose_distance_route(p, {});
+      EXPECT_EQ(c.translation_invariant, profile_describes(p));
+      if (c.route != DistanceRoute::Profile) {
+        EXPECT_EQ(c.route, DistanceRoute::AllPairs);
+        EXPECT_FALSE(profile_describes(p));
+        continue;
+      }
+      const auto want = all_pairs_summary(p), got = summary_from_profile(distance_profile(p), n);
+      EXPECT_EQ(got.diameter, want.diameter);
+      EXPECT_EQ(got.histogram, want.histogram);
+      EXPECT_EQ(got.reachable_pairs, want.reachable_pairs);
+      EXPECT_EQ(got.unreachable_pairs, want.unreachable_pairs);
+      EXPECT_EQ(got.eccentricity, want.eccentricity);
+      EXPECT_NEAR(got.mean_distance, want.mean_distance, 1e-12 * (1 + want.mean_distance));
+    }
+}
+
+TEST(DistanceRoute, AllPairsRunsByItselfOnlyUpToTheLimit) {
+  const auto ask = [](bool all_pairs, bool matrix, bool lists) {
+    DistanceRouteRequest q;
+    q.all_pairs = all_pairs;
+    q.matrix = matrix;
+    q.lists = lists;
+    return q;
+  };
+  const auto at = make_pattern("sq1+cache", kAutoAllPairsMax);
+  const auto above = make_pattern("sq1+cache", kAutoAllPairsMax + 1);
+  ASSERT_FALSE(profile_describes(above));
+  EXPECT_EQ(choose_distance_route(at, {}).route, DistanceRoute::AllPairs);
+  EXPECT_EQ(choose_distance_route(above, ask(true, false, false)).route, DistanceRoute::AllPairs);
+  EXPECT_EQ(choose_distance_route(above, ask(false, true, false)).route, DistanceRoute::AllPairs);
+  EXPECT_EQ(choose_distance_route(above, ask(false, false, true)).route, DistanceRoute::ListsOnly);
+  try {
+    DistanceRouteRequest q;
+    q.pattern_text = "P";
+    q.all_pairs_words = "ASK-ALL";
+    q.one_row_words = "ASK-ROW";
+    choose_distance_route(above, q);
+    ADD_FAILURE() << "no refusal";
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("pattern P is not translation-invariant", 0), 0u) << m;
+    EXPECT_NE(m.find("ASK-ALL to run them anyway"), std::string::npos) << m;
+    EXPECT_NE(m.find("ask ASK-ROW for one row"), std::string::npos) << m;
+    EXPECT_NE(m.find("(n is " + std::to_string(kAutoAllPairsMax + 1) + ")"), std::string::npos) << m;
+  }
+  // a pattern the profile describes: the profile unless all-pairs or the matrix is asked for
+  const auto ti = make_pattern("pow2", kAutoAllPairsMax + 1);
+  EXPECT_EQ(choose_distance_route(ti, {}).route, DistanceRoute::Profile);
+  EXPECT_EQ(choose_distance_route(ti, ask(false, false, true)).route, DistanceRoute::Profile);
+  EXPECT_EQ(choose_distance_route(ti, ask(true, false, false)).route, DistanceRoute::AllPairs);
+  EXPECT_EQ(choose_distance_route(ti, ask(false, true, false)).route, DistanceRoute::AllPairs);
+}
+
+TEST(DistanceRoute, ProfileMethodNamesRoundTrip) {
+  for (ProfileMethod m : {ProfileMethod::Auto, ProfileMethod::BitsetBfs, ProfileMethod::Dp})
+    EXPECT_EQ(profile_method_from(to_string(m)), m);
+  for (const char* bad : {"", "Auto", "bfs", "dp "})
+    EXPECT_FALSE(profile_method_from(bad).has_value()) << bad;
+}

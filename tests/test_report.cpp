@@ -575,6 +575,17 @@ struct ReportRun {
   }
 };
 
+/// Each figures/<name>.png of the report run decodes (nothing to check where plots are not built in; the test
+/// is skipped where libpng is missing).
+void expect_figures_decode(const ReportRun& r, std::initializer_list<const char*> names) {
+  if (!plots_built_in()) return;
+  for (const char* f : names) {
+    const Png png = decode_png(r.dir + "/figures/" + f + ".png");
+    if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
+    EXPECT_TRUE(png.ok) << f << ": " << png.error;
+  }
+}
+
 }  // namespace
 
 TEST(ReportCommand, WritesEveryFileItListsAndEveryPngDecodes) {
@@ -951,14 +962,8 @@ TEST(ReportSections, CongestionTableCoversNonPowersOfTwoWithConsistentBounds) {
   for (int N : {1, 2, 3, 4, 6, 8, 12, 16, 24, 31, 32}) EXPECT_TRUE(lengths.count(N)) << N;
   const auto t1 = nlohmann::json::parse(read_file(r.dir + "/tables/table1.json"));
   EXPECT_EQ(row_of(t1, "ssm")["congestion"], "32 (optimal) at N = 32");
-  if (plots_built_in()) {
-    for (const char* f :
-         {"congestion_load_pow2", "congestion_load_ssm", "congestion_load_sq1-cache", "congestion_over_n"}) {
-      const Png png = decode_png(r.dir + "/figures/" + f + ".png");
-      if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
-      EXPECT_TRUE(png.ok) << f << ": " << png.error;
-    }
-  }
+  expect_figures_decode(
+      r, {"congestion_load_pow2", "congestion_load_ssm", "congestion_load_sq1-cache", "congestion_over_n"});
 }
 
 TEST(ReportSections, CutRanksMatchADenseEigenRankAndTheCacheBound) {
@@ -1009,13 +1014,7 @@ TEST(ReportSections, CutRanksMatchADenseEigenRankAndTheCacheBound) {
     EXPECT_EQ(row_of(sum, spec)["max_cut_rank"], max_rank);
     EXPECT_EQ(row_of(sum, spec)["bound_holds"], true);
   }
-  if (plots_built_in()) {
-    for (const char* f : {"cut_rank", "cut_rank_vs_cache"}) {
-      const Png png = decode_png(r.dir + "/figures/" + f + ".png");
-      if (!png.ok && png.error == "libpng not found at build time") GTEST_SKIP() << png.error;
-      EXPECT_TRUE(png.ok) << f << ": " << png.error;
-    }
-  }
+  expect_figures_decode(r, {"cut_rank", "cut_rank_vs_cache"});
 }
 
 TEST(ReportSections, RankCutsAboveTheRankCapAreSpacedAndNoted) {

@@ -19,6 +19,7 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/stack.hpp"
+#include "stack_dense.hpp"
 
 using namespace mixgraph;
 
@@ -214,25 +215,11 @@ TEST(StackRank, ExactMatchesTheSvdOfTheDenseProduct) {
       ro.seed = 11;
       ro.exact = true;
       const auto r = stack_cut_ranks(s, ro);
-      Eigen::MatrixXd M = Eigen::MatrixXd::Identity(n, n);
-      for (std::size_t l = 0; l < s.depth(); ++l) {
-        const auto w = induced_weights(*s.layers[l], ro.seed + l).w;
-        Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n), B = Eigen::MatrixXd::Zero(n, n);
-        for (pos_t i = 0; i < n; ++i) {
-          for (nnz_t k = w.a.ptr[i]; k < w.a.ptr[i + 1]; ++k) A(i, w.a.idx[k]) = w.a.val[k];
-          for (nnz_t k = w.b.ptr[i]; k < w.b.ptr[i + 1]; ++k) B(i, w.b.idx[k]) = w.b.val[k];
-        }
-        const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
-        M = (I - B).triangularView<Eigen::UnitLower>().solve(A) * M;
-      }
+      const Eigen::MatrixXd M = test::dense_stack_product(s, ro.seed);
       ASSERT_EQ(r.numeric.size(), r.cuts.size());
       for (std::size_t c = 0; c < r.cuts.size(); ++c) {
         const pos_t K = r.cuts[c];
-        Eigen::JacobiSVD<Eigen::MatrixXd> svd(M.block(K, 0, n - K, K));
-        const auto sv = svd.singularValues();
-        std::uint32_t rank = 0;
-        for (Eigen::Index k = 0; k < sv.size(); ++k) rank += sv(k) > 1e-9 * sv(0);
-        EXPECT_EQ(r.numeric[c], rank) << spec << " n=" << n << " K=" << K;
+        EXPECT_EQ(r.numeric[c], test::dense_cut_rank(M, K)) << spec << " n=" << n << " K=" << K;
         EXPECT_LE(r.numeric[c], r.flow[c]) << spec << " n=" << n << " K=" << K;
       }
       EXPECT_TRUE(r.numeric_above_flow.empty());

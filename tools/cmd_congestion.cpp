@@ -36,46 +36,8 @@ struct CongestionCliOptions {
   std::string checkpoint_dir;
 };
 
-std::string opt_text(const std::optional<std::uint32_t>& v) {
-  return v ? std::to_string(*v) : "-";
-}
-
-const RoutingStats* find_routing(const CongestionResult& r, const std::string& name) {
-  for (auto& s : r.routings)
-    if (s.name == name) return &s;
-  return nullptr;
-}
-
 ojson result_json(const CongestionResult& r, bool lists) {
   return json::congestion(r, lists);
-}
-
-const std::vector<std::string> kRowHeader = {
-    "pattern", "N",     "copy_distance", "prop47", "cut",   "lp",    "ip",  "lower",
-    "prop48",  "shift", "random",        "minmax", "exact", "upper", "gap", "status"};
-
-std::vector<std::string> result_row(const CongestionResult& r) {
-  if (!r.copy_possible)
-    return {r.pattern, std::to_string(r.N), "inf", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
-            "-",       "impossible"};
-  std::vector<std::string> row = {r.pattern, std::to_string(r.N), std::to_string(r.copy_distance)};
-  for (auto& b : r.lower_bounds) row.push_back(opt_text(b.value));
-  row.push_back(std::to_string(r.lower_bound));
-  row.push_back(opt_text(r.prop48_bound));
-  for (const char* name : {"shift", "random", "minmax", "exact"}) {
-    auto* s = find_routing(r, name);
-    row.push_back(s ? std::to_string(s->congestion) : "-");
-  }
-  row.push_back(opt_text(r.upper_bound));
-  if (r.upper_bound) {
-    const auto gap = *r.upper_bound - r.lower_bound;
-    row.push_back(std::to_string(gap));
-    row.push_back(r.optimal || gap == 0 ? "optimal" : "open");
-  } else {
-    row.push_back("-");
-    row.push_back("no routing");
-  }
-  return row;
 }
 
 void print_single_table(const CongestionResult& r) {
@@ -101,27 +63,15 @@ void print_single_table(const CongestionResult& r) {
   kv.push_back({"copy possible", "yes"});
   kv.push_back({"copy distance d", std::to_string(r.copy_distance) + " (max_i d(i+N, i); min " +
                                        std::to_string(r.min_distance) + ")"});
-  for (auto& b : r.lower_bounds)
-    kv.push_back({"lower bound " + b.name, opt_text(b.value) + "  (" + b.note + ")"});
-  kv.push_back({"best lower bound", std::to_string(r.lower_bound) + " (" + r.lower_bound_name + ")"});
-  kv.push_back(
+  add_bound_lines(
+      kv, r,
       {"prop48 bound", r.prop48_bound ? std::to_string(*r.prop48_bound) : "- (not translation-invariant)"});
-  kv.push_back(
-      {"upper bound", opt_text(r.upper_bound) + (r.best_routing.empty() ? "" : " (" + r.best_routing + ")")});
-  if (r.upper_bound) {
-    const auto gap = *r.upper_bound - r.lower_bound;
-    kv.push_back({"gap", std::to_string(gap) + (r.optimal ? "  optimal" : "")});
-  }
   print_kv(std::cout, kv);
   print_routings(std::cout, r);
 }
 
 void write_paths(const std::string& file, const CongestionResult& r, const std::string& which) {
-  std::size_t k = r.routings.size();
-  for (std::size_t i = 0; i < r.routings.size(); ++i)
-    if (r.routings[i].name == which) k = i;
-  if (k == r.routings.size() && r.copy_possible)
-    throw UsageError("--output: no routing '" + which + "' was computed");
+  const std::size_t k = paths_routing_index(r, which);
   write_file_atomic(file, [&](std::ostream& os) {
     if (k == r.routings.size()) return;  // copy impossible: no paths
     const Routing& ro = r.paths[k];
@@ -149,12 +99,7 @@ int run_congestion(const CongestionCliOptions& o) {
   co.seed = o.seed;
   co.lp = o.lp;
   co.mem_limit = o.common.mem_limit_bytes();
-  if (!o.routing.empty()) {
-    co.routings_forced = true;
-    co.shift = o.routing == "shift" || o.routing == "all";
-    co.random = o.routing == "random" || o.routing == "all";
-    co.minmax = o.routing == "minmax" || o.routing == "all";
-  }
+  if (!o.routing.empty()) select_routings(co, o.routing);  // CLI11 checked the name
   std::vector<std::uint64_t> ns;
   if (!o.sweep_text.empty()) {
     if (!o.n_text.empty())
@@ -224,7 +169,7 @@ int run_congestion(const CongestionCliOptions& o) {
       for (std::size_t i : todo) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = analyse_congestion(points[i].first, points[i].second, co);
-        const ojson row = {{"json", result_json(r, false)}, {"row", result_row(r)}};
+        const ojson row = {{"json", result_json(r, false)}, {"row", congestion_row(r)}};
         emit(i, row.dump(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     };
@@ -257,7 +202,7 @@ int run_congestion(const CongestionCliOptions& o) {
     if (!single)
       for (auto& r : results) {
         row_json.push_back(result_json(r, false));
-        row_text.push_back(result_row(r));
+        row_text.push_back(congestion_row(r));
       }
   }
 
@@ -282,14 +227,14 @@ int run_congestion(const CongestionCliOptions& o) {
       print_json(std::cout, j);
     } else if (fmt == Format::Csv) {
       // heads: a `head` column, "all" on the combined row and 1..H on the heads' rows (JSON's `heads`)
-      auto header = kRowHeader;
+      auto header = congestion_row_header();
       if (!heads.empty()) header.push_back("head");
       Table t(header);
-      auto row = result_row(r);
+      auto row = congestion_row(r);
       if (!heads.empty()) row.push_back("all");
       t.add(row);
       for (std::size_t h = 0; h < heads.size(); ++h) {
-        row = result_row(heads[h]);
+        row = congestion_row(heads[h]);
         row.push_back(std::to_string(h + 1));
         t.add(row);
       }
@@ -298,8 +243,8 @@ int run_congestion(const CongestionCliOptions& o) {
       print_single_table(r);
       if (!heads.empty()) {
         std::cout << "\nper head (the lines above are the combined mixer: the union of the heads' reads):\n";
-        Table t(kRowHeader);
-        for (const auto& h : heads) t.add(result_row(h));
+        Table t(congestion_row_header());
+        for (const auto& h : heads) t.add(congestion_row(h));
         t.print_text(std::cout);
       }
     }
@@ -312,7 +257,7 @@ int run_congestion(const CongestionCliOptions& o) {
     print_json(std::cout, j);
     return 0;
   }
-  Table t(kRowHeader);
+  Table t(congestion_row_header());
   for (auto& row : row_text) t.add(row);
   if (fmt == Format::Csv) {
     t.print_csv(std::cout);

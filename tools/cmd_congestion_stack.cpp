@@ -16,17 +16,9 @@ namespace mixgraph::cli {
 
 namespace {
 
-std::string stack_opt_text(const std::optional<std::uint32_t>& v) {
-  return v ? std::to_string(*v) : "-";
-}
-
 void write_stack_paths(const std::string& file, const StackCongestionResult& sr, const std::string& which) {
   const auto& r = sr.base;
-  std::size_t k = r.routings.size();
-  for (std::size_t i = 0; i < r.routings.size(); ++i)
-    if (r.routings[i].name == which) k = i;
-  if (k == r.routings.size() && r.copy_possible)
-    throw UsageError("--output: no routing '" + which + "' was computed");
+  const std::size_t k = paths_routing_index(r, which);
   write_file_atomic(file, [&](std::ostream& os) {
     if (k == r.routings.size()) return;  // copy impossible: no paths
     const StackRouting& ro = sr.paths[k];
@@ -55,12 +47,7 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   co.mem_limit = q.common.mem_limit_bytes();
   co.keep_paths = !q.paths_file.empty();
   co.lp = q.lp;
-  if (!q.routing.empty()) {
-    co.routings_forced = true;
-    co.shift = q.routing == "shift" || q.routing == "all";
-    co.random = q.routing == "random" || q.routing == "all";
-    co.minmax = q.routing == "minmax" || q.routing == "all";
-  }
+  if (!q.routing.empty()) select_routings(co, q.routing);  // CLI11 checked the name
   std::uint64_t N = 0;
   if (!q.n_text.empty()) {
     N = parse_count(q.n_text, "--copy-length");
@@ -87,33 +74,9 @@ int run_stack_congestion(const StackCongestionRequest& q) {
     print_json(std::cout, j);
     return 0;
   }
-  const std::vector<std::string> header = {"pattern", "N",     "depth", "copy_distance", "prop47", "cut",
-                                           "lp",      "ip",    "lower", "prop48",        "shift",  "random",
-                                           "minmax",  "exact", "upper", "gap",           "status"};
-  auto find = [&](const char* name) -> std::string {
-    for (auto& s : r.routings)
-      if (s.name == name) return std::to_string(s.congestion);
-    return "-";
-  };
-  std::vector<std::string> row = {r.pattern, std::to_string(r.N), std::to_string(sr.layer_specs.size())};
-  if (!r.copy_possible) {
-    for (int k = 0; k < 13; ++k) row.push_back(k == 0 ? "inf" : "-");
-    row.push_back("impossible");
-  } else {
-    row.push_back(std::to_string(r.copy_distance));
-    row.push_back(stack_opt_text(r.lower_bounds[0].value));
-    for (std::size_t k = 1; k < 4; ++k)
-      row.push_back(stack_opt_text(r.lower_bounds[k].value));  // cut, lp, ip
-    row.push_back(std::to_string(r.lower_bound));
-    row.push_back(stack_opt_text(r.prop48_bound));
-    for (const char* name : {"shift", "random", "minmax", "exact"}) row.push_back(find(name));
-    row.push_back(stack_opt_text(r.upper_bound));
-    row.push_back(r.upper_bound ? std::to_string(*r.upper_bound - r.lower_bound) : "-");
-    row.push_back(!r.upper_bound ? "no routing" : r.optimal ? "optimal" : "open");
-  }
   if (fmt == Format::Csv) {
-    Table t(header);
-    t.add(row);
+    Table t(congestion_row_header({"depth"}));
+    t.add(congestion_row(r, {std::to_string(sr.layer_specs.size())}));
     t.print_csv(std::cout);
     return 0;
   }
@@ -133,15 +96,9 @@ int run_stack_congestion(const StackCongestionRequest& q) {
   kv.push_back({"copy possible", "yes"});
   kv.push_back({"copy distance d", std::to_string(r.copy_distance) + " (max_i d_L(i+N, i); min " +
                                        std::to_string(r.min_distance) + ")"});
-  for (auto& b : r.lower_bounds)
-    kv.push_back({"lower bound " + b.name, stack_opt_text(b.value) + "  (" + b.note + ")"});
-  kv.push_back({"best lower bound", std::to_string(r.lower_bound) + " (" + r.lower_bound_name + ")"});
-  kv.push_back({"shift bound (prop48)", r.prop48_bound ? std::to_string(*r.prop48_bound)
-                                                       : "- (not every layer translation-invariant)"});
-  kv.push_back({"upper bound",
-                stack_opt_text(r.upper_bound) + (r.best_routing.empty() ? "" : " (" + r.best_routing + ")")});
-  if (r.upper_bound)
-    kv.push_back({"gap", std::to_string(*r.upper_bound - r.lower_bound) + (r.optimal ? "  optimal" : "")});
+  add_bound_lines(kv, r,
+                  {"shift bound (prop48)", r.prop48_bound ? std::to_string(*r.prop48_bound)
+                                                          : "- (not every layer translation-invariant)"});
   print_kv(std::cout, kv);
   print_routings(std::cout, r);
   return 0;

@@ -23,8 +23,6 @@
 namespace mixgraph::cli {
 namespace {
 
-/// Non-translation-invariant summaries run all-pairs by themselves up to this n.
-constexpr std::uint64_t kAutoAllPairsMax = std::uint64_t{1} << 14;
 /// --matrix writes at most this n (the text file has n^2 entries).
 constexpr std::uint64_t kMatrixMax = std::uint64_t{1} << 14;
 
@@ -49,9 +47,7 @@ std::string dist_text(std::uint32_t d) {
 }
 
 ProfileMethod parse_method(const std::string& m) {
-  if (m == "auto") return ProfileMethod::Auto;
-  if (m == "bitset-bfs") return ProfileMethod::BitsetBfs;
-  if (m == "dp") return ProfileMethod::Dp;
+  if (const auto method = profile_method_from(m)) return *method;
   throw UsageError("--method must be auto, bitset-bfs or dp (got '" + m + "')");
 }
 
@@ -221,24 +217,19 @@ int run_distances(const DistOptions& o) {
   if (o.summary) params["summary"] = true;
   if (o.method != "auto") params["method"] = o.method;
 
-  const bool ti = p.translation_invariant() && !(p.a_mode == AMode::Explicit && !p.b_empty());
   // What to compute: the summary figures unless only --source/--target lists were asked for on a pattern
   // too big for automatic all-pairs.
-  const bool want_lists = source || target;
   const bool need_matrix = !o.matrix_file.empty();
-  bool do_summary = true;
-  if (!ti && !o.all_pairs && !need_matrix && p.n > kAutoAllPairsMax) {
-    if (!want_lists)
-      throw UsageError("pattern " + spec +
-                       " is not translation-invariant: its diameter, mean and histogram "
-                       "need all-pairs distances, run automatically only up to n = 2^14 = " +
-                       std::to_string(kAutoAllPairsMax) + " (n is " + std::to_string(p.n) +
-                       "); add --all-pairs to run them anyway (O(n^2/64 * levels) work), or ask "
-                       "--source j / --target i for one row");
-    do_summary = false;
-  }
+  const DistanceRouteChoice route = choose_distance_route(p, {.all_pairs = o.all_pairs,
+                                                              .matrix = need_matrix,
+                                                              .lists = source || target,
+                                                              .pattern_text = spec,
+                                                              .all_pairs_words = "add --all-pairs",
+                                                              .one_row_words = "--source j / --target i"});
+  const bool ti = route.translation_invariant;
+  const bool do_summary = route.route != DistanceRoute::ListsOnly;
   // the all-pairs route is split into shards over MPI ranks, or kept in a checkpoint folder
-  const bool all_pairs_route = do_summary && !(ti && !need_matrix && !o.all_pairs);
+  const bool all_pairs_route = route.route == DistanceRoute::AllPairs;
   if ((!o.checkpoint_dir.empty() || !o.shards_text.empty()) && !all_pairs_route)
     throw UsageError(
         "--checkpoint and --shards split all-pairs distances into shards: add --all-pairs "
@@ -253,19 +244,13 @@ int run_distances(const DistOptions& o) {
   DistanceSummary sum;
   std::vector<std::uint32_t> matrix;
   std::string figures_from;
-  if (ti && !need_matrix && !o.all_pairs) {
-    if (do_summary) {
-      // the profile (1 byte per m for every named pattern), three bitsets, the DP fallback's copy, and the
-      // per-position eccentricities unless --summary
-      check_memory(std::uint64_t{p.n} * (o.summary ? 3 : 7) + (std::uint64_t{1} << 20),
-                   o.common.mem_limit_bytes(),
-                   "the distance profile of " + spec + " at n = " + std::to_string(p.n));
-      prof = p.a_mode == AMode::Explicit ? distance_profile(p)
-                                         : offset_distance_profile(p.b_offsets, p.n, method);
-      sum = summary_from_profile(*prof, p.n, !o.summary);
-      figures_from = "profile";
-    }
-  } else if (do_summary) {
+  if (route.route == DistanceRoute::Profile) {
+    check_memory(profile_summary_bytes(p.n, !o.summary), o.common.mem_limit_bytes(),
+                 "the distance profile of " + spec + " at n = " + std::to_string(p.n));
+    prof = distance_profile(p, method);
+    sum = summary_from_profile(*prof, p.n, !o.summary);
+    figures_from = "profile";
+  } else if (all_pairs_route) {
     AllPairsOptions ap;
     ap.threads = o.common.threads;
     ap.eccentricities = !o.summary;

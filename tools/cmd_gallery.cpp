@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "congestion_text.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -56,10 +57,6 @@ struct Row {
   std::vector<std::string> csv;    ///< CSV cells: numbers, `inf` when unreachable, empty when missing
 };
 
-std::string gallery_opt_text(const std::optional<std::uint32_t>& v) {
-  return v ? std::to_string(*v) : "-";
-}
-
 /// The congestion, rank and summary cells shared by single layers and stacks.
 void fill_row(Row& r, const CongestionResult& cong, std::uint32_t max_cut_rank, pos_t argmax_cut) {
   auto opt = [](const std::optional<std::uint32_t>& v) { return v ? ojson(*v) : ojson(nullptr); };
@@ -74,7 +71,7 @@ void fill_row(Row& r, const CongestionResult& cong, std::uint32_t max_cut_rank, 
   r.j["max_cut_rank_at"] = argmax_cut;
   r.cells.push_back(cong.copy_possible ? std::to_string(cong.copy_distance) : "-");
   r.cells.push_back(cong.copy_possible ? std::to_string(cong.lower_bound) : "impossible");
-  r.cells.push_back(cong.copy_possible ? gallery_opt_text(cong.upper_bound) : "-");
+  r.cells.push_back(cong.copy_possible ? bound_or_dash(cong.upper_bound) : "-");
   r.cells.push_back(std::to_string(max_cut_rank));
   const std::string upper = cong.copy_possible && cong.upper_bound ? std::to_string(*cong.upper_bound) : "";
   r.csv.insert(r.csv.end(), {cong.copy_possible ? std::to_string(cong.copy_distance) : "inf",
@@ -104,19 +101,11 @@ Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
   po.per_position = false;
   const auto prof = cache_profile(p, po);
 
-  const bool ti = p.translation_invariant() && !(p.a_mode == AMode::Explicit && !p.b_empty());
-  DistanceSummary dist;
-  if (ti) {
-    dist = summary_from_profile(
-        p.a_mode == AMode::Explicit ? distance_profile(p) : offset_distance_profile(p.b_offsets, p.n), p.n,
-        false);
-  } else {
-    AllPairsOptions ap;
-    ap.threads = o.common.threads;
-    ap.eccentricities = false;
-    ap.mem_limit = limit;
-    dist = all_pairs_summary(p, ap);
-  }
+  AllPairsOptions ap;
+  ap.threads = o.common.threads;
+  ap.eccentricities = false;
+  ap.mem_limit = limit;
+  const DistanceSummary dist = distance_summary(p, ap);
 
   CongestionOptions co;
   co.mem_limit = limit;

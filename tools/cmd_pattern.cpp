@@ -60,6 +60,20 @@ Run analyse(const PatternOptions& o, std::uint64_t n, bool per_position) {
   return r;
 }
 
+/// --profile's table: each position's decode cost and cache size, and its kept set |S_i| with `kept_set`.
+Table per_position_table(const Run& r, bool kept_set) {
+  std::vector<std::string> h = {"position", "decode_cost", "cache_size"};
+  if (kept_set) h.push_back("kept_set_size");
+  Table t(h);
+  for (pos_t i = 0; i < r.pattern.n; ++i) {
+    std::vector<std::string> row = {std::to_string(i + 1), std::to_string(r.prof.decode_cost[i]),
+                                    std::to_string(r.prof.cache_size[i])};
+    if (kept_set) row.push_back(std::to_string(r.prof.kept_set[i]));
+    t.add(row);
+  }
+  return t;
+}
+
 ojson summary_json(const Run& r, bool lists) {
   return json::pattern_summary(r.pattern, r.prof, lists);
 }
@@ -231,16 +245,7 @@ int run_pattern(const PatternOptions& o) {
   }
   if (fmt == Format::Csv) {
     if (per_position) {
-      std::vector<std::string> h = {"position", "decode_cost", "cache_size"};
-      if (ce) h.push_back("kept_set_size");
-      Table t(h);
-      for (pos_t i = 0; i < p.n; ++i) {
-        std::vector<std::string> row = {std::to_string(i + 1), std::to_string(r.prof.decode_cost[i]),
-                                        std::to_string(r.prof.cache_size[i])};
-        if (ce) row.push_back(std::to_string(r.prof.kept_set[i]));
-        t.add(row);
-      }
-      t.print_csv(std::cout);
+      per_position_table(r, ce).print_csv(std::cout);
     } else if (!rows.empty()) {
       Table t({"position", "reads_through_B"});
       for (auto i : rows) {
@@ -302,16 +307,7 @@ int run_pattern(const PatternOptions& o) {
   }
   if (per_position) {
     std::cout << "\n";
-    std::vector<std::string> h = {"position", "decode_cost", "cache_size"};
-    if (ce) h.push_back("kept_set_size");
-    Table t(h);
-    for (pos_t i = 0; i < p.n; ++i) {
-      std::vector<std::string> row = {std::to_string(i + 1), std::to_string(r.prof.decode_cost[i]),
-                                      std::to_string(r.prof.cache_size[i])};
-      if (ce) row.push_back(std::to_string(r.prof.kept_set[i]));
-      t.add(row);
-    }
-    t.print_text(std::cout);
+    per_position_table(r, ce).print_text(std::cout);
   }
   return 0;
 }

@@ -48,6 +48,25 @@ ojson layer_names(const Stack& s) {
   return a;
 }
 
+/// The JSON every stack result starts with: the header of "<command>.stack", then command, pattern, n, depth.
+ojson stack_json(const std::string& command, const ojson& params, const Stack& s) {
+  auto j = json_header(command + ".stack", 1, params);
+  j["command"] = command;
+  j["pattern"] = s.spec;
+  j["n"] = s.n;
+  j["depth"] = s.depth();
+  return j;
+}
+
+/// The lines every stack result's table starts with: pattern, n, depth; `more` after them.
+std::vector<std::pair<std::string, std::string>> stack_kv(
+    const Stack& s, std::initializer_list<std::pair<std::string, std::string>> more) {
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"pattern", s.spec}, {"n", std::to_string(s.n)}, {"depth (layers)", std::to_string(s.depth())}};
+  kv.insert(kv.end(), more.begin(), more.end());
+  return kv;
+}
+
 ojson dist_json(std::uint32_t d) {
   return d == UNREACHABLE ? ojson(nullptr) : ojson(d);
 }
@@ -87,11 +106,7 @@ int run_stack_pattern(const StackRequest& r) {
   }
   const Format fmt = r.common.fmt();
   if (fmt == Format::Json) {
-    auto j = json_header("pattern.stack", 1, params);
-    j["command"] = "pattern";
-    j["pattern"] = s.spec;
-    j["n"] = s.n;
-    j["depth"] = s.depth();
+    auto j = stack_json("pattern", params, s);
     j["nnz_A"] = prof.nnz_a;
     j["nnz_B"] = prof.nnz_b;
     j["total_decode_cost"] = prof.total_decode_cost;
@@ -125,16 +140,14 @@ int run_stack_pattern(const StackRequest& r) {
     }
     return 0;
   }
-  print_kv(std::cout,
-           {{"pattern", s.spec},
-            {"n", std::to_string(s.n)},
-            {"depth (layers)", std::to_string(s.depth())},
-            {"nnz(A), all layers", std::to_string(prof.nnz_a)},
-            {"nnz(B), all layers", std::to_string(prof.nnz_b)},
-            {"total decode cost", std::to_string(prof.total_decode_cost)},
-            {"max decode cost (per token, summed over layers)", std::to_string(prof.max_decode_cost)},
-            {"max cache (summed over layers)",
-             std::to_string(prof.max_cache) + " at position " + std::to_string(prof.argmax_cache + 1)}});
+  print_kv(
+      std::cout,
+      stack_kv(s, {{"nnz(A), all layers", std::to_string(prof.nnz_a)},
+                   {"nnz(B), all layers", std::to_string(prof.nnz_b)},
+                   {"total decode cost", std::to_string(prof.total_decode_cost)},
+                   {"max decode cost (per token, summed over layers)", std::to_string(prof.max_decode_cost)},
+                   {"max cache (summed over layers)", std::to_string(prof.max_cache) + " at position " +
+                                                          std::to_string(prof.argmax_cache + 1)}}));
   Table t({"layer", "pattern", "nnz_A", "nnz_B", "total decode cost", "max decode cost", "max cache"});
   for (const auto& l : layers)
     t.add({l["layer"].dump(), l["pattern"].get<std::string>(), l["nnz_A"].dump(), l["nnz_B"].dump(),
@@ -165,11 +178,7 @@ int run_stack_distances(const StackRequest& r) {
     params["source"] = v;
     const auto d = stack_single_source(s, static_cast<pos_t>(v - 1));
     if (fmt == Format::Json) {
-      auto j = json_header("distances.stack", 1, params);
-      j["command"] = "distances";
-      j["pattern"] = s.spec;
-      j["n"] = s.n;
-      j["depth"] = s.depth();
+      auto j = stack_json("distances", params, s);
       j["source"] = v;
       ojson a = ojson::array();
       for (auto x : d) a.push_back(dist_json(x));
@@ -189,11 +198,7 @@ int run_stack_distances(const StackRequest& r) {
   const auto sum = stack_distance_summary(s, opt);
   const auto& last = sum.by_depth.back();
   if (fmt == Format::Json) {
-    auto j = json_header("distances.stack", 1, params);
-    j["command"] = "distances";
-    j["pattern"] = s.spec;
-    j["n"] = s.n;
-    j["depth"] = s.depth();
+    auto j = stack_json("distances", params, s);
     j["figures_from"] = sum.from_profile ? "profile" : "all-pairs";
     j["diameter"] = last.diameter;
     j["mean_distance"] = last.mean_distance;
@@ -231,16 +236,14 @@ int run_stack_distances(const StackRequest& r) {
     t.print_csv(std::cout);
     return 0;
   }
-  print_kv(std::cout,
-           {{"pattern", s.spec},
-            {"n", std::to_string(s.n)},
-            {"depth (layers)", std::to_string(s.depth())},
-            {"figures from", sum.from_profile ? "the profile of input 1 (translation-invariant layers)"
-                                              : "all-pairs search over the stacked graph"},
-            {"diameter (input j -> last layer's i, j < i)", std::to_string(last.diameter)},
-            {"mean distance", fmt_double(last.mean_distance, 8)},
-            {"reachable pairs", std::to_string(last.reachable_pairs)},
-            {"unreachable pairs", std::to_string(last.unreachable_pairs)}});
+  print_kv(
+      std::cout,
+      stack_kv(s, {{"figures from", sum.from_profile ? "the profile of input 1 (translation-invariant layers)"
+                                                     : "all-pairs search over the stacked graph"},
+                   {"diameter (input j -> last layer's i, j < i)", std::to_string(last.diameter)},
+                   {"mean distance", fmt_double(last.mean_distance, 8)},
+                   {"reachable pairs", std::to_string(last.reachable_pairs)},
+                   {"unreachable pairs", std::to_string(last.unreachable_pairs)}}));
   std::cout << "\nacross depth (the first l layers):\n";
   t.print_text(std::cout);
   return 0;
@@ -281,11 +284,7 @@ int run_stack_rank(const StackRequest& r) {
   }();
   const Format fmt = r.common.fmt();
   if (fmt == Format::Json) {
-    auto j = json_header("rank.stack", 1, params);
-    j["command"] = "rank";
-    j["pattern"] = s.spec;
-    j["n"] = s.n;
-    j["depth"] = s.depth();
+    auto j = stack_json("rank", params, s);
     j["layers"] = layer_names(s);
     j["cuts"] = res.cuts;
     const bool exact = res.numeric_done && res.numeric_method == "exact";
@@ -313,21 +312,18 @@ int run_stack_rank(const StackRequest& r) {
     return 0;
   }
   const bool dense_skipped = opt.numeric && !res.numeric_done;
-  std::vector<std::pair<std::string, std::string>> kv{
-      {{"pattern", s.spec},
-       {"n", std::to_string(s.n)},
-       {"depth (layers)", std::to_string(s.depth())},
-       {"operator", "M = M_L ... M_1, M_l = (I - B_l)^{-1} A_l, layer l seeded with seed + l - 1"},
-       {"numeric", res.numeric_done
-                       ? (res.numeric_method == "exact"
-                              ? res.exact_rule
-                              : "dense product, column-pivoted QR, tolerance " + fmt_double(res.tolerance, 3))
-                       : (dense_skipped ? "skipped: n > 1024" : "not asked")},
-       {"max cut rank", std::to_string(res.max_cut_rank) +
-                            (res.argmax_cut ? " at K = " + std::to_string(res.argmax_cut) : "")},
-       {"numeric above flow", res.numeric_above_flow.empty()
-                                  ? "none"
-                                  : std::to_string(res.numeric_above_flow.size()) + " cuts (a defect)"}}};
+  auto kv = stack_kv(
+      s, {{"operator", "M = M_L ... M_1, M_l = (I - B_l)^{-1} A_l, layer l seeded with seed + l - 1"},
+          {"numeric", res.numeric_done
+                          ? (res.numeric_method == "exact" ? res.exact_rule
+                                                           : "dense product, column-pivoted QR, tolerance " +
+                                                                 fmt_double(res.tolerance, 3))
+                          : (dense_skipped ? "skipped: n > 1024" : "not asked")},
+          {"max cut rank", std::to_string(res.max_cut_rank) +
+                               (res.argmax_cut ? " at K = " + std::to_string(res.argmax_cut) : "")},
+          {"numeric above flow", res.numeric_above_flow.empty()
+                                     ? "none"
+                                     : std::to_string(res.numeric_above_flow.size()) + " cuts (a defect)"}});
   if (res.numeric_done && res.numeric_method == "exact")  // one aligned listing with the lines above
     kv.push_back({"failure bound", fmt_double(res.failure_bound, 3) +
                                        " (P(some cut below the generic rank), Schwartz-Zippel)"});

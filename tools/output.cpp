@@ -4,15 +4,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <future>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
+#include "mixgraph/thread_probe.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -43,30 +41,16 @@ std::uint64_t CommonOptions::mem_limit_bytes() const {
 
 namespace {
 
-/// Starts `count - 1` threads that live at the same time, then ends them: a process or thread limit (ulimit
-/// -u, a container's pids limit) is met here with a clear message instead of later inside OpenMP, whose
-/// runtime prints its own line and ends the process. O(count) thread starts.
-void probe_threads(int count) {
-  std::vector<std::thread> started;
-  std::promise<void> go;
-  std::shared_future<void> wait = go.get_future().share();
-  std::string failure;
-  for (int k = 1; k < count; ++k) {
-    try {
-      started.emplace_back([wait] { wait.wait(); });
-    } catch (const std::system_error& e) {
-      failure = e.what();
-      break;
-    }
-  }
-  go.set_value();
-  for (auto& t : started) t.join();
-  if (!failure.empty())
+/// Meets a process or thread limit here with a clear message instead of later inside OpenMP: the calling
+/// thread and `count - 1` more (thread_probe.hpp).
+void require_threads(int count) {
+  const ThreadProbe probe = mixgraph::probe_threads(count - 1);
+  if (!probe.failure.empty())
     throw RuntimeFailure("cannot start " + std::to_string(count) + " worker threads (started " +
-                         std::to_string(started.size() + 1) + ": " + failure +
+                         std::to_string(probe.started + 1) + ": " + probe.failure +
                          "); a process or thread limit (ulimit -u, a container's pids limit) is in the way: "
                          "give --threads " +
-                         std::to_string(started.size() + 1) + " or fewer");
+                         std::to_string(probe.started + 1) + " or fewer");
 }
 
 }  // namespace
@@ -78,7 +62,7 @@ void CommonOptions::apply() const {
   set_default_mem_limit(mem_limit_bytes());
 #ifdef _OPENMP
   if (threads > 0) omp_set_num_threads(threads);
-  probe_threads(omp_get_max_threads());
+  require_threads(omp_get_max_threads());
 #endif
 }
 

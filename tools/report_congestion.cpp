@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 
+#include "congestion_text.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/plot.hpp"
@@ -35,19 +36,6 @@ std::vector<std::uint64_t> copy_lengths(std::uint64_t n) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
-}
-
-const RoutingStats* report_find_routing(const CongestionResult& r, const std::string& name) {
-  for (const auto& s : r.routings)
-    if (s.name == name) return &s;
-  return nullptr;
-}
-
-std::string verdict(const CongestionResult& r) {
-  if (!r.copy_possible) return "impossible";
-  if (!r.upper_bound) return "no routing";
-  if (*r.upper_bound == r.lower_bound) return "optimal";
-  return "open";
 }
 
 void section_congestion(ReportContext& ctx) {
@@ -128,7 +116,7 @@ void section_congestion(ReportContext& ctx) {
         row.push_back(u64(c.lower_bound));
         row.push_back(opt_cell(c.prop48_bound));
         for (const char* name : {"shift", "random", "minmax", "exact"}) {
-          const auto* s = report_find_routing(c, name);
+          const auto* s = find_routing(c, name);
           row.push_back(s ? u64(s->congestion) : Cell::empty());
         }
         row.push_back(opt_cell(c.upper_bound));
@@ -183,7 +171,7 @@ void section_congestion(ReportContext& ctx) {
                           ")") +
                "\n";
         // Node load of the best checked routing.
-        if (const auto* st = report_find_routing(c, c.best_routing))
+        if (const auto* st = find_routing(c, c.best_routing))
           load_plots.push_back({&r, c.N, st->name, st->congestion, c.lower_bound, st->loads});
       }
       ctx.table1[r.spec]["congestion"] = cell;

@@ -264,12 +264,9 @@ void section_distances(ReportContext& ctx) {
   for (const auto& pd : all) {
     const auto& r = *pd.run;
     const pos_t n = r.pattern.n;
-    if (n > P.all_pairs_cap) {
-      ctx.out.note("capped", "d(i, j) heatmap for " + r.spec + " skipped: n = " + nstr(n) +
-                                 " > --all-pairs-cap " + nstr(P.all_pairs_cap) +
-                                 "; raise --all-pairs-cap to draw it");
+    if (skipped_over_cap(ctx, n, P.all_pairs_cap, "--all-pairs-cap", "d(i, j) heatmap for " + r.spec, "",
+                         "it"))
       continue;
-    }
     MatrixView v;
     if (r.pattern.translation_invariant()) {
       const DistanceProfile* prof = &pd.profile;

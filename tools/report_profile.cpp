@@ -247,12 +247,9 @@ MatrixView mask_view(const Pattern& p, bool a) {
 void run_masks(ReportContext& ctx) {
   for (const auto& r : ctx.runs) {
     const auto n = r.pattern.n;
-    if (n > ctx.params.heatmap_cap) {
-      ctx.out.note("capped", "A and B mask heatmaps for " + r.spec + " skipped: n = " + nstr(n) +
-                                 " > --heatmap-cap " + nstr(ctx.params.heatmap_cap) +
-                                 "; raise --heatmap-cap to draw them");
+    if (skipped_over_cap(ctx, n, ctx.params.heatmap_cap, "--heatmap-cap",
+                         "A and B mask heatmaps for " + r.spec, "", "them"))
       continue;
-    }
     ctx.progress(r, "A and B masks");
     ctx.out.heading(r.spec, 3);
     for (bool a : {true, false}) {
@@ -286,12 +283,9 @@ void run_operator(ReportContext& ctx) {
               {}};
   for (const auto& r : ctx.runs) {
     const auto n = r.pattern.n;
-    if (n > ctx.params.dense_cap) {
-      ctx.out.note("capped", "|M| heatmap and operator table for " + r.spec + " skipped: n = " + nstr(n) +
-                                 " > --dense-cap " + nstr(ctx.params.dense_cap) +
-                                 " (dense n x n operator); raise --dense-cap to draw it");
+    if (skipped_over_cap(ctx, n, ctx.params.dense_cap, "--dense-cap",
+                         "|M| heatmap and operator table for " + r.spec, " (dense n x n operator)", "it"))
       continue;
-    }
     ctx.progress(r, "induced operator |M|");
     const Eigen::MatrixXd m = induced_operator_dense(r.pattern, ctx.params.seed, ctx.params.mem_limit);
     std::vector<double> absm(static_cast<std::size_t>(n) * n, std::numeric_limits<double>::quiet_NaN());

@@ -122,6 +122,17 @@ inline std::string nstr(std::uint64_t n) {
   return std::to_string(n);
 }
 
+/// Whether a figure is skipped for size (n > cap); then a "capped" note: "<what> skipped: n = N > <option>
+/// CAP<why>; raise <option> to draw <it>".
+inline bool skipped_over_cap(ReportContext& ctx, std::uint64_t n, std::uint64_t cap,
+                             const std::string& option, const std::string& what, const std::string& why,
+                             const std::string& it) {
+  if (n <= cap) return false;
+  ctx.out.note("capped", what + " skipped: n = " + nstr(n) + " > " + option + " " + nstr(cap) + why +
+                             "; raise " + option + " to draw " + it);
+  return true;
+}
+
 /// A section whose analysis is not available: `issue` says why, `planned` what it would add (Markdown).
 inline ReportSection pending_section(std::string id, std::string title, int order, std::string issue,
                                      std::vector<std::string> table1_columns, std::string planned) {

@@ -57,8 +57,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
     }
   ClaimOutcome o;
   o.checked = join(pats) + "; copy lengths N = " + [&] {
-    std::string s;
-    for (auto N : Ns) s += (s.empty() ? "" : ", ") + std::to_string(N);
+    const std::string s = join_numbers(Ns);
     return s.empty() ? std::string("none (n-max < 2)") : s;
   }() + " on n = 2N tokens (integer optimum by GLPK for N <= 7 when built in)";
   o.worst = worst.empty() ? "nothing compared" : "closest to the bound: " + worst;

@@ -69,8 +69,7 @@ ClaimPart run(const ClaimContext& ctx, std::size_t i) {
 
 ClaimOutcome finish(const ClaimContext& ctx, const ClaimPart& all) {
   const auto pl = plan(ctx);
-  std::string nstr;
-  for (auto n : pl.ns) nstr += (nstr.empty() ? "" : ", ") + std::to_string(n);
+  const std::string nstr = join_numbers(pl.ns);
   ClaimOutcome o;
   o.checked = join(pl.pats) + "; every cut K, n = " + nstr + " (" + std::to_string(all.checked) + " cuts)" +
               (n_max_or(ctx, kCap) > kCap ? "; n capped at 384 (dense numerics over every cut)" : "");

@@ -70,8 +70,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
     }
   }
   ClaimOutcome o;
-  std::string ts;
-  for (auto T : Ts) ts += (ts.empty() ? "" : ", ") + std::to_string(T);
+  const std::string ts = join_numbers(Ts);
   o.checked = "every query t < T, T = " + ts + "; integer q, k, v (d = 2) and weights, exact arithmetic";
   o.worst = cex.any() ? std::to_string(cex.count) + " outputs differ" : "every output identical";
   if (cex.any()) o.counterexample = cex.text();

@@ -68,10 +68,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   }
   ClaimOutcome o;
   o.passed = !cex.any();
-  std::string ts;
-  for (auto T : numeric_T) ts += (ts.empty() ? "" : ", ") + std::to_string(T);
-  std::string st;
-  for (auto T : structural_T) st += (st.empty() ? "" : ", ") + std::to_string(T);
+  const std::string ts = join_numbers(numeric_T), st = join_numbers(structural_T);
   o.checked = "numeric ranks of every dyadic block at T = " + ts +
               (st.empty() ? "" : "; structural (one level per block) at T = " + st);
   o.worst = "largest numeric rank of a dyadic block " + std::to_string(worst_rank) + " (" + worst_at + ")";

@@ -97,8 +97,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
       }
   }
   ClaimOutcome o;
-  std::string ts;
-  for (auto T : Ts) ts += (ts.empty() ? "" : ", ") + std::to_string(T);
+  const std::string ts = join_numbers(Ts);
   o.checked = "every dyadic off-diagonal block at T = " + ts + " (" + std::to_string(blocks) +
               " blocks), exact ranks over GF(2^61-1) with random a_t and lambda_t^(l)";
   o.worst = "largest block rank " + std::to_string(worst);

@@ -17,12 +17,6 @@ std::vector<std::uint64_t> copy_lengths(const ClaimContext& ctx) {
   return v;
 }
 
-std::string lengths_text(const std::vector<std::uint64_t>& v) {
-  std::string s;
-  for (auto x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
-  return s;
-}
-
 ClaimOutcome check47(const ClaimContext& ctx) {
   const auto pats =
       patterns_or(ctx, {"pow2", "sq1", "pow:3", "fib", "window:3", "ssm", "pow2+cache", "sq1+cache"});
@@ -67,11 +61,11 @@ ClaimOutcome check47(const ClaimContext& ctx) {
       }
     }
     if (!Ns.empty() && possible == 0)
-      na.push_back({spec, "the copy task is impossible at every copy length N = " + lengths_text(Ns)});
+      na.push_back({spec, "the copy task is impossible at every copy length N = " + join_numbers(Ns)});
   }
   ClaimOutcome o;
   o.passed = !cex.any();
-  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : lengths_text(Ns)) +
+  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns)) +
               " (integer optimum by GLPK for N <= 6)";
   o.worst = tightest ? "smallest gap routing - bound = " + std::to_string(*tightest) + " at " + tight_at
                      : "no routing compared";
@@ -124,11 +118,11 @@ ClaimOutcome check48(const ClaimContext& ctx) {
                   std::to_string(best);
     }
     if (!Ns.empty() && possible == 0)
-      na.push_back({spec, "the copy task is impossible at every copy length N = " + lengths_text(Ns)});
+      na.push_back({spec, "the copy task is impossible at every copy length N = " + join_numbers(Ns)});
   }
   ClaimOutcome o;
   o.passed = !cex.any();
-  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : lengths_text(Ns));
+  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns));
   o.instances = instances;
   o.not_applicable = na;
   o.worst = better.empty() ? "no routing beat the shift routing" : "routings below d: " + better;

@@ -129,6 +129,14 @@ inline std::string join(const std::vector<std::string>& v, const std::string& se
   return s;
 }
 
+/// Whole numbers joined by ", " (e.g. "64, 128, 256"); "" for none.
+template <class Int>
+std::string join_numbers(const std::vector<Int>& v) {
+  std::string s;
+  for (auto x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+
 /// A double in %.4g (e.g. "1.414", "3.2e-15").
 inline std::string fmt_g(double x) {
   char buf[32];

@@ -27,12 +27,8 @@ pb::tuple congestion(const pb::object& pat, const pb::object& N_obj, const pb::o
   co.keep_paths = paths;
   if (!routing.is_none()) {
     const auto r = routing.cast<std::string>();
-    if (r != "shift" && r != "random" && r != "minmax" && r != "all")
+    if (!select_routings(co, r))
       throw UsageError("routing must be shift, random, minmax or all (got '" + r + "')");
-    co.routings_forced = true;
-    co.shift = r == "shift" || r == "all";
-    co.random = r == "random" || r == "all";
-    co.minmax = r == "minmax" || r == "all";
   }
   auto res = std::make_shared<CongestionResult>();
   run_cancellable([res, spec, N, co] { *res = analyse_congestion(spec, N, co); });  // Ctrl-C: interrupt.hpp

@@ -24,15 +24,11 @@ PatternPtr pattern_from(const pb::object& p, const pb::object& n, const pb::obje
 
 namespace {
 
-/// Non-translation-invariant summaries run all-pairs by themselves up to this n (as the CLI).
-constexpr std::uint64_t kAutoAllPairsMax = std::uint64_t{1} << 14;
 /// The distance matrix is returned up to this n (n^2 uint32 entries).
 constexpr std::uint64_t kMatrixMax = std::uint64_t{1} << 15;
 
 ProfileMethod parse_method(const std::string& m) {
-  if (m == "auto") return ProfileMethod::Auto;
-  if (m == "bitset-bfs") return ProfileMethod::BitsetBfs;
-  if (m == "dp") return ProfileMethod::Dp;
+  if (const auto method = profile_method_from(m)) return *method;
   throw UsageError("method must be auto, bitset-bfs or dp (got '" + m + "')");
 }
 
@@ -59,19 +55,14 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
   if (matrix && p.n > kMatrixMax)
     throw UsageError("matrix=True returns n^2 entries; n = " + std::to_string(p.n) + " is above " +
                      std::to_string(kMatrixMax) + ": use the summary figures or source/target instead");
-  const bool ti = p.translation_invariant() && !(p.a_mode == AMode::Explicit && !p.b_empty());
-  const bool want_lists = source || target;
-  bool do_summary = true;
-  if (!ti && !all_pairs && !matrix && p.n > kAutoAllPairsMax) {
-    if (!want_lists)
-      throw UsageError("pattern " + p.spec +
-                       " is not translation-invariant: its diameter, mean and histogram need all-pairs "
-                       "distances, run automatically only up to n = 2^14 = " +
-                       std::to_string(kAutoAllPairsMax) + " (n is " + std::to_string(p.n) +
-                       "); pass all_pairs=True to run them anyway (O(n^2/64 * levels) work), or ask "
-                       "source=j / target=i for one row");
-    do_summary = false;
-  }
+  const DistanceRouteChoice route = choose_distance_route(p, {.all_pairs = all_pairs,
+                                                              .matrix = matrix,
+                                                              .lists = source || target,
+                                                              .pattern_text = p.spec,
+                                                              .all_pairs_words = "pass all_pairs=True",
+                                                              .one_row_words = "source=j / target=i"});
+  const bool ti = route.translation_invariant;
+  const bool do_summary = route.route != DistanceRoute::ListsOnly;
   // the work on a worker thread (Ctrl-C: interrupt.hpp), on data it owns
   struct Work {
     std::optional<DistanceProfile> prof;
@@ -81,38 +72,34 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
     PathCounts pc;
   };
   auto w = std::make_shared<Work>();
-  run_cancellable(
-      [w, h, ti, matrix, all_pairs, do_summary, summary, mem_limit, method, threads, source, target, counts] {
-        const Pattern& p = h->p;
-        if (ti && !matrix && !all_pairs) {
-          if (do_summary) {
-            check_memory(std::uint64_t{p.n} * (summary ? 3 : 7) + (std::uint64_t{1} << 20), mem_limit,
-                         "the distance profile of " + p.spec + " at n = " + std::to_string(p.n));
-            w->prof = p.a_mode == AMode::Explicit ? distance_profile(p)
-                                                  : offset_distance_profile(p.b_offsets, p.n, method);
-            w->sum = summary_from_profile(*w->prof, p.n, !summary);
-            w->figures_from = "profile";
-          }
-        } else if (do_summary) {
-          AllPairsOptions ap;
-          ap.threads = threads;
-          ap.eccentricities = !summary;
-          ap.mem_limit = mem_limit;
-          if (matrix) ap.matrix = &w->mat;
-          w->sum = all_pairs_summary(p, ap);
-          w->figures_from = "all-pairs";
-          if (ti) w->prof = distance_profile(p, method);
-        }
-        if (source) {
-          if (counts) {
-            w->pc = shortest_path_counts(p, *source);
-            w->from = w->pc.dist;
-          } else {
-            w->from = single_source_distances(p, *source);
-          }
-        }
-        if (target) w->to = single_target_distances(p, *target);
-      });
+  run_cancellable([w, h, ti, route, matrix, summary, mem_limit, method, threads, source, target, counts] {
+    const Pattern& p = h->p;
+    if (route.route == DistanceRoute::Profile) {
+      check_memory(profile_summary_bytes(p.n, !summary), mem_limit,
+                   "the distance profile of " + p.spec + " at n = " + std::to_string(p.n));
+      w->prof = distance_profile(p, method);
+      w->sum = summary_from_profile(*w->prof, p.n, !summary);
+      w->figures_from = "profile";
+    } else if (route.route == DistanceRoute::AllPairs) {
+      AllPairsOptions ap;
+      ap.threads = threads;
+      ap.eccentricities = !summary;
+      ap.mem_limit = mem_limit;
+      if (matrix) ap.matrix = &w->mat;
+      w->sum = all_pairs_summary(p, ap);
+      w->figures_from = "all-pairs";
+      if (ti) w->prof = distance_profile(p, method);
+    }
+    if (source) {
+      if (counts) {
+        w->pc = shortest_path_counts(p, *source);
+        w->from = w->pc.dist;
+      } else {
+        w->from = single_source_distances(p, *source);
+      }
+    }
+    if (target) w->to = single_target_distances(p, *target);
+  });
   std::optional<DistanceProfile>& prof = w->prof;
   DistanceSummary& sum = w->sum;
   std::vector<std::uint32_t>&mat = w->mat, &from = w->from, &to = w->to;

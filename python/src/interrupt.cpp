@@ -4,13 +4,13 @@
 #include <omp.h>
 
 #include <chrono>
-#include <future>
 #include <memory>
 #include <system_error>
 #include <thread>
 
 #include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/thread_probe.hpp"
 
 namespace mixgraph::py {
 
@@ -69,24 +69,12 @@ std::string limit_message(int count, std::size_t started, const std::string& why
 void ensure_threads(int count, const char* name) {
   if (count <= 0) count = omp_get_max_threads();
   if (count <= g_threads_started.load()) return;
-  std::vector<std::thread> started;
-  std::promise<void> go;
-  std::shared_future<void> wait = go.get_future().share();
-  std::string failure;
+  ThreadProbe probe;
   {
     pb::gil_scoped_release nogil;
-    for (int k = 0; k < count; ++k) {
-      try {
-        started.emplace_back([wait] { wait.wait(); });
-      } catch (const std::system_error& e) {
-        failure = e.what();
-        break;
-      }
-    }
-    go.set_value();
-    for (auto& t : started) t.join();
+    probe = probe_threads(count);
   }
-  if (!failure.empty()) throw RuntimeFailure(limit_message(count, started.size(), failure, name));
+  if (!probe.failure.empty()) throw RuntimeFailure(limit_message(count, probe.started, probe.failure, name));
   int seen = g_threads_started.load();
   while (seen < count && !g_threads_started.compare_exchange_weak(seen, count)) {
   }

@@ -7,7 +7,7 @@ with a limit of the tasks nobody already has plus 2 (the interpreter and one mor
 worker); skipped, with the reason, where that cannot be arranged."""
 
 import os
-import pwd
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -15,6 +15,9 @@ import tempfile
 import textwrap
 
 import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from nproc_user import as_user, nobody_or_skip, tasks_of  # noqa: E402  (tests/nproc_user.py)
 
 mixgraph = pytest.importorskip("mixgraph", reason="the mixgraph Python package is not built / not on PYTHONPATH")
 
@@ -31,30 +34,9 @@ CHILD = textwrap.dedent(
 )
 
 
-def tasks_of(uid):
-    """Threads (tasks) now owned by uid: what RLIMIT_NPROC counts."""
-    n = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            if os.stat(f"/proc/{pid}").st_uid == uid:
-                n += len(os.listdir(f"/proc/{pid}/task"))
-        except OSError:
-            pass
-    return n
-
-
 @pytest.fixture
 def as_nobody():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to run Python as an unprivileged user (RLIMIT_NPROC does not bind root)")
-    if not shutil.which("setpriv"):
-        pytest.skip("setpriv (util-linux) is not installed")
-    try:
-        nobody = pwd.getpwnam("nobody")
-    except KeyError:
-        pytest.skip("there is no user nobody")
+    nobody = nobody_or_skip("Python")
     d = tempfile.mkdtemp(prefix="mixgraph-nproc-py-")
     os.chmod(d, 0o755)
     # the package as imported here (the build tree may not be readable by nobody)
@@ -64,9 +46,7 @@ def as_nobody():
             os.chmod(os.path.join(root, x), 0o755)
 
     def run(args, limit):
-        script = 'exec "$0" "$@"' if limit is None else f'ulimit -u {limit} && exec "$0" "$@"'
-        cmd = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "bash",
-               "-c", script, sys.executable, "-c", CHILD, *args]
+        cmd = as_user(nobody, limit, [sys.executable, "-c", CHILD, *args])
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": d, "HOME": d,
                "OPENBLAS_NUM_THREADS": "1",  # numpy's BLAS would start its own threads at import
                "ASAN_OPTIONS": (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")}

@@ -7,12 +7,15 @@ where that cannot be arranged. Needs only the CLI (MIXGRAPH_CLI or build/tools/m
 
 import os
 import pathlib
-import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from nproc_user import as_user, nobody_or_skip, tasks_of  # noqa: E402  (tests/nproc_user.py)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = os.environ.get("MIXGRAPH_CLI") or str(ROOT / "build" / "tools" / "mixgraph")
@@ -20,30 +23,9 @@ if not os.path.exists(CLI):
     pytest.skip("the mixgraph CLI is not built (set MIXGRAPH_CLI)", allow_module_level=True)
 
 
-def tasks_of(uid):
-    """Threads (tasks) now owned by uid: what RLIMIT_NPROC counts."""
-    n = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            if os.stat(f"/proc/{pid}").st_uid == uid:
-                n += len(os.listdir(f"/proc/{pid}/task"))
-        except OSError:
-            pass
-    return n
-
-
 @pytest.fixture
 def as_nobody():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to run the CLI as an unprivileged user (RLIMIT_NPROC does not bind root)")
-    if not shutil.which("setpriv"):
-        pytest.skip("setpriv (util-linux) is not installed")
-    try:
-        nobody = pwd.getpwnam("nobody")
-    except KeyError:
-        pytest.skip("there is no user nobody")
+    nobody = nobody_or_skip("the CLI")
     d = tempfile.mkdtemp(prefix="mixgraph-nproc-")
     os.chmod(d, 0o755)
     exe = os.path.join(d, "mixgraph")
@@ -51,9 +33,7 @@ def as_nobody():
     os.chmod(exe, 0o755)
 
     def run(args, limit):
-        script = 'exec "$0" "$@"' if limit is None else f'ulimit -u {limit} && exec "$0" "$@"'
-        cmd = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "bash",
-               "-c", script, exe, *args]
+        cmd = as_user(nobody, limit, [exe, *args])
         # In the sanitizer build LeakSanitizer starts a thread at exit, which the process limit forbids: its
         # leak check is left to the other tests (this one checks the message and the exit code).
         env = dict(os.environ, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":"))

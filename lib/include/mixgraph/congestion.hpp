@@ -67,6 +67,19 @@ struct CongestionOptions {
   MinmaxOptions minmax_options{};
 };
 
+/// Runs only the routing `name` ("shift", "random" or "minmax"; "all": every one), whatever the size
+/// (routings_forced). Returns false, changing nothing, for any other name. For CongestionOptions and
+/// StackCongestionOptions.
+template <class Options>
+bool select_routings(Options& opt, const std::string& name) {
+  if (name != "shift" && name != "random" && name != "minmax" && name != "all") return false;
+  opt.routings_forced = true;
+  opt.shift = name == "shift" || name == "all";
+  opt.random = name == "random" || name == "all";
+  opt.minmax = name == "minmax" || name == "all";
+  return true;
+}
+
 struct NamedBound {
   std::string name;                    ///< prop47, cut, lp, ip
   std::optional<std::uint32_t> value;  ///< nullopt: not computed (see note)
@@ -116,6 +129,18 @@ struct CongestionResult {
 bool record_copy_distances(CongestionResult& res, const std::vector<std::uint32_t>& d);
 /// lower_bound and lower_bound_name: the largest computed value of lower_bounds (first on ties).
 void pick_lower_bound(CongestionResult& res);
+/// The cut bound ceil(N / kappa) on g (copy_cut_kappa), noted "kappa = K <paths>", and res.kappa = kappa;
+/// not computed (no value, the reason as its note) when the flow network would have more than max_edges
+/// edges. RuntimeFailure beyond mem_limit (before allocating) and when no input reaches an output although
+/// the copy is possible (an internal error). O(max-flow).
+NamedBound cut_lower_bound(const CopyGraph& g, std::uint64_t max_edges, std::uint64_t mem_limit,
+                           const std::string& paths, CongestionResult& res);
+/// The verdict once the routings are checked (after pick_lower_bound): congestion and best_routing (the
+/// least congestion among routings, first on ties), upper_bound (the smaller of that and prop48_bound,
+/// which holds even when the shift routing was skipped) and optimal: upper_bound == lower_bound when
+/// `optimal_by_upper_bound`, else only when a checked routing meets the lower bound. O(routings).
+/// Throws RuntimeFailure (an internal error) when a routing's congestion is below the certified lower bound.
+void settle_congestion_verdict(CongestionResult& res, bool optimal_by_upper_bound);
 
 /// The whole analysis for one pattern spec and copy length N (pattern on 2N tokens; for mtx: specs N = 0
 /// takes N = n/2 from the file). A copy that is

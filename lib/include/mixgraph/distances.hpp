@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,8 @@ enum class ProfileMethod {
   Dp,         ///< the coin-change recurrence delta(m) = 1 + min_{o <= m} delta(m - o), vectorised over m
 };
 const char* to_string(ProfileMethod m);
+/// The method named "auto", "bitset-bfs" or "dp" (to_string's names); nullopt for any other text.
+std::optional<ProfileMethod> profile_method_from(const std::string& name);
 
 /// delta(m) = the fewest offsets (repetition allowed) summing to m, m = 0..n-1 (Prop. 4.4); delta(0) = 0,
 /// UNREACHABLE where no sum gives m. `offsets` sorted ascending, distinct, each >= 1.
@@ -178,9 +181,53 @@ void all_pairs_partials(const Pattern& p, const AllPairsOptions& opt,
 /// (integer histogram sums, eccentricities placed by range). RuntimeFailure on a gap or an overlap.
 DistanceSummary merge_all_pairs(pos_t n, bool eccentricities, std::vector<AllPairsPartial> parts);
 
-/// The summary by whichever route fits: from the profile for translation-invariant patterns, else
-/// all_pairs_summary.
+/// Whether delta(m) gives every distance of p (d(i, j) = delta(i - j)): translation-invariant, and not an
+/// explicit A beside B reads (a first A hop then B hops is no sum of one offset set). O(1).
+bool profile_describes(const Pattern& p);
+
+/// The summary by whichever route fits: from the profile where profile_describes(p) and no matrix is asked
+/// for (O(n) time and memory, opt.threads, opt.mem_limit unused), else all_pairs_summary.
 DistanceSummary distance_summary(const Pattern& p, const AllPairsOptions& opt = {});
+
+// ---------------------------------------------------------------------------------------------------------
+// The route of a distances query: how a front end (CLI, Python) gets a pattern's summary figures
+
+/// A pattern the profile does not describe gets its summary figures from all-pairs by itself only up to this
+/// n (2^14 positions); beyond it the caller must ask for all-pairs (or ask for single rows only).
+inline constexpr std::uint64_t kAutoAllPairsMax = std::uint64_t{1} << 14;
+
+enum class DistanceRoute {
+  Profile,    ///< summary_from_profile(distance_profile(p)): O(n) time and memory (profile_summary_bytes)
+  AllPairs,   ///< all_pairs_summary (or its sharded form, which the caller picks): O(n^2/64 * levels) work,
+              ///< the n x n matrix only on this route
+  ListsOnly,  ///< no summary figures: only the single-source / single-target lists that were asked for
+};
+
+struct DistanceRouteRequest {
+  bool all_pairs = false;  ///< all-pairs asked for, even where the profile would do or n > kAutoAllPairsMax
+  bool matrix = false;     ///< the n x n matrix asked for (all-pairs only)
+  bool lists = false;      ///< a single-source or single-target list asked for
+  /// For the refusal's message, in the caller's own words: the pattern as given (empty: p.spec), how to
+  /// ask for all-pairs ("add --all-pairs") and for one row ("--source j / --target i").
+  std::string pattern_text, all_pairs_words, one_row_words;
+};
+
+struct DistanceRouteChoice {
+  DistanceRoute route = DistanceRoute::Profile;
+  bool translation_invariant = false;  ///< profile_describes(p): the profile is there to report besides
+};
+
+/// Picks the route of a distances query on p. O(1): nothing is computed.
+/// - Profile: profile_describes(p) and neither all-pairs nor the matrix asked for;
+/// - AllPairs: all-pairs or the matrix asked for, or n <= kAutoAllPairsMax;
+/// - ListsOnly: n > kAutoAllPairsMax, not described by the profile, and only lists asked for.
+/// Throws UsageError when none fits (n > kAutoAllPairsMax, no profile, nothing but the figures asked for),
+/// saying how to ask for all-pairs or for one row.
+DistanceRouteChoice choose_distance_route(const Pattern& p, const DistanceRouteRequest& q);
+
+/// The memory of the Profile route, in bytes: the profile (1 byte per m for every named pattern), three
+/// bitsets, the DP fallback's copy, and the per-position eccentricities when asked for, plus 1 MiB.
+std::uint64_t profile_summary_bytes(pos_t n, bool eccentricities);
 
 /// Copy distance for the copy task of length N (docs/math.md §4) on a pattern built on >= 2N positions:
 /// max_{j < N} d(j + N, j), UNREACHABLE if some copy pair has no path. Translation-invariant: delta(N)

@@ -78,6 +78,43 @@ void pick_lower_bound(CongestionResult& res) {
     }
 }
 
+NamedBound cut_lower_bound(const CopyGraph& g, std::uint64_t max_edges, std::uint64_t mem_limit,
+                           const std::string& paths, CongestionResult& res) {
+  NamedBound b{"cut", std::nullopt, ""};
+  const auto fe = copy_cut_flow_edges(g);
+  if (fe > max_edges) {
+    b.note = "not computed: the flow network would have " + std::to_string(fe) + " edges (limit " +
+             std::to_string(max_edges) + ")";
+    return b;
+  }
+  check_memory(copy_cut_bytes(g), mem_limit, "the max-flow network of the cut bound");
+  const pos_t kappa = copy_cut_kappa(g);
+  res.kappa = kappa;
+  if (kappa == 0)
+    throw RuntimeFailure("internal error: max-flow found no input-output path although the copy is possible");
+  b.value = static_cast<std::uint32_t>((static_cast<std::uint64_t>(g.N) + kappa - 1) / kappa);
+  b.note = "kappa = " + std::to_string(kappa) + " " + paths;
+  return b;
+}
+
+void settle_congestion_verdict(CongestionResult& res, bool optimal_by_upper_bound) {
+  for (auto& s : res.routings)
+    if (!res.congestion || s.congestion < *res.congestion) {
+      res.congestion = s.congestion;
+      res.best_routing = s.name;
+    }
+  res.upper_bound = res.congestion;
+  if (res.prop48_bound && (!res.upper_bound || *res.prop48_bound < *res.upper_bound))
+    res.upper_bound = res.prop48_bound;
+  for (auto& s : res.routings)
+    if (s.congestion < res.lower_bound)
+      throw RuntimeFailure("internal error: routing '" + s.name + "' has congestion " +
+                           std::to_string(s.congestion) + " below the certified lower bound " +
+                           std::to_string(res.lower_bound) + " (" + res.lower_bound_name + ")");
+  const auto& meets = optimal_by_upper_bound ? res.upper_bound : res.congestion;
+  res.optimal = meets && *meets == res.lower_bound;
+}
+
 CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
                                     const CongestionOptions& opt) {
   const bool is_mtx = spec.rfind("mtx:", 0) == 0;
@@ -133,22 +170,11 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
   // Lower bounds.
   throw_if_cancelled();  // between stages (Python's Ctrl-C; each stage polls inside too)
   NamedBound b47{"prop47", prop47_bound(d), "ceil(sum_i (d(i+N,i) + 1) / 2N)"};
-  NamedBound bcut{"cut", std::nullopt, ""};
-  const auto fe = copy_cut_flow_edges(g);
-  if (fe > opt.cut_max_edges) {
-    bcut.note = "not computed: the flow network would have " + std::to_string(fe) + " edges (limit " +
-                std::to_string(opt.cut_max_edges) + ")";
-  } else {
-    check_memory(copy_cut_bytes(g), opt.mem_limit, "the max-flow network of the cut bound");
-    const pos_t kappa = copy_cut_kappa(g);
-    res.kappa = kappa;
-    if (kappa == 0)
-      throw RuntimeFailure(
-          "internal error: max-flow found no input-output path although the copy is possible");
-    bcut.value = static_cast<std::uint32_t>((static_cast<std::uint64_t>(N) + kappa - 1) / kappa);
-    bcut.note = "kappa = " + std::to_string(kappa) + " position-disjoint input-output paths";
-    if (g.explicit_a() && !g.a_only) bcut.note += " (relaxed: A edges allowed out of every input position)";
-  }
+  const NamedBound bcut = cut_lower_bound(
+      g, opt.cut_max_edges, opt.mem_limit,
+      std::string("position-disjoint input-output paths") +
+          (g.explicit_a() && !g.a_only ? " (relaxed: A edges allowed out of every input position)" : ""),
+      res);
   NamedBound blp{"lp", std::nullopt, "not requested (--lp)"};
   NamedBound bip{"ip", std::nullopt, "not requested (--lp)"};
   std::optional<Routing> exact_routing;
@@ -233,25 +259,7 @@ CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
     }
   }
 
-  // Upper bounds and the verdict.
-  for (auto& s : res.routings)
-    if (!res.congestion || s.congestion < *res.congestion) {
-      res.congestion = s.congestion;
-      res.best_routing = s.name;
-    }
-  res.upper_bound = res.congestion;
-  if (res.prop48_bound && (!res.upper_bound || *res.prop48_bound < *res.upper_bound)) {
-    // Prop. 4.8 holds even when the shift routing was skipped for size.
-    res.upper_bound = res.prop48_bound;
-  }
-  if (res.upper_bound && res.prop48_bound && *res.upper_bound > *res.prop48_bound)
-    throw RuntimeFailure("internal error: best routing above the Prop. 4.8 bound");
-  for (auto& s : res.routings)
-    if (s.congestion < res.lower_bound)
-      throw RuntimeFailure("internal error: routing '" + s.name + "' has congestion " +
-                           std::to_string(s.congestion) + " below the certified lower bound " +
-                           std::to_string(res.lower_bound) + " (" + res.lower_bound_name + ")");
-  res.optimal = res.congestion && *res.congestion == res.lower_bound;
+  settle_congestion_verdict(res, false);
   return res;
 }
 

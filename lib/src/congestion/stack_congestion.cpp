@@ -82,25 +82,9 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
 
   // Lower bounds: prop47 over stacked distances; the cut bound on the collapsed pattern.
   NamedBound b47{"prop47", prop47_bound(d), "ceil(sum_i (d_L(i+N,i) + 1) / 2N), stacked distances"};
-  NamedBound bcut{"cut", std::nullopt, ""};
-  {
-    const CopyGraph g = make_copy_graph(stack_collapsed_pattern(s), N);
-    const auto fe = copy_cut_flow_edges(g);
-    if (fe > opt.cut_max_edges) {
-      bcut.note = "not computed: the flow network would have " + std::to_string(fe) + " edges (limit " +
-                  std::to_string(opt.cut_max_edges) + ")";
-    } else {
-      check_memory(copy_cut_bytes(g), opt.mem_limit, "the max-flow network of the cut bound");
-      const pos_t kappa = copy_cut_kappa(g);
-      if (kappa == 0)
-        throw RuntimeFailure(
-            "internal error: max-flow found no input-output path although the copy is possible");
-      res.kappa = kappa;
-      bcut.value = static_cast<std::uint32_t>((static_cast<std::uint64_t>(N) + kappa - 1) / kappa);
-      bcut.note = "kappa = " + std::to_string(kappa) +
-                  " position-disjoint input-output paths with the copies of each position merged";
-    }
-  }
+  const NamedBound bcut =
+      cut_lower_bound(make_copy_graph(stack_collapsed_pattern(s), N), opt.cut_max_edges, opt.mem_limit,
+                      "position-disjoint input-output paths with the copies of each position merged", res);
   NamedBound blp{"lp", std::nullopt, "not requested (--lp)"};
   NamedBound bip{"ip", std::nullopt, "not requested (--lp)"};
   std::optional<StackRouting> exact;
@@ -183,20 +167,7 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
     }
   }
 
-  for (auto& st : res.routings)
-    if (!res.congestion || st.congestion < *res.congestion) {
-      res.congestion = st.congestion;
-      res.best_routing = st.name;
-    }
-  res.upper_bound = res.congestion;
-  if (res.prop48_bound && (!res.upper_bound || *res.prop48_bound < *res.upper_bound))
-    res.upper_bound = res.prop48_bound;  // the shift bound holds even when its paths were not built
-  for (auto& st : res.routings)
-    if (st.congestion < res.lower_bound)
-      throw RuntimeFailure("internal error: routing '" + st.name + "' has congestion " +
-                           std::to_string(st.congestion) + " below the certified lower bound " +
-                           std::to_string(res.lower_bound) + " (" + res.lower_bound_name + ")");
-  res.optimal = res.upper_bound && *res.upper_bound == res.lower_bound;
+  settle_congestion_verdict(res, true);  // the shift bound holds even when its paths were not built
   return out;
 }
 

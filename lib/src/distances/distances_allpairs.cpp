@@ -569,7 +569,7 @@ DistanceSummary merge_all_pairs(pos_t n, bool eccentricities, std::vector<AllPai
 }
 
 DistanceSummary distance_summary(const Pattern& p, const AllPairsOptions& opt) {
-  if (p.translation_invariant() && !opt.matrix)
+  if (profile_describes(p) && !opt.matrix)
     return summary_from_profile(distance_profile(p), p.n, opt.eccentricities);
   return all_pairs_summary(p, opt);
 }

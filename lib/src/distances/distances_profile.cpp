@@ -69,6 +69,12 @@ const char* to_string(ProfileMethod m) {
   return "?";
 }
 
+std::optional<ProfileMethod> profile_method_from(const std::string& name) {
+  for (ProfileMethod m : {ProfileMethod::Auto, ProfileMethod::BitsetBfs, ProfileMethod::Dp})
+    if (name == to_string(m)) return m;
+  return std::nullopt;
+}
+
 namespace {
 
 // ------------------------------------------------------------------------------------------------------

@@ -162,6 +162,11 @@ void tile_one_head(const View<T>& W, const T* x, T* y, std::size_t d, const Tile
   const pos_t n = s.n;
   const std::size_t w = t.w;
   T acc[kTile];
+  // acc[c] += cf * src[c] over the tile's w columns: one read, a coefficient times a source row
+  const auto add_scaled = [&acc, w](T cf, const T* src) {
+#pragma omp simd
+    for (std::size_t c = 0; c < w; ++c) acc[c] += cf * src[c];
+  };
   const CoefView<T> A(W, true, t.h), B(W, false, t.h);
   if (s.implicit) {
     const std::size_t Ka = s.a_offsets.size(), Kb = s.b_offsets.size();
@@ -170,19 +175,11 @@ void tile_one_head(const View<T>& W, const T* x, T* y, std::size_t d, const Tile
       if (i % kCancelRows == 0 && stopped(stop)) return;
       for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
       const T* arow = A.rows(i, 1, 0, Ka, abuf.data());
-      for (std::size_t k = 0; k < Ka && s.a_offsets[k] <= i; ++k) {
-        const T cf = arow[k];
-        const T* xr = x + std::size_t(i - s.a_offsets[k]) * d + t.c0;
-#pragma omp simd
-        for (std::size_t c = 0; c < w; ++c) acc[c] += cf * xr[c];
-      }
+      for (std::size_t k = 0; k < Ka && s.a_offsets[k] <= i; ++k)
+        add_scaled(arow[k], x + std::size_t(i - s.a_offsets[k]) * d + t.c0);
       const T* brow = B.rows(i, 1, 0, Kb, bbuf.data());
-      for (std::size_t k = 0; k < Kb && s.b_offsets[k] <= i; ++k) {
-        const T cf = brow[k];
-        const T* yr = y + std::size_t(i - s.b_offsets[k]) * d + t.c0;
-#pragma omp simd
-        for (std::size_t c = 0; c < w; ++c) acc[c] += cf * yr[c];
-      }
+      for (std::size_t k = 0; k < Kb && s.b_offsets[k] <= i; ++k)
+        add_scaled(brow[k], y + std::size_t(i - s.b_offsets[k]) * d + t.c0);
       T* yo = y + std::size_t(i) * d + t.c0;
       for (std::size_t c = 0; c < w; ++c) yo[c] = acc[c];
     }
@@ -194,19 +191,11 @@ void tile_one_head(const View<T>& W, const T* x, T* y, std::size_t d, const Tile
       for (std::size_t c = 0; c < w; ++c) acc[c] = T(0);
       const nnz_t alo = s.a.ptr[i], blo = s.b.ptr[i];
       const T* ar = A.row(i, abuf.data());
-      for (nnz_t e = alo; e < s.a.ptr[i + 1]; ++e) {
-        const T cf = ar[e - alo];
-        const T* xr = x + std::size_t(s.a.idx[e]) * d + t.c0;
-#pragma omp simd
-        for (std::size_t c = 0; c < w; ++c) acc[c] += cf * xr[c];
-      }
+      for (nnz_t e = alo; e < s.a.ptr[i + 1]; ++e)
+        add_scaled(ar[e - alo], x + std::size_t(s.a.idx[e]) * d + t.c0);
       const T* br = B.row(i, bbuf.data());
-      for (nnz_t e = blo; e < s.b.ptr[i + 1]; ++e) {
-        const T cf = br[e - blo];
-        const T* yr = y + std::size_t(s.b.idx[e]) * d + t.c0;
-#pragma omp simd
-        for (std::size_t c = 0; c < w; ++c) acc[c] += cf * yr[c];
-      }
+      for (nnz_t e = blo; e < s.b.ptr[i + 1]; ++e)
+        add_scaled(br[e - blo], y + std::size_t(s.b.idx[e]) * d + t.c0);
       T* yo = y + std::size_t(i) * d + t.c0;
       for (std::size_t c = 0; c < w; ++c) yo[c] = acc[c];
     }

@@ -1,0 +1,41 @@
+#pragma once
+// Test helper: the dense reference of a stack's product operator and of its cut ranks, for the stack rank
+// tests (test_pattern_stack.cpp, test_stack_rank.cpp).
+#include <cstdint>
+
+#include "mixgraph/eigen_dense.hpp"
+#include "mixgraph/rank.hpp"
+#include "mixgraph/stack.hpp"
+
+namespace mixgraph::test {
+
+/// M = M_L ... M_1, M_l = (I - B_l)^{-1} A_l, from layer l's weights induced_weights(layer, seed + l) (the
+/// weights stack_cut_ranks draws), dense n x n.
+inline Eigen::MatrixXd dense_stack_product(const Stack& s, std::uint64_t seed) {
+  const pos_t n = s.n;
+  Eigen::MatrixXd M = Eigen::MatrixXd::Identity(n, n);
+  for (std::size_t l = 0; l < s.depth(); ++l) {
+    const auto w = induced_weights(*s.layers[l], seed + l).w;
+    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n), B = Eigen::MatrixXd::Zero(n, n);
+    for (pos_t i = 0; i < n; ++i) {
+      for (nnz_t k = w.a.ptr[i]; k < w.a.ptr[i + 1]; ++k) A(i, w.a.idx[k]) = w.a.val[k];
+      for (nnz_t k = w.b.ptr[i]; k < w.b.ptr[i + 1]; ++k) B(i, w.b.idx[k]) = w.b.val[k];
+    }
+    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
+    M = (I - B).triangularView<Eigen::UnitLower>().solve(A) * M;
+  }
+  return M;
+}
+
+/// The rank of M's cut-K block (rows K..n-1, columns 0..K-1) by SVD: singular values above 1e-9 times the
+/// largest.
+inline std::uint32_t dense_cut_rank(const Eigen::MatrixXd& M, pos_t K) {
+  const auto n = M.rows();
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(M.block(K, 0, n - K, K));
+  const auto sv = svd.singularValues();
+  std::uint32_t rank = 0;
+  for (Eigen::Index k = 0; k < sv.size(); ++k) rank += sv(k) > 1e-9 * sv(0);
+  return rank;
+}
+
+}  // namespace mixgraph::test
