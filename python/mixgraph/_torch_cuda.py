@@ -10,9 +10,11 @@ R dY, and R B^T R is strictly lower again (entry (i, j) of B becomes (n-1-j, n-1
 solver on the reversed sequence (the flip folded into the permuting copy). For translation-invariant
 patterns R B^T R = B (Toeplitz), so the per-offset tables serve as they are; for explicit structures the
 transposed structure and the permutation of its entries are built once per pattern on the host (cached),
-and the weights are gathered into that order on the device. One solve gives Z (A = I); dX = A^T Z, then
-dX_j = sum over A's entries (i, j) of a Z_i, is a gather and an index_add on the device (cheaper than a
-second solve with A' = R A^T R: it reads Z once per entry of A, no solve's sequential chunks), and the
+and the weights are gathered into that order on the device. One solve gives Z (A = I); dX = A^T Z. For
+explicit structures dX_j = sum over A's entries (i, j) of a Z_i is a gather and an index_add on the device
+(cheaper than a second solve with A' = R A^T R: it reads Z once per entry of A, no solve's sequential
+chunks); for per-offset weights A is Toeplitz, R A^T R = A, and R dX = A (R Z) is one pass of the solver
+with B empty over the reversed Z the adjoint solve wrote (one kernel, not one shifted add per offset). The
 weight gradients are per-entry (or per-offset) dot products dA_e = <Z_row, X_col>, dB_e = <Z_row, Y_col>
 summed over the batch and the head's columns.
 
@@ -204,11 +206,6 @@ def repeat(w: torch.Tensor, batch: int) -> torch.Tensor:
     return w.repeat(batch, 1).contiguous() if batch > 1 else w.contiguous()
 
 
-def per_head_columns(w: torch.Tensor, D: int) -> torch.Tensor:
-    """(H,) -> (D,): each head's value on its columns."""
-    return w.repeat_interleave(D // w.shape[0])
-
-
 def entry_dots(Zc: torch.Tensor, Vc: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor, batch: int,
                heads: int, stream_of=None) -> torch.Tensor:
     """(heads, nnz) float64: for each entry e and head h, the sum over the batch and the head's columns of
@@ -253,13 +250,13 @@ def offset_backward(dY, X, Y, wa, wb, s, n, batch, heads, needs, solve, stream_o
     Zc = Zr.flip(0)  # natural order (n, D)
     a_offs, b_offs = s["a_offs"].tolist(), s["b_offs"].tolist()
     dX = dA = dB = None
-    if needs[0]:  # dX = A^T Z: dX[j] += a_k Z[j + o_k]
-        war = repeat(wa, batch)
-        dXc = torch.zeros_like(Zc)
-        for k, o in enumerate(a_offs):
-            if o < n:
-                dXc[:n - o].addcmul_(Zc[o:], per_head_columns(war[:, k], D))
-        dX = from_columns(dXc, batch, n, d)
+    if needs[0]:
+        # dX = A^T Z. A is Toeplitz, so R A^T R = A and R dX = A (R Z) = A Zr: one more pass of the solver
+        # with B empty (the A gather of a forward solve), not one shifted add per offset of A (as many passes
+        # over Z as A has offsets: 17 at n = 65536 for pow2, n for attention).
+        none = ("offset", np.zeros(0, np.uint32), torch.zeros(H, 0, dtype=X.dtype, device=X.device))
+        dXr = solve(Zr, H, ("offset", s["a_offs"], repeat(wa, batch)), none, stream_of)
+        dX = from_columns(dXr, batch, n, d, reverse=True)
     def dots(V, offs, which, w):
         """Per head and offset: sum over the batch, the head's columns and i of Z_i V_{i - o}. Up to the
         shift_dots kernel's limit of offsets in one pass of it; past it (dense patterns: n - 1 offsets) the

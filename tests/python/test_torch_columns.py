@@ -175,7 +175,8 @@ def test_device_solve_checks_the_structure_first():
 
 @pytest.mark.parametrize("spec", ["pow2", "pow2+cache"])
 def test_a_batch_is_one_solve_forward_and_one_backward(spec):
-    """The batch as columns: one device solve of batch * heads heads forward, one adjoint solve backward."""
+    """The batch as columns: one device solve of batch * heads heads forward; backward one adjoint solve, plus
+    for per-offset weights one pass of the solver with B empty for dX = A^T Z (A Toeplitz: R A^T R = A)."""
     p = mixgraph.Pattern(spec, 20)
     gen = torch.Generator().manual_seed(8)
     lay = mt._layout(spec, 20)
@@ -196,4 +197,4 @@ def test_a_batch_is_one_solve_forward_and_one_backward(spec):
 
     mt._cuda_backward(torch.ones_like(Y), X, Y, wa, wb, None, None, spec, n, batch, 2, 1,
                       [True, True, True, False, False], solve=counting, shift_dots=shift_dots)
-    assert len(calls) == 2 and calls[1] == calls[0]
+    assert calls[1:] == [calls[0]] * (2 if kind == "offset" else 1)

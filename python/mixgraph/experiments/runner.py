@@ -134,9 +134,10 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
 
 
 def _worker_init(flag, torch_threads: int) -> None:
-    """A worker process: torch's intra-op threads shared out between the workers; Ctrl-C (sent to the
-    whole process group by a terminal) leaves the stop to the flag the parent sets, so a run ends at the
-    end of its step with its checkpoint written."""
+    """A worker process: torch's intra-op threads as many as the parent's (CPU kernels may sum in another
+    order with another count, and a run must give the bits of a sequential one); Ctrl-C (sent to the whole
+    process group by a terminal) leaves the stop to the flag the parent sets, so a run ends at the end of its
+    step with its checkpoint written."""
     global _STOP_FLAG
     _STOP_FLAG = flag
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -177,7 +178,7 @@ def _parallel(todo, settings, progress, asked, jobs):
                              "(a module-level function or object)") from None
     ctx = multiprocessing.get_context("spawn")
     flag = ctx.Event()
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = torch.get_num_threads()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
                              initargs=(flag, threads)) as pool:
         futures = [pool.submit(_worker_run, t.name, dict(t.params), s, seed, settings, str(d), ck, progress)
