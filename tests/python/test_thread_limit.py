@@ -7,16 +7,17 @@ with a limit of the tasks nobody already has plus 2 (the interpreter and one mor
 worker); skipped, with the reason, where that cannot be arranged."""
 
 import os
-import pwd
+import pathlib
 import shutil
-import subprocess
 import sys
-import tempfile
 import textwrap
 
 import pytest
 
 mixgraph = pytest.importorskip("mixgraph", reason="the mixgraph Python package is not built / not on PYTHONPATH")
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python_cli"))  # shared with the CLI's test
+from nobody_limit import asan_without_leaks, make_readable, nobody_folder, run_limited, tasks_of  # noqa: E402
 
 CHILD = textwrap.dedent(
     """
@@ -31,54 +32,24 @@ CHILD = textwrap.dedent(
 )
 
 
-def tasks_of(uid):
-    """Threads (tasks) now owned by uid: what RLIMIT_NPROC counts."""
-    n = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            if os.stat(f"/proc/{pid}").st_uid == uid:
-                n += len(os.listdir(f"/proc/{pid}/task"))
-        except OSError:
-            pass
-    return n
-
-
 @pytest.fixture
 def as_nobody():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to run Python as an unprivileged user (RLIMIT_NPROC does not bind root)")
-    if not shutil.which("setpriv"):
-        pytest.skip("setpriv (util-linux) is not installed")
-    try:
-        nobody = pwd.getpwnam("nobody")
-    except KeyError:
-        pytest.skip("there is no user nobody")
-    d = tempfile.mkdtemp(prefix="mixgraph-nproc-py-")
-    os.chmod(d, 0o755)
-    # the package as imported here (the build tree may not be readable by nobody)
-    shutil.copytree(os.path.dirname(mixgraph.__file__), os.path.join(d, "mixgraph"))
-    for root, dirs, files in os.walk(d):
-        for x in dirs + files:
-            os.chmod(os.path.join(root, x), 0o755)
-
-    def run(args, limit):
-        script = 'exec "$0" "$@"' if limit is None else f'ulimit -u {limit} && exec "$0" "$@"'
-        cmd = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "bash",
-               "-c", script, sys.executable, "-c", CHILD, *args]
+    with nobody_folder("mixgraph-nproc-py-", "Python") as (nobody, d):
+        # the package as imported here (the build tree may not be readable by nobody)
+        shutil.copytree(os.path.dirname(mixgraph.__file__), os.path.join(d, "mixgraph"))
+        make_readable(d)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": d, "HOME": d,
                "OPENBLAS_NUM_THREADS": "1",  # numpy's BLAS would start its own threads at import
-               "ASAN_OPTIONS": (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")}
-        return subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120, env=env)
+               "ASAN_OPTIONS": asan_without_leaks(os.environ)}
 
-    run.uid = nobody.pw_uid
-    probe = run(["1"], None)
-    if probe.returncode != 0 or not probe.stdout.startswith("ok"):
-        shutil.rmtree(d, ignore_errors=True)
-        pytest.skip(f"the package does not run as the user nobody here: {probe.stderr.strip()[-300:]}")
-    yield run
-    shutil.rmtree(d, ignore_errors=True)
+        def run(args, limit):
+            return run_limited(nobody, d, [sys.executable, "-c", CHILD, *args], limit, env)
+
+        run.uid = nobody.pw_uid
+        probe = run(["1"], None)
+        if probe.returncode != 0 or not probe.stdout.startswith("ok"):
+            pytest.skip(f"the package does not run as the user nobody here: {probe.stderr.strip()[-300:]}")
+        yield run
 
 
 def test_thread_limit_gives_the_package_error(as_nobody):

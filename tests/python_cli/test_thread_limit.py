@@ -7,12 +7,11 @@ where that cannot be arranged. Needs only the CLI (MIXGRAPH_CLI or build/tools/m
 
 import os
 import pathlib
-import pwd
 import shutil
-import subprocess
-import tempfile
 
 import pytest
+
+from nobody_limit import asan_without_leaks, nobody_folder, run_limited, tasks_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = os.environ.get("MIXGRAPH_CLI") or str(ROOT / "build" / "tools" / "mixgraph")
@@ -20,52 +19,22 @@ if not os.path.exists(CLI):
     pytest.skip("the mixgraph CLI is not built (set MIXGRAPH_CLI)", allow_module_level=True)
 
 
-def tasks_of(uid):
-    """Threads (tasks) now owned by uid: what RLIMIT_NPROC counts."""
-    n = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            if os.stat(f"/proc/{pid}").st_uid == uid:
-                n += len(os.listdir(f"/proc/{pid}/task"))
-        except OSError:
-            pass
-    return n
-
-
 @pytest.fixture
 def as_nobody():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to run the CLI as an unprivileged user (RLIMIT_NPROC does not bind root)")
-    if not shutil.which("setpriv"):
-        pytest.skip("setpriv (util-linux) is not installed")
-    try:
-        nobody = pwd.getpwnam("nobody")
-    except KeyError:
-        pytest.skip("there is no user nobody")
-    d = tempfile.mkdtemp(prefix="mixgraph-nproc-")
-    os.chmod(d, 0o755)
-    exe = os.path.join(d, "mixgraph")
-    shutil.copy2(CLI, exe)  # the build tree may not be readable by nobody
-    os.chmod(exe, 0o755)
+    with nobody_folder("mixgraph-nproc-", "the CLI") as (nobody, d):
+        exe = os.path.join(d, "mixgraph")
+        shutil.copy2(CLI, exe)  # the build tree may not be readable by nobody
+        os.chmod(exe, 0o755)
+        env = dict(os.environ, ASAN_OPTIONS=asan_without_leaks(os.environ))
 
-    def run(args, limit):
-        script = 'exec "$0" "$@"' if limit is None else f'ulimit -u {limit} && exec "$0" "$@"'
-        cmd = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "bash",
-               "-c", script, exe, *args]
-        # In the sanitizer build LeakSanitizer starts a thread at exit, which the process limit forbids: its
-        # leak check is left to the other tests (this one checks the message and the exit code).
-        env = dict(os.environ, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":"))
-        return subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120, env=env)
+        def run(args, limit):
+            return run_limited(nobody, d, [exe, *args], limit, env)
 
-    run.uid = nobody.pw_uid
-    probe = run(["--version"], None)
-    if probe.returncode != 0:  # e.g. a shared library of the build tree that nobody cannot read
-        shutil.rmtree(d, ignore_errors=True)
-        pytest.skip(f"the CLI does not run as the user nobody here: {probe.stderr.strip()[:200]}")
-    yield run
-    shutil.rmtree(d, ignore_errors=True)
+        run.uid = nobody.pw_uid
+        probe = run(["--version"], None)
+        if probe.returncode != 0:  # e.g. a shared library of the build tree that nobody cannot read
+            pytest.skip(f"the CLI does not run as the user nobody here: {probe.stderr.strip()[:200]}")
+        yield run
 
 
 def test_thread_limit_gives_the_cli_message(as_nobody):
