@@ -183,6 +183,22 @@ std::string sketch_rule(double tol) {
 }  // namespace
 
 namespace {
+/// The result of a floating-point method before its cuts: the tolerance used (opt.tol, else the default)
+/// and its rule in words, zero ranks and columns; UsageError for a cut outside 1..n-1.
+NumericCutRanks start_cut_ranks(pos_t n, const std::vector<pos_t>& cuts, const NumericRankOptions& opt,
+                                std::string (*rule)(double)) {
+  NumericCutRanks r;
+  r.cuts = cuts;
+  r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(n);
+  r.rule = rule(r.tolerance);
+  r.rank.assign(cuts.size(), 0);
+  r.columns.assign(cuts.size(), 0);
+  for (pos_t k : cuts)
+    if (k < 1 || k >= n)
+      throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
+  return r;
+}
+
 /// Fold per-cut relative pivots into r.smallest_kept / r.largest_dropped (-1 entries: none).
 void note_gap(NumericCutRanks& r, const std::vector<double>& kept, const std::vector<double>& dropped) {
   for (double v : kept)
@@ -195,15 +211,7 @@ void note_gap(NumericCutRanks& r, const std::vector<double>& kept, const std::ve
 NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                 const NumericRankOptions& opt) {
   const pos_t n = w.a.n;
-  NumericCutRanks r;
-  r.cuts = cuts;
-  r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(n);
-  r.rule = dense_rule(r.tolerance);
-  r.rank.assign(cuts.size(), 0);
-  r.columns.assign(cuts.size(), 0);
-  for (pos_t k : cuts)
-    if (k < 1 || k >= n)
-      throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
+  NumericCutRanks r = start_cut_ranks(n, cuts, opt, dense_rule);
   const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
   const Eigen::MatrixXd mt = dense_operator_polled(w, stop);
   const double tol = r.tolerance;
@@ -379,15 +387,7 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
 NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                  const NumericRankOptions& opt) {
   const pos_t n = w.a.n;
-  NumericCutRanks r;
-  r.cuts = cuts;
-  r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(n);
-  r.rule = sketch_rule(r.tolerance);
-  r.rank.assign(cuts.size(), 0);
-  r.columns.assign(cuts.size(), 0);
-  for (pos_t k : cuts)
-    if (k < 1 || k >= n)
-      throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
+  NumericCutRanks r = start_cut_ranks(n, cuts, opt, sketch_rule);
   const auto nc = static_cast<std::int64_t>(cuts.size());
   const double tol = r.tolerance;
   std::string failure;
