@@ -87,7 +87,7 @@ CASES = [
     # one dense cut (the operator, then a column-pivoted QR of a 2048 x 2048 block of full rank): 3 CPU s
     ("rank_dense_one_cut", "mixgraph.rank('sq1', 4096, cuts=[2048], method='dense')", "", 0.5),
     # one sketched cut (blocks of random columns doubling up to 1024, each projected and orthonormalised):
-    # 6 CPU s
+    # 4 CPU s
     ("rank_sketch_one_cut", "mixgraph.rank('sq1', 4096, cuts=[2048], method='sketch')", "", 0.5),
 ]
 

@@ -249,7 +249,7 @@ void sketch_solve(const WeightedPattern& w, pos_t k, std::uint64_t seed, std::ui
   }
   y.setZero(n, s);
   for (pos_t i = 0; i < n; ++i) {
-    if ((i & 63) == 0) throw_if_cancelled(stop);  // a row is s * (its reads) products
+    if ((i & 15) == 0) throw_if_cancelled(stop);  // a row is s * (its reads) products
     auto row = y.row(i);
     const auto aj = w.a.row(i);
     const auto av = w.a.row_values(i);
@@ -261,27 +261,38 @@ void sketch_solve(const WeightedPattern& w, pos_t k, std::uint64_t seed, std::ui
   }
 }
 
-// The sketch's dense steps work on panels of at most kPanel columns, polling the cancel flag between
-// panels: a panel of z against a basis of r columns is 4 m r kPanel flops (~0.1 s at m = 4096, r = 2048).
+// The sketch's dense steps work on panels of at most kPanel columns, and the products of a panel with the
+// basis on chunks of its rows, polling the cancel flag between them: at most about kChunkWork
+// multiply-adds (~30 ms) between two polls (for a basis of up to 2^15 columns).
 constexpr Eigen::Index kPanel = 64;
+constexpr Eigen::Index kChunkWork = Eigen::Index{1} << 27;
 
-/// z -= Q Q^T z for Q = q.leftCols(r) (orthonormal), kPanel columns of z at a time. twice: classical
-/// Gram-Schmidt repeated once over all of z when a column lost more than half of its norm ("twice is
-/// enough").
+/// z -= Q Q^T z for Q = q.leftCols(r) (orthonormal), kPanel columns of z at a time, each product on chunks
+/// of rows. twice: classical Gram-Schmidt repeated once over all of z when a column lost more than half of
+/// its norm ("twice is enough").
 void project_out(const Eigen::MatrixXd& q, Eigen::Index r, Eigen::MatrixXd& z, bool twice,
                  const std::atomic<bool>* stop) {
   if (r == 0) return;
-  const auto basis = q.leftCols(r);
+  const Eigen::Index m = z.rows();
+  const Eigen::Index rows = std::max<Eigen::Index>(64, kChunkWork / (r * kPanel));
   Eigen::MatrixXd coef;
   bool lost = false;
   for (int pass = 0; pass < 2; ++pass) {
     for (Eigen::Index c0 = 0; c0 < z.cols(); c0 += kPanel) {
-      throw_if_cancelled(stop);
       auto zp = z.middleCols(c0, std::min(kPanel, z.cols() - c0));
       const Eigen::RowVectorXd before =
           twice && pass == 0 ? Eigen::RowVectorXd(zp.colwise().norm()) : Eigen::RowVectorXd();
-      coef.noalias() = basis.transpose() * zp;
-      zp.noalias() -= basis * coef;
+      coef.setZero(r, zp.cols());
+      for (Eigen::Index i0 = 0; i0 < m; i0 += rows) {
+        throw_if_cancelled(stop);
+        const Eigen::Index h = std::min(rows, m - i0);
+        coef.noalias() += q.block(i0, 0, h, r).transpose() * zp.middleRows(i0, h);
+      }
+      for (Eigen::Index i0 = 0; i0 < m; i0 += rows) {
+        throw_if_cancelled(stop);
+        const Eigen::Index h = std::min(rows, m - i0);
+        zp.middleRows(i0, h).noalias() -= q.block(i0, 0, h, r) * coef;
+      }
       if (twice && pass == 0) lost = lost || (zp.colwise().norm().array() < 0.5 * before.array()).any();
     }
     if (!lost) return;
