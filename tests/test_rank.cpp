@@ -4,18 +4,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "cli_util.hpp"
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/interaction.hpp"
 #include "mixgraph/profile.hpp"
@@ -481,4 +485,52 @@ TEST(CutRank, SameResultsForAnyThreadCount) {
 #else
   GTEST_SKIP() << "built without OpenMP";
 #endif
+}
+
+// The sketch's blocks are factored in panels of 64 columns: a deficit found past the first panel of a block
+// (sink:200 has rank 200 = 128 + 72 at the middle cuts: the block of 128 columns after a basis of 128) must
+// count the same rank as the Menger flow (generic weights) and the dense factorisation.
+TEST(CutRank, SketchCountsADeficitPastTheFirstPanel) {
+  const auto iw = induced_weights(make_pattern("sink:200", 700), 3);
+  const auto cuts = spaced_cuts(700, 7);
+  const auto sk = cut_ranks_sketch(iw.w, cuts);
+  EXPECT_EQ(sk.rank, cut_ranks_flow(iw.w, cuts).rank);
+  EXPECT_EQ(sk.rank, cut_ranks_dense(iw.w, cuts).rank);
+  EXPECT_EQ(*std::max_element(sk.rank.begin(), sk.rank.end()), 200u);
+  EXPECT_GT(sk.largest_dropped, 0.0);  // the deficit was counted by the pivoted QR
+  EXPECT_LT(sk.largest_dropped, sk.tolerance);
+}
+
+// A set cancel flag stops the dense and the sketched cut ranks with Cancelled: set before the call (no cut
+// starts), and set by another thread 0.3 s into one cut of several seconds (the loops inside the cut look
+// at it: the operator's rows, the pivoted QR's columns, the sketch's solves and panels). A clear flag
+// changes nothing.
+TEST(CutRank, CancelFlagStopsOneDenseOrSketchedCut) {
+  using namespace std::chrono_literals;
+  const auto iw = induced_weights(make_pattern("sq1", 3072), 1);
+  const std::vector<pos_t> one_cut{1536};
+  for (const bool sketch : {false, true}) {
+    const auto run = [&] {
+      return sketch ? cut_ranks_sketch(iw.w, one_cut) : cut_ranks_dense(iw.w, one_cut);
+    };
+    std::atomic<bool> flag{true};
+    const CancelScope scope(&flag);
+    EXPECT_THROW(run(), Cancelled) << (sketch ? "sketch" : "dense") << ", flag set before";
+    flag = false;
+    std::thread setter([&] {
+      std::this_thread::sleep_for(300ms);
+      flag = true;
+    });
+    EXPECT_THROW(run(), Cancelled) << (sketch ? "sketch" : "dense") << ", flag set during the cut";
+    setter.join();
+  }
+  const auto small = induced_weights(make_pattern("sq1+cache", 300), 2);
+  const auto cuts = spaced_cuts(300, 9);
+  const auto plain = cut_ranks_sketch(small.w, cuts);
+  std::atomic<bool> clear{false};
+  const CancelScope scope(&clear);
+  const auto scoped = cut_ranks_sketch(small.w, cuts);
+  EXPECT_EQ(scoped.rank, plain.rank);
+  EXPECT_EQ(scoped.smallest_kept, plain.smallest_kept);
+  EXPECT_EQ(cut_ranks_dense(small.w, cuts).rank, plain.rank);
 }

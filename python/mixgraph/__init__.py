@@ -196,7 +196,8 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
     not computed), ``cache_at_cut`` (|C_K|), ``max_cut_rank``, ``agree``, ``cache_bound``, ``contrast``
     (the +cache variant or base on the same cuts, by flow), ... Cost: dense O(n^2) memory and
     O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes; Ctrl-C
-    raises KeyboardInterrupt within a second (the work stops at its next cut or stage). progress: a
+    raises KeyboardInterrupt within a second (the work stops too: inside an exact, dense or sketched cut,
+    else at its next cut or stage). progress: a
     callable progress(stage, done, total) called as each stage starts ('cut ranks', 'dyadic blocks' with
     dyadic=True, 'contrast'; done counts the stages) and after each cut ('cut ranks: exact', ': dense',
     ': sketch', then 'cut ranks: flow'; done counts the cuts of both loops, total = cuts x loops), or True

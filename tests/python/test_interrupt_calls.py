@@ -84,6 +84,11 @@ CASES = [
     ("decode_cost", "p.decode_cost()", "p = mixgraph.Pattern('pow2', 2**27)", 0.5),
     # one cut of the exact rank (elimination over GF(2^61 - 1)): 16 s uninterrupted at n = 4096
     ("rank_exact_one_cut", "mixgraph.rank('sq1', 4096, cuts=[2048], method='exact')", "", 0.8),
+    # one dense cut (the operator, then a column-pivoted QR of a 2048 x 2048 block of full rank): 3 CPU s
+    ("rank_dense_one_cut", "mixgraph.rank('sq1', 4096, cuts=[2048], method='dense')", "", 0.5),
+    # one sketched cut (blocks of random columns doubling up to 1024, each projected and orthonormalised):
+    # 4 CPU s
+    ("rank_sketch_one_cut", "mixgraph.rank('sq1', 4096, cuts=[2048], method='sketch')", "", 0.5),
 ]
 
 # calls that need an optional module (skipped with the reason where it is missing)

@@ -84,11 +84,12 @@ NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_
 
 /// Sketched numeric cut ranks (adaptive range finder). For cut K: Y = M[:, 1..K] G for a block of random
 /// columns G (rows 1..K; a sparse forward substitution through A and B, O((nnz(A) + nnz(B)) s) for s
-/// columns), rows K+1..n kept, projected against the basis found so far (twice), then a blocked
-/// HouseholderQR of the residual block; when a diagonal entry falls below the threshold (a deficit: the
-/// columns are random combinations, so an unpivoted QR shows it), a small Eigen ColPivHouseholderQR of that
-/// block counts the rank exactly. Otherwise the basis grows and the next block is as wide as the basis.
-/// Stops at min(K, n-K). O((nnz + (n-K) r) r) per cut; OpenMP over cuts.
+/// columns), rows K+1..n kept, projected against the basis found so far (twice when needed), then an
+/// unpivoted QR of the residual block by panels of 64 columns (block Gram-Schmidt with re-orthogonalisation,
+/// a HouseholderQR per panel); when a diagonal entry falls below the threshold (a deficit: the columns are
+/// random combinations, so an unpivoted QR shows it), a column-pivoted Householder QR of that block counts
+/// the rank exactly. Otherwise the basis grows and the next block is as wide as the basis. Stops at
+/// min(K, n-K). O((nnz + (n-K) r) r) per cut; OpenMP over cuts.
 NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                  const NumericRankOptions& opt = {});
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/profile.hpp"
@@ -47,10 +48,13 @@ InducedWeights induced_weights(const Pattern& p, std::uint64_t seed) {
   return iw;
 }
 
-Eigen::MatrixXd dense_operator_transposed(const WeightedPattern& w) {
+namespace {
+/// dense_operator_transposed, polling `stop` every 64 rows of M (a row is O(n * its reads of B)).
+Eigen::MatrixXd dense_operator_polled(const WeightedPattern& w, const std::atomic<bool>* stop) {
   const pos_t n = w.a.n;
   Eigen::MatrixXd mt = Eigen::MatrixXd::Zero(n, n);
   for (pos_t i = 0; i < n; ++i) {
+    if ((i & 63) == 0) throw_if_cancelled(stop);
     auto col = mt.col(i);
     const auto aj = w.a.row(i);
     const auto av = w.a.row_values(i);
@@ -63,6 +67,11 @@ Eigen::MatrixXd dense_operator_transposed(const WeightedPattern& w) {
     }
   }
   return mt;
+}
+}  // namespace
+
+Eigen::MatrixXd dense_operator_transposed(const WeightedPattern& w) {
+  return dense_operator_polled(w, nullptr);
 }
 
 std::vector<pos_t> all_cuts(pos_t n) {
@@ -90,26 +99,25 @@ double default_rank_tolerance(pos_t /*n*/) {
   return 1e-13;
 }
 
-std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol) {
-  double kept = 0.0, dropped = 0.0;
-  return numeric_rank_colpiv(m0, tol, kept, dropped);
-}
-
-std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol, double& kept, double& dropped) {
-  // Householder QR with column pivoting (norm downdating as in LAPACK's xLAQP2; the pivot is the column of
-  // largest remaining norm, so |R_ll| is that norm), stopped as soon as |R_ll| <= tol * |R_11|: O(rows * cols
-  // * rank) instead of O(rows * cols * min(rows, cols)) for low-rank blocks. Same rule as Eigen's
-  // ColPivHouseholderQR diagonal.
-  const Eigen::Index rows = m0.rows(), cols = m0.cols();
+namespace {
+/// Householder QR with column pivoting of `a` (overwritten; norm downdating as in LAPACK's xLAQP2, the pivot
+/// is the column of largest remaining norm, so |R_ll| is that norm), stopped at the first |R_ll| <= tol *
+/// ref: O(rows * cols * rank) instead of O(rows * cols * min(rows, cols)) for low-rank blocks. ref = |R_11|
+/// when unit <= 0 (relative; kept = the last counted |R_ll| / ref), else ref = unit (an absolute threshold;
+/// kept = the smallest counted |R_ll| / ref). dropped = the first uncounted |R_ll| / ref (-1 when the
+/// factorisation ran to the end); both -1 for a zero matrix. Polls `stop` per column (O(rows * cols) work).
+std::uint32_t colpiv_rank(Eigen::MatrixXd& a, double tol, double unit, double& kept, double& dropped,
+                          const std::atomic<bool>* stop) {
+  const Eigen::Index rows = a.rows(), cols = a.cols();
   kept = dropped = -1.0;
   if (rows == 0 || cols == 0) return 0;
-  Eigen::MatrixXd a = m0;
   Eigen::VectorXd norms = a.colwise().squaredNorm().transpose();
   Eigen::VectorXd exact = norms;  // the norms at their last exact computation
   Eigen::VectorXd work(cols);
   const Eigen::Index steps = std::min(rows, cols);
-  double ref = -1.0;
+  double ref = unit > 0 ? unit : -1.0;
   for (Eigen::Index l = 0; l < steps; ++l) {
+    throw_if_cancelled(stop);
     Eigen::Index piv = 0;
     const double best = std::sqrt(norms.tail(cols - l).maxCoeff(&piv));
     piv += l;
@@ -118,7 +126,7 @@ std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol, double&
       if (ref > 0) dropped = best / ref;
       return static_cast<std::uint32_t>(l);
     }
-    kept = best / ref;
+    kept = unit > 0 && kept >= 0 ? std::min(kept, best / ref) : best / ref;
     if (piv != l) {
       a.col(l).swap(a.col(piv));
       std::swap(norms(l), norms(piv));
@@ -141,6 +149,18 @@ std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol, double&
   }
   return static_cast<std::uint32_t>(steps);
 }
+}  // namespace
+
+std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol) {
+  double kept = 0.0, dropped = 0.0;
+  return numeric_rank_colpiv(m0, tol, kept, dropped);
+}
+
+std::uint32_t numeric_rank_colpiv(const Eigen::MatrixXd& m0, double tol, double& kept, double& dropped) {
+  // Same rule as Eigen's ColPivHouseholderQR diagonal.
+  Eigen::MatrixXd a = m0;
+  return colpiv_rank(a, tol, 0.0, kept, dropped, nullptr);
+}
 
 namespace {
 std::string dense_rule(double tol) {
@@ -153,17 +173,32 @@ std::string dense_rule(double tol) {
 }
 std::string sketch_rule(double tol) {
   char buf[260];
-  std::snprintf(
-      buf, sizeof buf,
-      "sketch: Y = M[K+1..n, 1..K] G for growing random blocks G; a new column counts when its "
-      "|R_ll| (ColPivHouseholderQR after projecting out the basis found) > %.3g * the largest sketch "
-      "column norm at this cut",
-      tol);
+  std::snprintf(buf, sizeof buf,
+                "sketch: Y = M[K+1..n, 1..K] G for growing random blocks G; a new column counts when its "
+                "|R_ll| (column-pivoted Householder QR after projecting out the basis found) > %.3g * the "
+                "largest sketch column norm at this cut",
+                tol);
   return buf;
 }
 }  // namespace
 
 namespace {
+/// The result of a floating-point method before its cuts: the tolerance used (opt.tol, else the default)
+/// and its rule in words, zero ranks and columns; UsageError for a cut outside 1..n-1.
+NumericCutRanks start_cut_ranks(pos_t n, const std::vector<pos_t>& cuts, const NumericRankOptions& opt,
+                                std::string (*rule)(double)) {
+  NumericCutRanks r;
+  r.cuts = cuts;
+  r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(n);
+  r.rule = rule(r.tolerance);
+  r.rank.assign(cuts.size(), 0);
+  r.columns.assign(cuts.size(), 0);
+  for (pos_t k : cuts)
+    if (k < 1 || k >= n)
+      throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
+  return r;
+}
+
 /// Fold per-cut relative pivots into r.smallest_kept / r.largest_dropped (-1 entries: none).
 void note_gap(NumericCutRanks& r, const std::vector<double>& kept, const std::vector<double>& dropped) {
   for (double v : kept)
@@ -176,26 +211,26 @@ void note_gap(NumericCutRanks& r, const std::vector<double>& kept, const std::ve
 NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                 const NumericRankOptions& opt) {
   const pos_t n = w.a.n;
-  NumericCutRanks r;
-  r.cuts = cuts;
-  r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(n);
-  r.rule = dense_rule(r.tolerance);
-  r.rank.assign(cuts.size(), 0);
-  r.columns.assign(cuts.size(), 0);
-  for (pos_t k : cuts)
-    if (k < 1 || k >= n)
-      throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
-  const Eigen::MatrixXd mt = dense_operator_transposed(w);
+  NumericCutRanks r = start_cut_ranks(n, cuts, opt, dense_rule);
+  const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
+  const Eigen::MatrixXd mt = dense_operator_polled(w, stop);
   const double tol = r.tolerance;
   const auto nc = static_cast<std::int64_t>(cuts.size());
   std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
+  std::atomic<bool> cancelled{false};
   detail::for_each_cut(nc, "cut ranks: dense", [&](std::int64_t c) {
     const auto ci = static_cast<std::size_t>(c);
     const pos_t k = cuts[ci];
-    // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
-    const Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
-    r.rank[ci] = numeric_rank_colpiv(blk, tol, kept[ci], dropped[ci]);
+    try {
+      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
+      // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
+      Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
+      r.rank[ci] = colpiv_rank(blk, tol, 0.0, kept[ci], dropped[ci], stop);
+    } catch (const Cancelled&) {  // thrown again after the loop (an exception may not leave the region)
+      cancelled = true;
+    }
   });
+  if (cancelled) throw Cancelled();
   note_gap(r, kept, dropped);
   return r;
 }
@@ -205,13 +240,16 @@ namespace {
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 void sketch_solve(const WeightedPattern& w, pos_t k, std::uint64_t seed, std::uint32_t c0, std::uint32_t s,
-                  RowMat& g, RowMat& y) {
+                  RowMat& g, RowMat& y, const std::atomic<bool>* stop) {
   const pos_t n = w.a.n;
   g.resize(k, s);
-  for (pos_t j = 0; j < k; ++j)
+  for (pos_t j = 0; j < k; ++j) {
+    if ((j & 255) == 0) throw_if_cancelled(stop);
     for (std::uint32_t c = 0; c < s; ++c) g(j, c) = 2.0 * hash_uniform(seed, 0x5eed, j, c0 + c) - 1.0;
+  }
   y.setZero(n, s);
   for (pos_t i = 0; i < n; ++i) {
+    if ((i & 15) == 0) throw_if_cancelled(stop);  // a row is s * (its reads) products
     auto row = y.row(i);
     const auto aj = w.a.row(i);
     const auto av = w.a.row_values(i);
@@ -223,12 +261,84 @@ void sketch_solve(const WeightedPattern& w, pos_t k, std::uint64_t seed, std::ui
   }
 }
 
+// The sketch's dense steps work on panels of at most kPanel columns, and the products of a panel with the
+// basis on chunks of its rows, polling the cancel flag between them: at most about kChunkWork
+// multiply-adds (~30 ms) between two polls (for a basis of up to 2^15 columns).
+constexpr Eigen::Index kPanel = 64;
+constexpr Eigen::Index kChunkWork = Eigen::Index{1} << 27;
+
+/// z -= Q Q^T z for Q = q.leftCols(r) (orthonormal), kPanel columns of z at a time, each product on chunks
+/// of rows. twice: classical Gram-Schmidt repeated once over all of z when a column lost more than half of
+/// its norm ("twice is enough").
+void project_out(const Eigen::MatrixXd& q, Eigen::Index r, Eigen::MatrixXd& z, bool twice,
+                 const std::atomic<bool>* stop) {
+  if (r == 0) return;
+  const Eigen::Index m = z.rows();
+  const Eigen::Index rows = std::max<Eigen::Index>(64, kChunkWork / (r * kPanel));
+  Eigen::MatrixXd coef;
+  bool lost = false;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (Eigen::Index c0 = 0; c0 < z.cols(); c0 += kPanel) {
+      auto zp = z.middleCols(c0, std::min(kPanel, z.cols() - c0));
+      const Eigen::RowVectorXd before =
+          twice && pass == 0 ? Eigen::RowVectorXd(zp.colwise().norm()) : Eigen::RowVectorXd();
+      coef.setZero(r, zp.cols());
+      for (Eigen::Index i0 = 0; i0 < m; i0 += rows) {
+        throw_if_cancelled(stop);
+        const Eigen::Index h = std::min(rows, m - i0);
+        coef.noalias() += q.block(i0, 0, h, r).transpose() * zp.middleRows(i0, h);
+      }
+      for (Eigen::Index i0 = 0; i0 < m; i0 += rows) {
+        throw_if_cancelled(stop);
+        const Eigen::Index h = std::min(rows, m - i0);
+        zp.middleRows(i0, h).noalias() -= q.block(i0, 0, h, r) * coef;
+      }
+      if (twice && pass == 0) lost = lost || (zp.colwise().norm().array() < 0.5 * before.array()).any();
+    }
+    if (!lost) return;
+  }
+}
+
+/// The unpivoted QR z = Qn R of z (m x s), by block Gram-Schmidt: panel by panel (kPanel columns), the
+/// panel projected out of the panels before it (twice when needed, as project_out), then a HouseholderQR
+/// of the panel gives its Qn columns and its |R_ll| (d). The same R diagonal as a HouseholderQR of all of z
+/// up to rounding. A panel with an |R_ll| < weak amplifies its rounding-level overlap with the panels before
+/// by (column norm) / |R_ll|: its Qn columns are projected out of them once more and re-orthonormalised.
+/// Stops after the first panel with an |R_ll| <= floor; returns the number of columns done (d and qn are
+/// valid up to there).
+Eigen::Index panel_qr(const Eigen::MatrixXd& z, double floor, double weak, Eigen::MatrixXd& qn,
+                      Eigen::VectorXd& d, const std::atomic<bool>* stop) {
+  const Eigen::Index m = z.rows(), s = z.cols();
+  qn.resize(m, s);
+  d.resize(s);
+  for (Eigen::Index c0 = 0; c0 < s; c0 += kPanel) {
+    throw_if_cancelled(stop);
+    const Eigen::Index w = std::min(kPanel, s - c0);
+    Eigen::MatrixXd p = z.middleCols(c0, w);
+    project_out(qn, c0, p, true, stop);
+    const Eigen::HouseholderQR<Eigen::MatrixXd> h(p);
+    d.segment(c0, w) = h.matrixQR().diagonal().cwiseAbs();
+    Eigen::MatrixXd qp = h.householderQ() * Eigen::MatrixXd::Identity(m, w);
+    const double low = d.segment(c0, w).minCoeff();
+    if (c0 > 0 && low < weak) {
+      project_out(qn, c0, qp, false, stop);
+      const Eigen::HouseholderQR<Eigen::MatrixXd> again(qp);
+      qp = again.householderQ() * Eigen::MatrixXd::Identity(m, w);
+    }
+    qn.middleCols(c0, w) = qp;
+    if (low <= floor) return c0 + w;
+  }
+  return s;
+}
+
 std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRankOptions& opt, double tol,
-                             std::uint32_t& used, double& kept, double& dropped) {
+                             std::uint32_t& used, double& kept, double& dropped,
+                             const std::atomic<bool>* stop) {
   const pos_t n = w.a.n;
   const pos_t m = n - k;
   const std::uint32_t maxr = std::min<pos_t>(k, m);
-  Eigen::MatrixXd q(m, 0);
+  Eigen::MatrixXd q(m, 0), qn;
+  Eigen::VectorXd d;
   RowMat g, y;
   std::uint32_t r = 0;
   used = 0;
@@ -242,48 +352,39 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
                        (static_cast<std::uint64_t>(m) * (r + 3ull * s) + 2ull * n * s),
                    opt.mem_limit,
                    "sketch at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
-    sketch_solve(w, k, opt.seed, used, s, g, y);
+    sketch_solve(w, k, opt.seed, used, s, g, y, stop);
     used += s;
     Eigen::MatrixXd z = y.bottomRows(m);
     scale = std::max(scale, z.colwise().norm().maxCoeff());
     if (scale == 0.0) return 0;
-    if (r > 0) {
-      // classical Gram-Schmidt against the basis, repeated once when a column lost more than half of its
-      // norm ("twice is enough")
-      const Eigen::RowVectorXd before = z.colwise().norm();
-      z -= q.leftCols(r) * (q.leftCols(r).transpose() * z);
-      const Eigen::RowVectorXd after = z.colwise().norm();
-      if ((after.array() < 0.5 * before.array()).any()) z -= q.leftCols(r) * (q.leftCols(r).transpose() * z);
-    }
-    // The columns of z are independent random combinations of the residual range, so an unpivoted (blocked)
-    // QR shows a deficit as a small |R_ll|; only then count exactly with the rank-revealing ColPivQR.
-    Eigen::HouseholderQR<Eigen::MatrixXd> hqr(z);
-    const double small = hqr.matrixQR().diagonal().cwiseAbs().minCoeff();
-    if (small <= tol * scale) {
-      Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(z);
-      const auto d = qr.matrixQR().diagonal().cwiseAbs();
-      std::uint32_t t = 0;
-      for (Eigen::Index l = 0; l < d.size(); ++l) {
-        const double rel = d(l) / scale;
-        if (d(l) > tol * scale) {
-          ++t;
-          if (kept < 0 || rel < kept) kept = rel;
-        } else if (rel > dropped) {
-          dropped = rel;
-        }
-      }
+    project_out(q, r, z, true, stop);  // against the basis found so far
+    // The columns of z are independent random combinations of the residual range, so an unpivoted QR shows
+    // a deficit as a small |R_ll|; only then count exactly with the rank-revealing column-pivoted QR.
+    const double floor = tol * scale;
+    Eigen::Index done = panel_qr(z, floor, 1e-2 * scale, qn, d, stop);
+    double small = d.head(done).minCoeff();
+    if (small <= floor) {
+      Eigen::MatrixXd a = z;
+      double k1 = -1.0, d1 = -1.0;
+      const std::uint32_t t = colpiv_rank(a, tol, scale, k1, d1, stop);
+      if (k1 >= 0 && (kept < 0 || k1 < kept)) kept = k1;
+      if (d1 > dropped) dropped = d1;
       if (t < s) return r + t;
+      if (done < static_cast<Eigen::Index>(s)) {  // no deficit after all: the rest of the basis
+        done = panel_qr(z, -1.0, 1e-2 * scale, qn, d, stop);
+        small = d.minCoeff();
+      }
     } else if (kept < 0 || small / scale < kept) {
       kept = small / scale;
     }
     // No deficit: the new columns extend the basis.
-    Eigen::MatrixXd qn = hqr.householderQ() * Eigen::MatrixXd::Identity(m, s);
     if (r > 0 && small < 1e-2 * scale) {
       // A weak column of the block (small R_ll) amplifies the block's rounding-level overlap with the basis
       // by scale / R_ll: orthogonalise the new vectors against the basis once more and re-orthonormalise.
-      qn -= q.leftCols(r) * (q.leftCols(r).transpose() * qn);
-      Eigen::HouseholderQR<Eigen::MatrixXd> again(qn);
-      qn = again.householderQ() * Eigen::MatrixXd::Identity(m, s);
+      project_out(q, r, qn, false, stop);
+      Eigen::MatrixXd qa;
+      panel_qr(qn, -1.0, 1e-2, qa, d, stop);
+      qn.swap(qa);
     }
     q.conservativeResize(m, r + s);
     q.rightCols(s) = qn;
@@ -297,30 +398,28 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
 NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos_t>& cuts,
                                  const NumericRankOptions& opt) {
   const pos_t n = w.a.n;
-  NumericCutRanks r;
-  r.cuts = cuts;
-  r.tolerance = opt.tol > 0 ? opt.tol : default_rank_tolerance(n);
-  r.rule = sketch_rule(r.tolerance);
-  r.rank.assign(cuts.size(), 0);
-  r.columns.assign(cuts.size(), 0);
-  for (pos_t k : cuts)
-    if (k < 1 || k >= n)
-      throw UsageError("cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1));
+  NumericCutRanks r = start_cut_ranks(n, cuts, opt, sketch_rule);
   const auto nc = static_cast<std::int64_t>(cuts.size());
   const double tol = r.tolerance;
   std::string failure;
   std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
+  const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
+  std::atomic<bool> cancelled{false};
   detail::for_each_cut(nc, "cut ranks: sketch", [&](std::int64_t c) {
     std::uint32_t used = 0;
     const auto ci = static_cast<std::size_t>(c);
     try {
-      r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used, kept[ci], dropped[ci]);
+      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
+      r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used, kept[ci], dropped[ci], stop);
+    } catch (const Cancelled&) {  // thrown again after the loop, not reported as a failure
+      cancelled = true;
     } catch (const std::exception& e) {  // never let an exception leave the parallel region
 #pragma omp critical(mixgraph_sketch_failure)
       if (failure.empty()) failure = e.what();
     }
     r.columns[ci] = used;
   });
+  if (cancelled) throw Cancelled();
   if (!failure.empty()) throw RuntimeFailure(failure);
   note_gap(r, kept, dropped);
   return r;
@@ -436,6 +535,7 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
 }
 
 DyadicRanks dyadic_block_ranks_transposed(const Eigen::MatrixXd& mt, double tol) {
+  const std::atomic<bool>* stop = cancel_flag();  // the calling thread's: polled per pivot column
   DyadicRanks d;
   const auto t = static_cast<std::uint64_t>(mt.rows());
   for (std::uint64_t bs = 1; bs < t; bs *= 2) {
@@ -445,11 +545,11 @@ DyadicRanks dyadic_block_ranks_transposed(const Eigen::MatrixXd& mt, double tol)
       const std::uint64_t r0 = c0 + bs;
       const std::uint64_t rows = std::min(bs, t - r0);
       // M[r0.., c0..] transposed = Mt[c0.., r0..]
-      const Eigen::MatrixXd blk = mt.block(static_cast<Eigen::Index>(c0), static_cast<Eigen::Index>(r0),
-                                           static_cast<Eigen::Index>(bs), static_cast<Eigen::Index>(rows));
+      Eigen::MatrixXd blk = mt.block(static_cast<Eigen::Index>(c0), static_cast<Eigen::Index>(r0),
+                                     static_cast<Eigen::Index>(bs), static_cast<Eigen::Index>(rows));
       ++blocks;
       double kept = -1.0, dropped = -1.0;
-      mx = std::max(mx, numeric_rank_colpiv(blk, tol, kept, dropped));
+      mx = std::max(mx, colpiv_rank(blk, tol, 0.0, kept, dropped, stop));
       worst_dropped = std::max(worst_dropped, dropped);
     }
     d.block_size.push_back(static_cast<std::uint32_t>(bs));
