@@ -59,6 +59,9 @@ struct PatternSpec {
 
   bool is_matrix() const { return kind == SpecKind::Matrix; }
   bool is_stack() const { return kind == SpecKind::Stack; }
+  /// Some piece (this node, a part, head or layer, at any depth) is an mtx: matrix: n may come from its
+  /// files, so a command need not be given n. O(size of the tree).
+  bool has_matrix() const;
   /// Family: the name is one of the translation-invariant families (offsets f(k)).
   bool translation_invariant_family() const;
   /// Family: one of the explicit-row families (sink, global, block, bigbird, topk-blocks).
@@ -84,10 +87,14 @@ std::string spec_text(const PatternSpec& s);
 std::vector<std::uint64_t> f_values_for(const PatternSpec& s, std::uint64_t n);
 
 /// Upper-bound estimate of the bytes make_pattern (or make_stack) and cache_profile need for the tree at n,
-/// without building anything: the offsets of implicit families, the explicit rows of the others (a union's
-/// parts kept until merged), the cached rows of +cache from its offsets, the profile's per-position arrays
-/// (7 words each with per_position, else 5). Matrix files are not read (their reader checks its own size):
-/// they count the profile only. Throws UsageError when n is out of range (validate_n). O(number of offsets).
+/// without building anything: the profile's per-position arrays (7 words each with per_position, else 5),
+/// the offsets of implicit families, the rows of bigbird: and topk-blocks:, of a union or heads: with an
+/// explicit part (the parts kept until merged, and the merged rows), the cached rows of +cache from its
+/// offsets, each distinct layer of a stack. Not counted, as their builders check their rows against the
+/// limit before allocating (a message naming the explicit reads): the rows of sink:, global: and block:
+/// alone, and mtx: files (their reader checks its size); with n = 0 and an mtx: piece (n from the files)
+/// the profile alone. Throws UsageError when n is out of range (validate_n) or an expr: value is refused.
+/// O(number of offsets + size of the tree).
 std::uint64_t estimate_pattern_bytes(const PatternSpec& s, std::uint64_t n, bool per_position);
 
 namespace detail {

@@ -21,7 +21,6 @@ namespace {
 
 constexpr std::uint64_t kMaxN = std::numeric_limits<pos_t>::max() - 1;  // positions fit in 32 bits
 
-
 }  // namespace
 
 void validate_n(std::uint64_t n) {
@@ -178,7 +177,8 @@ Pattern make_translation_invariant(const PatternSpec& s, std::uint64_t n) {
 
 Pattern make_cache_efficient(const PatternSpec& s, std::uint64_t n) {
   const PatternSpec& base = s.parts.at(0);
-  Pattern t = base.kind == SpecKind::Union ? detail::make_union(base, n) : make_translation_invariant(base, n);
+  Pattern t =
+      base.kind == SpecKind::Union ? detail::make_union(base, n) : make_translation_invariant(base, n);
   if (!t.translation_invariant())
     throw UsageError("pattern '" + s.text +
                      "': '+cache' applies to translation-invariant patterns only; the union '" + base.text +

@@ -156,9 +156,9 @@ std::vector<Pattern> build_parts(const std::string& spec, const std::vector<Patt
       n_from = nodes[k].text;
     }
     if (parts[k].n != n_eff)
-      throw InputError("pattern '" + spec + "': '" + nodes[k].text + "' has n = " +
-                       std::to_string(parts[k].n) + " but '" + n_from + "' has n = " + std::to_string(n_eff) +
-                       "; " + kind + " must have equal n");
+      throw InputError("pattern '" + spec + "': '" + nodes[k].text +
+                       "' has n = " + std::to_string(parts[k].n) + " but '" + n_from +
+                       "' has n = " + std::to_string(n_eff) + "; " + kind + " must have equal n");
   }
   for (std::size_t k = 0; k < nodes.size(); ++k)
     if (!nodes[k].is_matrix()) parts[k] = make_pattern(nodes[k], n_eff);
@@ -525,7 +525,7 @@ std::uint64_t union_bytes(const PatternSpec& s, std::uint64_t n, bool is_heads) 
   // only translation-invariant parts (or files, which check their own size): offsets only
   if (parts_explicit == 0) return 0;
   const std::uint64_t merged =
-      std::min(all, sat_mul(n, sat_add(n, 1)));                      // A and B hold at most n(n+1)/2 each
+      std::min(all, sat_mul(n, sat_add(n, 1)));                       // A and B hold at most n(n+1)/2 each
   const std::uint64_t copies = is_heads && heads.size() > 1 ? 2 : 1;  // the heads' rows, then their merge
   return sat_add(sat_mul(sat_add(parts_explicit, copies + 1), ptrs),
                  sat_mul(sat_add(kept, sat_mul(merged, copies)), sizeof(pos_t)));

@@ -166,7 +166,8 @@ PatternSpec parse_translation_invariant(const std::string& spec) {
     throw UsageError("pattern '" + spec + "' is a matrix, not a translation-invariant pattern");
   if (starts_with(spec, "sink:") || starts_with(spec, "global:") || starts_with(spec, "block:") ||
       starts_with(spec, "bigbird:") || starts_with(spec, "topk-blocks:"))
-    throw UsageError("pattern '" + spec + "' reads fixed positions, it is not a translation-invariant pattern");
+    throw UsageError("pattern '" + spec +
+                     "' reads fixed positions, it is not a translation-invariant pattern");
   throw UsageError("unknown pattern '" + spec + "'; valid patterns: " + pattern_name_help());
 }
 
@@ -255,7 +256,8 @@ PatternSpec parse_cache(const std::string& spec) {
   PatternSpec s;
   s.kind = SpecKind::Cache;
   s.text = spec;
-  s.parts.push_back(base.find('|') != std::string::npos ? parse_union(base) : parse_translation_invariant(base));
+  s.parts.push_back(base.find('|') != std::string::npos ? parse_union(base)
+                                                        : parse_translation_invariant(base));
   return s;
 }
 
@@ -310,6 +312,11 @@ bool PatternSpec::translation_invariant_family() const {
 bool PatternSpec::explicit_family() const {
   return kind == SpecKind::Family && (family == "sink" || family == "global" || family == "block" ||
                                       family == "bigbird" || family == "topk-blocks");
+}
+
+bool PatternSpec::has_matrix() const {
+  return is_matrix() ||
+         std::any_of(parts.begin(), parts.end(), [](const PatternSpec& p) { return p.has_matrix(); });
 }
 
 bool operator==(const PatternSpec& x, const PatternSpec& y) {
@@ -403,7 +410,8 @@ std::vector<std::uint64_t> f_values_for(const PatternSpec& s, std::uint64_t n) {
   if (s.kind == SpecKind::Matrix)
     throw UsageError("pattern '" + spec + "' is a matrix, not a translation-invariant pattern");
   if (s.explicit_family())
-    throw UsageError("pattern '" + spec + "' reads fixed positions, it is not a translation-invariant pattern");
+    throw UsageError("pattern '" + spec +
+                     "' reads fixed positions, it is not a translation-invariant pattern");
   if (s.kind != SpecKind::Family)
     throw UsageError("unknown pattern '" + spec + "'; valid patterns: " + pattern_name_help());
   auto gen = [&](auto&& next) {  // next(k) -> value, increasing

@@ -13,8 +13,10 @@ std::uint64_t estimate_pattern_bytes(const PatternSpec& s, std::uint64_t n, bool
   // Per-position work arrays of cache_profile: decode, cache, kept-set, last reader, difference array.
   // (+2 words: the per-thread copies of last_reader on a 2-core machine; more threads add one word each)
   const std::uint64_t profile = n * (per_position ? 7 : 5) * 4 + 64;
-  if (s.is_matrix()) return profile;                                              // the reader checks its size
-  if (s.is_stack()) return sat_add(profile, estimate_stack_bytes(s, n));          // stack.hpp
+  if (s.is_matrix()) return profile;  // the reader checks its size
+  // n from the files (given as 0): a union's merged rows are checked once the files fix n (union_of)
+  if (n == 0 && s.has_matrix() && !s.is_stack()) return profile;
+  if (s.is_stack()) return sat_add(profile, estimate_stack_bytes(s, n));               // stack.hpp
   if (const auto e = detail::estimate_family_bytes(s, n)) return sat_add(profile, e);  // pattern_families.hpp
   validate_n(n);
   if (s.kind != SpecKind::Cache) {

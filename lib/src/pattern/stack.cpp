@@ -172,7 +172,8 @@ PatternSpec parse_stack_spec(const std::string& spec) {
     try {
       s.parts.push_back(detail::parse_spec_piece(l, false));
     } catch (const UsageError& e) {
-      if (!s.stack_commas || l.find(',') == std::string::npos) throw;  // the hint is about a piece with a comma
+      if (!s.stack_commas || l.find(',') == std::string::npos)
+        throw;  // the hint is about a piece with a comma
       throw UsageError(comma_hint(e, s.text));
     }
     parsed.emplace(l, s.parts.size() - 1);
