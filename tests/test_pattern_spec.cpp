@@ -267,8 +267,9 @@ TEST(PatternSpec, BuiltTreesReadWhatTheDefinitionsSay) {
       // the estimate bounds what the built pattern holds (sink:, global:, block: alone check their rows
       // against the limit in their builders instead: pattern_spec.hpp)
       const bool self_checked = tree.family == "sink" || tree.family == "global" || tree.family == "block";
-      if (!self_checked)
+      if (!self_checked) {
         EXPECT_GE(estimate_pattern_bytes(tree, n, false), held_bytes(p)) << "nnz " << nnz_a << " + " << nnz_b;
+      }
     }
   }
 }

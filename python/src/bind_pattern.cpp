@@ -98,8 +98,9 @@ PatternPtr make_holder(const pb::object& spec_obj, const pb::object& n_obj, cons
   check_memory(estimate_pattern_bytes(tree, n, true), mem_limit_from(mem),
                "pattern " + spec + " at n = " + std::to_string(n));
   auto h = std::make_shared<PatternHolder>();
-  auto t = std::make_shared<const PatternSpec>(tree);          // the work may outlive this call after Ctrl-C
-  run_cancellable([h, t, n] { h->p = make_pattern(*t, n); });  // Ctrl-C stops the build (interrupt.hpp)
+  auto parsed = std::make_shared<const PatternSpec>(tree);  // the work may outlive this call (Ctrl-C)
+  run_cancellable(
+      [h, parsed, n] { h->p = make_pattern(*parsed, n); });  // Ctrl-C stops the build (interrupt.hpp)
   h->threads = threads;
   return h;
 }

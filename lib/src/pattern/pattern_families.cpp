@@ -142,14 +142,15 @@ Pattern make_sink(const PatternSpec& node, std::uint64_t n) {
 
 namespace {
 
-/// Build every part on one n: mtx: parts first, as they fix n (all must agree, and match n when given).
+/// Build every part on one n: parts with an mtx: piece first, as they fix n (all must agree, and match n when
+/// given).
 std::vector<Pattern> build_parts(const std::string& spec, const std::vector<PatternSpec>& nodes,
                                  std::uint64_t n, const std::string& kind) {
   std::vector<Pattern> parts(nodes.size());
   std::uint64_t n_eff = n;
   std::string n_from;
   for (std::size_t k = 0; k < nodes.size(); ++k) {
-    if (!nodes[k].is_matrix()) continue;
+    if (!nodes[k].has_matrix()) continue;
     parts[k] = make_pattern(nodes[k], n);  // checks a given n itself
     if (n_eff == 0) {
       n_eff = parts[k].n;
@@ -161,7 +162,7 @@ std::vector<Pattern> build_parts(const std::string& spec, const std::vector<Patt
                        "' has n = " + std::to_string(n_eff) + "; " + kind + " must have equal n");
   }
   for (std::size_t k = 0; k < nodes.size(); ++k)
-    if (!nodes[k].is_matrix()) parts[k] = make_pattern(nodes[k], n_eff);
+    if (!nodes[k].has_matrix()) parts[k] = make_pattern(nodes[k], n_eff);
   return parts;
 }
 

@@ -193,7 +193,7 @@ Stack make_stack(const PatternSpec& spec, std::uint64_t n) {
   // mtx: layers fix n (all must agree; a given n must match)
   std::uint64_t n_eff = n;
   for (const auto& l : spec.parts)
-    if (l.is_matrix() && n_eff == 0) n_eff = make_pattern(l, 0).n;
+    if (l.has_matrix() && n_eff == 0) n_eff = make_pattern(l, 0).n;
   std::map<std::string, std::shared_ptr<const Pattern>> built;
   for (const auto& l : spec.parts) {
     auto& slot = built[l.text];
