@@ -96,9 +96,10 @@ void start_cells(Row& r, const Profile& prof, const DistanceSummary& dist) {
 
 Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
   const std::uint64_t limit = o.common.mem_limit_bytes();
-  check_memory(estimate_pattern_bytes(spec, n, false), limit,
+  const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: the estimate and the build
+  check_memory(estimate_pattern_bytes(tree, n, false), limit,
                "pattern " + spec + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(spec, n);
+  const Pattern p = make_pattern(tree, n);
   ProfileOptions po;
   po.threads = o.common.threads;
   po.per_position = false;
