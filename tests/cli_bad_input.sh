@@ -153,7 +153,7 @@ expect 2 "$E.*'block:-1'.* not a positive integer" -- solve -p 'block:-1' --rand
 expect 2 "$E.*give dilated:w,r" -- rank -p dilated:3 -n 64
 expect 2 "$E.*'pow:1': parameter must be >= 2" -- validate -p pow:1 -n 64
 expect 2 "$E.*empty pattern" -- validate -p '' -n 64
-expect 2 "$E.*unknown pattern 'pow2\+cache'" -- pattern -p pow2+cache+cache -n 64
+expect 2 "$E.*'\+cache' applies to translation-invariant patterns only, not 'pow2\+cache'" -- pattern -p pow2+cache+cache -n 64
 expect 2 "$E--n: '1.5' is not a positive integer" -- pattern -p pow2 -n 1.5
 expect 2 "$E--n: '0x10' is not a positive integer" -- distances -p pow2 -n 0x10
 expect 2 "$E--n: '2\^-1' is not a positive integer" -- congestion -p pow2 -n '2^-1'

@@ -100,6 +100,14 @@ int run_congestion(const CongestionCliOptions& o) {
   co.lp = o.lp;
   co.mem_limit = o.common.mem_limit_bytes();
   if (!o.routing.empty()) select_routings(co, o.routing);  // CLI11 checked the name
+  std::vector<PatternSpec> trees;  // each --pattern parsed once: estimates and builds take the tree
+  for (const auto& pat : o.patterns) trees.push_back(parse_pattern_spec(pat, false));
+  // the rows of one tree (the pattern as given in the output)
+  auto analyse = [&](std::size_t k, std::uint64_t n) {
+    CongestionResult r = analyse_congestion(trees[k], n, co);
+    r.pattern = o.patterns[k];
+    return r;
+  };
   std::vector<std::uint64_t> ns;
   if (!o.sweep_text.empty()) {
     if (!o.n_text.empty())
@@ -109,15 +117,16 @@ int run_congestion(const CongestionCliOptions& o) {
     if (ns.back() > 0x7fffffffULL)
       throw UsageError("--sweep: the copy length N = " + std::to_string(ns.back()) +
                        " must be below 2^31 (the pattern has 2N tokens)");
-    for (auto& pat : o.patterns)
-      if (pat.rfind("mtx:", 0) != 0)
-        check_memory(estimate_pattern_bytes(pat, 2 * ns.back(), false), o.common.mem_limit_bytes(),
-                     "pattern " + pat + " at the sweep's largest 2N = " + std::to_string(2 * ns.back()));
+    for (std::size_t k = 0; k < trees.size(); ++k)
+      if (!trees[k].has_matrix())
+        check_memory(
+            estimate_pattern_bytes(trees[k], 2 * ns.back(), false), o.common.mem_limit_bytes(),
+            "pattern " + o.patterns[k] + " at the sweep's largest 2N = " + std::to_string(2 * ns.back()));
   } else if (!o.n_text.empty()) {
     ns = {parse_count(o.n_text, "--copy-length")};
   } else {
     bool all_mtx = true;
-    for (auto& pat : o.patterns) all_mtx = all_mtx && pat.rfind("mtx:", 0) == 0;
+    for (const auto& tree : trees) all_mtx = all_mtx && tree.has_matrix();
     if (!all_mtx)
       throw UsageError(
           "--copy-length N (-N) is required (the pattern is taken on 2N tokens), or give --sweep");
@@ -168,7 +177,7 @@ int run_congestion(const CongestionCliOptions& o) {
     job.compute = [&](const std::vector<std::size_t>& todo, const ShardJob::Emit& emit) {
       for (std::size_t i : todo) {
         const auto t0 = std::chrono::steady_clock::now();
-        const auto r = analyse_congestion(points[i].first, points[i].second, co);
+        const auto r = analyse(i / ns.size(), points[i].second);  // points run pattern by pattern
         const ojson row = {{"json", result_json(r, false)}, {"row", congestion_row(r)}};
         emit(i, row.dump(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
@@ -190,11 +199,12 @@ int run_congestion(const CongestionCliOptions& o) {
       row_text.push_back(row.at("row").get<std::vector<std::string>>());
     }
   } else {
-    for (auto& pat : o.patterns)
+    for (std::size_t k = 0; k < o.patterns.size(); ++k)
       for (auto n : ns) {
+        const std::string& pat = o.patterns[k];
         if (stderr_is_tty() && !single)
           std::cerr << "\r[congestion] " << pat << " N = " << n << " ...   " << std::flush;
-        results.push_back(analyse_congestion(pat, n, co));
+        results.push_back(analyse(k, n));
         cli::step("congestion " + pat + " N = " + std::to_string(n), results.size(),
                   o.patterns.size() * ns.size());
       }
@@ -210,9 +220,8 @@ int run_congestion(const CongestionCliOptions& o) {
     const auto& r = results[0];
     // heads:P1;P2;...: the combined mixer (the union, above) and each head's pattern alone
     std::vector<CongestionResult> heads;
-    if (o.patterns[0].rfind("heads:", 0) == 0 && ns[0] > 0)
-      for (const auto& spec : make_pattern(o.patterns[0], 2 * ns[0]).heads)
-        heads.push_back(analyse_congestion(spec, ns[0], co));
+    if (trees[0].kind == SpecKind::Heads && ns[0] > 0)
+      for (const auto& head : trees[0].parts) heads.push_back(analyse_congestion(head, ns[0], co));
     if (!o.paths_file.empty()) {
       const std::string which = (o.routing.empty() || o.routing == "all") ? r.best_routing : o.routing;
       write_paths(o.paths_file, r, which);

@@ -90,9 +90,12 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   if (!o.checkpoint_dir.empty() || !o.shards_text.empty())
     throw UsageError("--checkpoint and --shards apply to one n with --all-pairs; leave out --sweep");
   const auto ns = parse_sweep(o.sweep_text);
-  for (const auto& spec : o.patterns)  // the largest n first: a sweep that cannot finish is refused at once
-    check_memory(estimate_pattern_bytes(spec, ns.back(), false), o.common.mem_limit_bytes(),
-                 "pattern " + spec + " at the sweep's largest n = " + std::to_string(ns.back()));
+  std::vector<PatternSpec> trees;  // each --pattern parsed once, for the estimate and every n
+  for (const auto& spec : o.patterns) trees.push_back(parse_pattern_spec(spec, false));
+  for (std::size_t k = 0; k < trees.size();
+       ++k)  // the largest n first: a sweep that cannot finish is refused
+    check_memory(estimate_pattern_bytes(trees[k], ns.back(), false), o.common.mem_limit_bytes(),
+                 "pattern " + o.patterns[k] + " at the sweep's largest n = " + std::to_string(ns.back()));
   params["sweep"] = o.sweep_text;
   AllPairsOptions ap;
   ap.threads = o.common.threads;
@@ -100,11 +103,13 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   ap.progress = progress_fn();
   std::vector<PathLengthTable> tables;
   std::uint64_t rows = 0;
-  for (const auto& spec : o.patterns) {
+  for (std::size_t k = 0; k < o.patterns.size(); ++k) {
+    const std::string& spec = o.patterns[k];
     ap.row_done = [&](std::uint64_t n) {
       cli::step("distances " + spec + " n = " + std::to_string(n), ++rows, o.patterns.size() * ns.size());
     };
-    tables.push_back(path_length_table(spec, ns, ap, o.all_pairs ? UINT64_MAX : kAutoAllPairsMax));
+    tables.push_back(path_length_table(trees[k], ns, ap, o.all_pairs ? UINT64_MAX : kAutoAllPairsMax));
+    tables.back().pattern = spec;  // as given
   }
   auto max_delta = [](const PathLengthRow& r) -> std::uint32_t {
     if (!r.from_profile) return UNREACHABLE;
@@ -193,12 +198,12 @@ int run_distances(const DistOptions& o) {
   if (o.patterns.size() > 1)
     throw UsageError("several --pattern values need --sweep LO..HI (the side-by-side path-length table)");
   const std::string& spec = o.patterns[0];
-  const bool is_mtx = is_mtx_spec(spec);
-  const std::uint64_t n = pattern_n(spec, o.n_text, ", or give --sweep LO..HI");
-  if (!is_mtx) validate_n(n);
-  check_memory(estimate_pattern_bytes(spec, n, false), o.common.mem_limit_bytes(),
+  const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: estimate and build take it
+  const std::uint64_t n = pattern_n(tree, o.n_text, ", or give --sweep LO..HI");
+  if (!tree.has_matrix()) validate_n(n);
+  check_memory(estimate_pattern_bytes(tree, n, false), o.common.mem_limit_bytes(),
                "pattern " + spec + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(spec, n);
+  const Pattern p = make_pattern(tree, n);
   params["n"] = p.n;
   std::optional<pos_t> source, target;
   if (!o.source_text.empty()) {

@@ -93,9 +93,10 @@ void start_cells(Row& r, const Profile& prof, const DistanceSummary& dist) {
 
 Row analyse(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
   const std::uint64_t limit = o.common.mem_limit_bytes();
-  check_memory(estimate_pattern_bytes(spec, n, false), limit,
+  const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: the estimate and the build
+  check_memory(estimate_pattern_bytes(tree, n, false), limit,
                "pattern " + spec + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(spec, n);
+  const Pattern p = make_pattern(tree, n);
   ProfileOptions po;
   po.threads = o.common.threads;
   po.per_position = false;
@@ -159,8 +160,9 @@ std::string loglinear_footnote(const std::vector<Row>& rows, bool markdown) {
 /// the copy task across the layers on n/2 + n/2 tokens, the flow rank of the product operator.
 Row analyse_stack(const std::string& spec, std::uint64_t n, const GalleryOptions& o) {
   const std::uint64_t limit = o.common.mem_limit_bytes();
-  check_memory(estimate_stack_bytes(spec, n), limit, "pattern " + spec + " at n = " + std::to_string(n));
-  const Stack s = make_stack(spec, n);
+  const PatternSpec tree = parse_pattern_spec(spec);  // the one parse: the estimate and the build
+  check_memory(estimate_stack_bytes(tree, n), limit, "pattern " + spec + " at n = " + std::to_string(n));
+  const Stack s = make_stack(tree, n);
   ProfileOptions po;
   po.threads = o.common.threads;
   po.per_position = false;
@@ -205,7 +207,7 @@ int run_gallery(const GalleryOptions& o) {
   if (o.cuts < 1) throw UsageError("--cuts must be >= 1");
   const auto& specs = o.patterns.empty() ? kDesigns : o.patterns;
   for (const auto& s : specs)
-    if (s.rfind("mtx:", 0) == 0)
+    if (is_mtx_spec(s))
       throw UsageError("gallery runs every design at one --n: mtx: patterns have their own n");
   nlohmann::json params = {{"n", n}, {"cuts", o.cuts}, {"patterns", specs}, {"format", o.common.format}};
   std::vector<Row> rows;

@@ -8,6 +8,7 @@
 #include "mixgraph/growth.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
+#include "mixgraph/pattern_spec.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/sweep.hpp"
 #include "option_types.hpp"
@@ -49,10 +50,11 @@ struct Run {
   PatternProfile prof;
 };
 
-Run analyse(const PatternOptions& o, std::uint64_t n, bool per_position) {
-  check_memory(estimate_pattern_bytes(o.pattern, n, per_position), o.common.mem_limit_bytes(),
+/// The spec parsed once: the estimate and the build take the tree.
+Run analyse(const PatternOptions& o, const PatternSpec& spec, std::uint64_t n, bool per_position) {
+  check_memory(estimate_pattern_bytes(spec, n, per_position), o.common.mem_limit_bytes(),
                "pattern " + o.pattern + " at n = " + std::to_string(n));
-  Run r{make_pattern(o.pattern, n), {}};
+  Run r{make_pattern(spec, n), {}};
   ProfileOptions po;
   po.threads = o.common.threads;
   po.per_position = per_position;
@@ -87,18 +89,17 @@ std::string fit_text(const GrowthFit& f) {
   return s;
 }
 
-int run_sweep(const PatternOptions& o, const nlohmann::json& params) {
+int run_sweep(const PatternOptions& o, const PatternSpec& spec, const nlohmann::json& params) {
   if (o.profile || !o.rows_text.empty())
     throw UsageError("--profile and --rows need one n; leave out --sweep (or run once per n)");
-  if (o.pattern.rfind("mtx:", 0) == 0)
-    throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
+  if (spec.has_matrix()) throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
   const auto ns = parse_sweep(o.sweep_text);
   // the largest n first: a sweep that cannot finish is refused before any work
-  check_memory(estimate_pattern_bytes(o.pattern, ns.back(), false), o.common.mem_limit_bytes(),
+  check_memory(estimate_pattern_bytes(spec, ns.back(), false), o.common.mem_limit_bytes(),
                "pattern " + o.pattern + " at the sweep's largest n = " + std::to_string(ns.back()));
   // one record per n: its JSON object and table row (also the shards of a sharded run, docs/scaling.md)
   auto record = [&](std::size_t i) {
-    const Run r = analyse(o, ns[i], false);
+    const Run r = analyse(o, spec, ns[i], false);
     std::vector<std::string> row = {std::to_string(r.pattern.n),
                                     std::to_string(r.prof.nnz_a),
                                     std::to_string(r.prof.nnz_b),
@@ -201,20 +202,21 @@ int run_pattern(const PatternOptions& o) {
       if (given) sr.unsupported.push_back(name);
     return run_stack_pattern(sr);
   }
+  const PatternSpec spec = parse_pattern_spec(o.pattern, false);  // the one parse of --pattern
   if (!o.sweep_text.empty()) {
     params["sweep"] = o.sweep_text;
-    return run_sweep(o, params);
+    return run_sweep(o, spec, params);
   }
   if (!o.checkpoint_dir.empty()) throw UsageError("--checkpoint keeps the points of a --sweep: give --sweep");
   std::uint64_t n = 0;
-  const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
+  const bool is_mtx = spec.has_matrix();  // n from the files
   if (!o.n_text.empty())
     n = parse_count(o.n_text, "--n");
   else if (!is_mtx)
     throw UsageError("--n is required (the number of tokens), or give --sweep LO..HI");
   if (!is_mtx && n < 1) throw UsageError("--n must be >= 1");
   const bool per_position = o.profile;
-  Run r = analyse(o, n, true);
+  Run r = analyse(o, spec, n, true);
   const auto& p = r.pattern;
   params["n"] = p.n;
   std::vector<std::uint64_t> rows;

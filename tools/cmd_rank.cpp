@@ -114,15 +114,16 @@ int run_rank(const RankOptions& o) {
       if (given) sr.unsupported.push_back(name);
     return run_stack_rank(sr);
   }
-  const bool is_mtx = is_mtx_spec(o.pattern);
-  const std::uint64_t n = pattern_n(o.pattern, o.n_text);
+  const PatternSpec spec = parse_pattern_spec(o.pattern, false);  // the one parse: estimate and build
+  const bool is_mtx = spec.has_matrix();
+  const std::uint64_t n = pattern_n(spec, o.n_text);
   if (!is_mtx && n < 2) throw UsageError("--n must be >= 2 (cut K needs positions on both sides)");
   if (n > UINT32_MAX) throw UsageError("--n must fit in 32 bits");
   if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default rule)");
   const auto seed = o.seed;
-  check_memory(estimate_pattern_bytes(o.pattern, n, true) * 3, o.common.mem_limit_bytes(),
+  check_memory(estimate_pattern_bytes(spec, n, true) * 3, o.common.mem_limit_bytes(),
                "pattern " + o.pattern + " with weights at n = " + std::to_string(n));
-  const Pattern p = make_pattern(o.pattern, n);
+  const Pattern p = make_pattern(spec, n);
   CutRankParams params;
   params.seed = seed;
   params.tol = o.tol;

@@ -213,21 +213,23 @@ int run_report(const ReportOptions& o) {
   for (const auto& spec : params.patterns) {
     if (is_stack_spec(spec)) {
       step(runs.size(), spec + ": layers");
-      check_memory(estimate_stack_bytes(spec, params.n), params.mem_limit,
+      const PatternSpec tree = parse_pattern_spec(spec);  // the one parse: the estimate and the build
+      check_memory(estimate_stack_bytes(tree, params.n), params.mem_limit,
                    "pattern " + spec + " at n = " + std::to_string(params.n));
-      (void)make_stack(spec, params.n);
+      (void)make_stack(tree, params.n);
       stack_list += (stack_list.empty() ? "`" : ", `") + spec + "`";
       continue;
     }
-    const bool is_mtx = spec.rfind("mtx:", 0) == 0;
+    const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: estimate and build
+    const bool is_mtx = tree.is_matrix();
     const std::uint64_t n = is_mtx && !n_given ? 0 : params.n;
     step(runs.size(), spec + ": pattern and cache profile");
     if (!is_mtx)
-      check_memory(estimate_pattern_bytes(spec, n, true), params.mem_limit,
+      check_memory(estimate_pattern_bytes(tree, n, true), params.mem_limit,
                    "pattern " + spec + " at n = " + std::to_string(n));
     PatternRun r;
     r.spec = spec;
-    r.pattern = make_pattern(spec, n);
+    r.pattern = make_pattern(tree, n);
     ProfileOptions po;
     po.threads = params.threads;
     r.profile = cache_profile(r.pattern, po);

@@ -208,7 +208,8 @@ int run_solve(const SolveCliOptions& o) {
   const BackendChoice be = choose_backend(parse_backend(o.backend));
   NpyArray in;
   std::uint64_t n = 0;
-  const bool is_mtx = o.pattern.rfind("mtx:", 0) == 0;
+  const PatternSpec spec = parse_pattern_spec(o.pattern, false);  // the one parse: estimate and build
+  const bool is_mtx = spec.has_matrix();
   if (!o.n_text.empty()) n = parse_count(o.n_text, "--n");
   std::size_t d = 0;
   if (!o.input.empty()) {
@@ -231,9 +232,9 @@ int run_solve(const SolveCliOptions& o) {
   const std::size_t es = fp64 ? 8 : 4;
   // X, Y and a working copy (n x d each), in checked arithmetic: n * d may not fit in 64 bits.
   const std::uint64_t xy_bytes = sat_mul(sat_mul(n, d), es * 3);
-  check_memory(sat_add(estimate_pattern_bytes(o.pattern, n, false), xy_bytes), o.common.mem_limit_bytes(),
+  check_memory(sat_add(estimate_pattern_bytes(spec, n, false), xy_bytes), o.common.mem_limit_bytes(),
                "solve " + o.pattern + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(o.pattern, n);
+  const Pattern p = make_pattern(spec, n);
   if (!o.input.empty() && in.rows != p.n)
     throw InputError(o.input + ": X has " + std::to_string(in.rows) +
                      " rows but the pattern has n = " + std::to_string(p.n));

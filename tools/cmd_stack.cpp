@@ -31,13 +31,21 @@ void refuse_unsupported(const StackRequest& r, const char* command) {
   refuse_stack_options(r.unsupported, command, "docs/cli.md, \"Stacked layers\", lists what stacks support");
 }
 
+/// --n, or 0 when a layer's files give it.
+std::uint64_t stack_n_of(const StackRequest& r, const PatternSpec& tree) {
+  if (!r.n_text.empty()) return parse_count(r.n_text, "--n");
+  if (tree.has_matrix()) return 0;  // the files give n
+  throw UsageError("--n is required (the number of tokens)");
+}
+
 Stack build(const StackRequest& r, ojson& params) {
   r.common.apply();
-  const std::uint64_t n = stack_n(r);
+  const PatternSpec tree = parse_pattern_spec(r.spec);  // the one parse: n, the estimate and the build
+  const std::uint64_t n = stack_n_of(r, tree);
   if (n != 0)  // else mtx: layers give n, and their readers check their own sizes
-    check_memory(estimate_stack_bytes(r.spec, n), r.common.mem_limit_bytes(),
+    check_memory(estimate_stack_bytes(tree, n), r.common.mem_limit_bytes(),
                  "pattern " + r.spec + " at n = " + std::to_string(n));
-  Stack s = make_stack(r.spec, n);
+  Stack s = make_stack(tree, n);
   params["n"] = s.n;
   return s;
 }
@@ -77,10 +85,7 @@ std::string dist_cell(std::uint32_t d) {
 }  // namespace
 
 std::uint64_t stack_n(const StackRequest& r) {
-  if (!r.n_text.empty()) return parse_count(r.n_text, "--n");
-  for (const auto& l : stack_layer_specs(r.spec))
-    if (l.rfind("mtx:", 0) == 0) return 0;  // the files give n
-  throw UsageError("--n is required (the number of tokens)");
+  return stack_n_of(r, parse_pattern_spec(r.spec));
 }
 
 int run_stack_pattern(const StackRequest& r) {

@@ -33,13 +33,14 @@ struct ValidateCliOptions {
 int run_validate(const ValidateCliOptions& o) {
   o.common.apply();
   const BackendChoice be = choose_backend(parse_backend(o.backend));
-  const bool is_mtx = is_mtx_spec(o.pattern);
-  const std::uint64_t n = pattern_n(o.pattern, o.n_text);
+  const PatternSpec spec = parse_pattern_spec(o.pattern, false);  // the one parse: estimate and build
+  const bool is_mtx = spec.has_matrix();
+  const std::uint64_t n = pattern_n(spec, o.n_text);
   if (!is_mtx && n < 1) throw UsageError("--n must be >= 1");
   if (n > (1ULL << 22)) throw UsageError("--n: validate runs reference solves; use n <= 4194304 (2^22)");
-  check_memory(estimate_pattern_bytes(o.pattern, n, false) * 6, o.common.mem_limit_bytes(),
+  check_memory(estimate_pattern_bytes(spec, n, false) * 6, o.common.mem_limit_bytes(),
                "validate " + o.pattern + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(o.pattern, n);
+  const Pattern p = make_pattern(spec, n);
   ValidateOptions vo;
   vo.threads = o.common.threads;
   vo.seed = o.seed;

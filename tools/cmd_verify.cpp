@@ -83,7 +83,10 @@ int run_verify(const VerifyOptions& o) {
   }
   // a pattern the user names must parse (exit 2 with the parser's message) before any claim runs; one that
   // parses but is outside a claim's scope is that claim's NOT APPLICABLE, as the claims decide
-  for (const auto& spec : o.patterns) make_pattern(spec, spec.rfind("mtx:", 0) == 0 ? 0 : 64);
+  for (const auto& spec : o.patterns) {
+    const PatternSpec tree = parse_pattern_spec(spec, false);
+    make_pattern(tree, tree.has_matrix() ? 0 : 64);
+  }
   ClaimContext ctx;
   ctx.patterns = o.patterns;
   ctx.threads = o.common.threads;

@@ -1,6 +1,7 @@
 // mixgraph — the command-line front end. Each subcommand lives in its own cmd_*.cpp and registers itself.
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/pattern_spec.hpp"
 #include "mpi_world.hpp"
 #include "registry.hpp"
 
@@ -84,6 +86,14 @@ int main(int argc, char** argv) {
   // a file-size limit (ulimit -f) makes a write fail with EFBIG, reported with the file's name and its
   // temporary file removed, instead of killing the process (SIGXFSZ) with the temporary file left behind
   std::signal(SIGXFSZ, SIG_IGN);
+  // MIXGRAPH_COUNT_SPEC_PARSES set: the number of pattern spec parses on stderr at the end (a test checks
+  // that a command parses --pattern once; docs/design.md "The parsed spec")
+  struct ParseCount {
+    ~ParseCount() {
+      if (std::getenv("MIXGRAPH_COUNT_SPEC_PARSES"))
+        std::cerr << "mixgraph: pattern spec parses: " << detail::pattern_spec_parse_count() << "\n";
+    }
+  } parse_count;
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) return run();

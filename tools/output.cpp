@@ -35,6 +35,12 @@ std::uint64_t pattern_n(const std::string& spec, const std::string& n_text, cons
   return 0;
 }
 
+std::uint64_t pattern_n(const PatternSpec& spec, const std::string& n_text, const std::string& hint) {
+  if (!n_text.empty()) return parse_count(n_text, "--n");
+  if (!spec.has_matrix()) throw UsageError("--n is required (the number of tokens)" + hint);
+  return 0;
+}
+
 std::uint64_t CommonOptions::mem_limit_bytes() const {
   return mem_limit.empty() ? 0 : parse_memory_size(mem_limit);
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/pattern_spec.hpp"
+
 namespace mixgraph::cli {
 
 enum class Format { Table, Csv, Json };
@@ -31,6 +33,8 @@ bool is_mtx_spec(const std::string& spec);
 /// --n for a pattern spec: parsed from n_text; required (UsageError, with `hint` appended) unless the spec
 /// is an `mtx:` file, for which an empty n_text gives 0 (the file's size decides).
 std::uint64_t pattern_n(const std::string& spec, const std::string& n_text, const std::string& hint = "");
+/// The same for a parsed spec: n may be left out when a piece of it is an mtx: matrix (has_matrix).
+std::uint64_t pattern_n(const PatternSpec& spec, const std::string& n_text, const std::string& hint = "");
 
 void add_common_options(CLI::App& app, CommonOptions& o, bool with_format = true);
 

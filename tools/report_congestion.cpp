@@ -59,7 +59,7 @@ void section_congestion(ReportContext& ctx) {
   std::size_t lp_skipped = 0, minmax_skipped = 0;
   std::string key;  // one line per pattern: its hardest copy length
   for (const auto& r : ctx.runs) {
-    const bool is_mtx = r.spec.rfind("mtx:", 0) == 0;
+    const bool is_mtx = is_mtx_spec(r.spec);
     std::vector<std::uint64_t> Ns = is_mtx ? std::vector<std::uint64_t>{0} : copy_lengths(r.pattern.n);
     // Per pattern: the certified bounds as a band (lower .. best checked routing's congestion, where the
     // optimum lies) and the congestion the best checked routing achieves as points on top.

@@ -60,7 +60,12 @@ std::uint64_t u64_arg(const pb::handle& v, const std::string& name, const std::s
 }  // namespace
 
 std::uint64_t n_from(const pb::object& n, const std::string& spec) {
-  const bool is_mtx = spec.rfind("mtx:", 0) == 0;
+  return n_from(n, parse_pattern_spec(spec));
+}
+
+std::uint64_t n_from(const pb::object& n, const PatternSpec& tree) {
+  const std::string& spec = tree.text;
+  const bool is_mtx = tree.has_matrix();  // n from the files
   if (n.is_none()) {
     if (!is_mtx) throw UsageError("n is required (the number of tokens) for pattern " + spec);
     return 0;
@@ -87,12 +92,15 @@ PatternPtr make_holder(const pb::object& spec_obj, const pb::object& n_obj, cons
   const std::uint64_t t = u64_arg(threads_obj, "threads", "an int (0 = all cores)");
   check_threads(t > std::uint64_t(kMaxThreads) ? kMaxThreads + 1 : static_cast<long long>(t));
   const int threads = static_cast<int>(t);
-  const std::uint64_t n = n_from(n_obj, spec);
-  if (spec.rfind("mtx:", 0) != 0) validate_n(n);
-  check_memory(estimate_pattern_bytes(spec, n, true), mem_limit_from(mem),
+  const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: estimate and build take it
+  const std::uint64_t n = n_from(n_obj, tree);
+  if (!tree.has_matrix()) validate_n(n);
+  check_memory(estimate_pattern_bytes(tree, n, true), mem_limit_from(mem),
                "pattern " + spec + " at n = " + std::to_string(n));
   auto h = std::make_shared<PatternHolder>();
-  run_cancellable([h, spec, n] { h->p = make_pattern(spec, n); });  // Ctrl-C stops the build (interrupt.hpp)
+  auto parsed = std::make_shared<const PatternSpec>(tree);  // the work may outlive this call (Ctrl-C)
+  run_cancellable(
+      [h, parsed, n] { h->p = make_pattern(*parsed, n); });  // Ctrl-C stops the build (interrupt.hpp)
   h->threads = threads;
   return h;
 }

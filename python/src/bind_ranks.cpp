@@ -54,10 +54,10 @@ pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::s
                      std::to_string(tol) + ")");
   if (pb::isinstance<pb::str>(pat)) {
     const auto spec = pat.cast<std::string>();
-    const auto n = n_from(n_obj, spec);
-    if (spec.rfind("mtx:", 0) != 0 && n < 2)
-      throw UsageError("n must be >= 2 (cut K needs positions on both sides)");
-    check_memory(estimate_pattern_bytes(spec, n, true) * 3, mem_limit_from(mem),
+    const PatternSpec tree = parse_pattern_spec(spec, false);
+    const auto n = n_from(n_obj, tree);
+    if (!tree.has_matrix() && n < 2) throw UsageError("n must be >= 2 (cut K needs positions on both sides)");
+    check_memory(estimate_pattern_bytes(tree, n, true) * 3, mem_limit_from(mem),
                  "pattern " + spec + " with weights at n = " + std::to_string(n));
   }
   const PatternPtr h = pattern_from(pat, n_obj);

@@ -63,6 +63,8 @@ void check_threads(long long threads, const char* name = "threads");
 
 /// n as the CLI's --n takes it: an int, or text such as "2^20" / "1e6"; None (0) for mtx: specs.
 std::uint64_t n_from(const pb::object& n, const std::string& spec);
+/// The same for a parsed spec (n may be None when a piece is an mtx: matrix).
+std::uint64_t n_from(const pb::object& n, const PatternSpec& spec);
 /// The memory limit in bytes from None / an int / text such as "8G" (0 = physical memory).
 std::uint64_t mem_limit_from(const pb::object& m);
 /// A Pattern argument: a Pattern object, or a spec string with n (built under mem_limit: None, bytes or

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/pattern_spec.hpp"
 #include "mixgraph/routing.hpp"
 
 namespace mixgraph {
@@ -148,5 +149,8 @@ void settle_congestion_verdict(CongestionResult& res, bool optimal_by_upper_boun
 /// is checked by check_routing before it is reported. Throws UsageError for bad specs / N, RuntimeFailure
 /// when the work does not fit in memory.
 CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N, const CongestionOptions& opt);
+/// The same from a parsed spec (mixgraph/pattern_spec.hpp; the estimate and the build take it); the
+/// result's `pattern` is the tree's text.
+CongestionResult analyse_congestion(const PatternSpec& spec, std::uint64_t N, const CongestionOptions& opt);
 
 }  // namespace mixgraph

@@ -274,5 +274,8 @@ const std::vector<std::string>& path_length_growth_classes();
 PathLengthTable path_length_table(const std::string& spec, const std::vector<std::uint64_t>& ns,
                                   const AllPairsOptions& opt = {},
                                   std::uint64_t max_all_pairs_n = UINT64_MAX);
+/// The same from a parsed spec (mixgraph/pattern_spec.hpp): one parse for every n of the sweep.
+PathLengthTable path_length_table(const PatternSpec& spec, const std::vector<std::uint64_t>& ns,
+                                  const AllPairsOptions& opt, std::uint64_t max_all_pairs_n);
 
 }  // namespace mixgraph

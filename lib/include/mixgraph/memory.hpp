@@ -33,7 +33,9 @@ std::uint64_t parse_memory_size(const std::string& text);
 std::string format_bytes(std::uint64_t bytes);
 
 /// Upper-bound estimate of the bytes make_pattern + cache_profile need for a spec at n
-/// (computed from the offsets, without building anything).
+/// (computed from the offsets, without building anything): parse_pattern_spec, then the tree's
+/// estimate_pattern_bytes (mixgraph/pattern_spec.hpp, which has the details). Throws UsageError for a bad
+/// spec.
 std::uint64_t estimate_pattern_bytes(const std::string& spec, std::uint64_t n, bool per_position);
 
 }  // namespace mixgraph

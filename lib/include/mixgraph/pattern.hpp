@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mixgraph/csr.hpp"
+#include "mixgraph/pattern_spec.hpp"
 
 namespace mixgraph {
 
@@ -68,12 +69,15 @@ struct Pattern {
 /// pass n = 0, or an n that must match. Throws UsageError for bad specs (names the valid ones), InputError
 /// for bad files, RuntimeFailure when a needed library is not built in.
 Pattern make_pattern(const std::string& spec, std::uint64_t n);
+/// The same from a parsed spec (mixgraph/pattern_spec.hpp): parse once, estimate and build from the tree.
+/// A Stack tree is refused (UsageError: make_stack builds it).
+Pattern make_pattern(const PatternSpec& spec, std::uint64_t n);
 
 /// Throws UsageError unless 1 <= n and positions 1..n fit in 32 bits.
 void validate_n(std::uint64_t n);
 
 /// The f(k) < n values of a translation-invariant spec (no +cache, no mtx:), validated as docs/math.md §2
-/// asks.
+/// asks: parse_pattern_spec, then the tree's f_values_for (mixgraph/pattern_spec.hpp).
 std::vector<std::uint64_t> f_values_for(const std::string& spec, std::uint64_t n);
 
 /// Evaluate expr:<f(k)> (muParser). Stops at the first f(k) >= n. Throws UsageError naming the first bad

@@ -44,14 +44,21 @@ bool is_stack_spec(const std::string& spec);
 /// nested stack: or heads: layers).
 std::vector<std::string> stack_layer_specs(const std::string& spec);
 
+/// The Stack tree of a stack: spec (parse_pattern_spec gives it for stack: specs): the layers of
+/// stack_layer_specs, each parsed. Throws UsageError as stack_layer_specs and parse_pattern_spec do; with ','
+/// a layer that is not a spec is refused with a hint to use ';'.
+PatternSpec parse_stack_spec(const std::string& spec);
+
 /// Parse and build every layer on n positions (n = 0: from the mtx: layers, which must agree). Throws
-/// UsageError as stack_layer_specs and make_pattern do; with ',' a piece that is not a spec is refused with
-/// a hint to use ';'.
+/// UsageError as parse_stack_spec and make_pattern do.
 Stack make_stack(const std::string& spec, std::uint64_t n);
+/// The same from a parsed Stack tree (UsageError for any other tree).
+Stack make_stack(const PatternSpec& spec, std::uint64_t n);
 
 /// Upper bound on the bytes make_stack and the per-layer profiles need (the sum over distinct layers of
 /// estimate_pattern_bytes). Reads no file.
 std::uint64_t estimate_stack_bytes(const std::string& spec, std::uint64_t n);
+std::uint64_t estimate_stack_bytes(const PatternSpec& spec, std::uint64_t n);
 
 /// The message make_pattern gives for a stack spec (commands that do not analyse stacks).
 std::string stack_refusal(const std::string& spec);

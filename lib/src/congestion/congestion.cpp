@@ -117,14 +117,22 @@ void settle_congestion_verdict(CongestionResult& res, bool optimal_by_upper_boun
 
 CongestionResult analyse_congestion(const std::string& spec, std::uint64_t N64,
                                     const CongestionOptions& opt) {
-  const bool is_mtx = spec.rfind("mtx:", 0) == 0;
+  CongestionResult res = analyse_congestion(parse_pattern_spec(spec, false), N64, opt);
+  res.pattern = spec;  // as given
+  return res;
+}
+
+CongestionResult analyse_congestion(const PatternSpec& tree, std::uint64_t N64,
+                                    const CongestionOptions& opt) {
+  const std::string& spec = tree.text;
+  const bool is_mtx = tree.has_matrix();  // N from the files when not given
   if (N64 < 1 && !is_mtx) throw UsageError("--n (the copy length N) must be >= 1");
   if (N64 > 0x7fffffffULL)
     throw UsageError("--n (the copy length N) must be below 2^31 (the pattern has 2N tokens)");
   if (!is_mtx)
-    check_memory(estimate_pattern_bytes(spec, 2 * N64, false), opt.mem_limit,
+    check_memory(estimate_pattern_bytes(tree, 2 * N64, false), opt.mem_limit,
                  "pattern " + spec + " at 2N = " + std::to_string(2 * N64));
-  Pattern p = make_pattern(spec, is_mtx ? 0 : 2 * N64);
+  Pattern p = make_pattern(tree, is_mtx ? 0 : 2 * N64);
   if (is_mtx && N64 == 0) {  // N from the file: n = 2N
     if (p.n % 2 != 0)
       throw UsageError("pattern '" + spec + "' has an odd number of tokens (" + std::to_string(p.n) +

@@ -22,15 +22,14 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
                                                const StackCongestionOptions& opt) {
   if (N64 > 0x7fffffffULL)
     throw UsageError("--copy-length (the copy length N) must be below 2^31 (the stack has 2N tokens)");
-  const auto layer_specs = stack_layer_specs(spec);
-  const bool has_mtx = std::any_of(layer_specs.begin(), layer_specs.end(),
-                                   [](const auto& l) { return l.rfind("mtx:", 0) == 0; });
+  const PatternSpec tree = parse_pattern_spec(spec);  // the one parse: the estimate and the build
+  const bool has_mtx = tree.has_matrix();
   if (N64 == 0 && !has_mtx)
     throw UsageError("--copy-length N (-N, >= 1) is required: the stack is taken on 2N tokens");
   if (N64 > 0)
-    check_memory(estimate_stack_bytes(spec, 2 * N64), opt.mem_limit,
+    check_memory(estimate_stack_bytes(tree, 2 * N64), opt.mem_limit,
                  "stack " + spec + " at 2N = " + std::to_string(2 * N64));
-  Stack s = make_stack(spec, 2 * N64);
+  Stack s = make_stack(tree, 2 * N64);
   if (N64 == 0) {
     if (s.n % 2 != 0)
       throw UsageError("stack '" + spec + "' has an odd number of tokens (" + std::to_string(s.n) +

@@ -8,9 +8,6 @@
 #include <cstdio>
 
 #include "mixgraph/error.hpp"
-#include "mixgraph/pattern.hpp"
-#include "mixgraph/stack.hpp"
-#include "pattern/pattern_families.hpp"
 
 namespace mixgraph {
 
@@ -86,33 +83,6 @@ std::uint64_t parse_memory_size(const std::string& text) {
   if (bytes < 1) throw UsageError("memory size '" + text + "' is less than one byte");
   if (bytes >= 1.8e19) throw UsageError("memory size '" + text + "' is too large (at most 16 EiB)");
   return static_cast<std::uint64_t>(bytes);
-}
-
-std::uint64_t estimate_pattern_bytes(const std::string& spec, std::uint64_t n, bool per_position) {
-  // Per-position work arrays of cache_profile: decode, cache, kept-set, last reader, difference array.
-  // (+2 words: the per-thread copies of last_reader on a 2-core machine; more threads add one word each)
-  const std::uint64_t profile = n * (per_position ? 7 : 5) * 4 + 64;
-  const std::string s = spec;
-  if (s.rfind("mtx:", 0) == 0) return profile;
-  if (s.rfind("stack:", 0) == 0) return sat_add(profile, estimate_stack_bytes(s, n));  // stack.hpp
-  if (const auto e = detail::estimate_family_bytes(s, n)) return sat_add(profile, e);  // pattern_families.hpp
-  validate_n(n);  // the reader checks its own size from the header
-  const bool cache = s.size() >= 6 && s.compare(s.size() - 6, 6, "+cache") == 0;
-  if (!cache) {
-    // Offsets are kept as 32-bit values; dense/attention have n of them.
-    std::uint64_t offsets = (s == "dense" || s == "attention") ? n : 0;
-    return profile + offsets * 12;
-  }
-  // The CSR needs its n + 1 row pointers and at least n - 1 entries whatever the offsets are: when that
-  // floor is already over the limit, say so without listing the offsets (dense+cache has n of them).
-  const std::uint64_t floor = sat_add(profile, sat_mul(n + 1, sizeof(nnz_t) + sizeof(pos_t)));
-  const std::uint64_t limit = default_mem_limit() ? default_mem_limit() : physical_memory_bytes();
-  if (limit != 0 && floor > limit) return floor;
-  const auto f = f_values_for(s.substr(0, s.size() - 6), n);
-  std::uint64_t nnz = 0;
-  for (auto v : f) nnz = sat_add(nnz, n - v);
-  return sat_add(sat_add(profile, sat_mul(nnz, sizeof(pos_t))),
-                 sat_add(sat_mul(n + 1, sizeof(nnz_t)), sat_mul(f.size(), 16)));
 }
 
 }  // namespace mixgraph

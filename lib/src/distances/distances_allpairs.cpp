@@ -627,10 +627,17 @@ const std::vector<std::string>& path_length_growth_classes() {
 
 PathLengthTable path_length_table(const std::string& spec, const std::vector<std::uint64_t>& ns,
                                   const AllPairsOptions& opt, std::uint64_t max_all_pairs_n) {
+  PathLengthTable t = path_length_table(parse_pattern_spec(spec, false), ns, opt, max_all_pairs_n);
+  t.pattern = spec;  // as given
+  return t;
+}
+
+PathLengthTable path_length_table(const PatternSpec& tree, const std::vector<std::uint64_t>& ns,
+                                  const AllPairsOptions& opt, std::uint64_t max_all_pairs_n) {
   PathLengthTable t;
+  const std::string& spec = tree.text;
   t.pattern = spec;
-  if (spec.rfind("mtx:", 0) == 0)
-    throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
+  if (tree.has_matrix()) throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
   std::vector<double> xs, dia, cp, mean;
   for (std::uint64_t n : ns) {
     if (n < 1 || n > UINT32_MAX / 2)
@@ -639,11 +646,11 @@ PathLengthTable path_length_table(const std::string& spec, const std::vector<std
     row.n = n;
     // the pattern on 2n tokens: its first n positions are the pattern on n tokens (Def. 4.1 and 4.10 read
     // only earlier positions), so one build serves both the summary and the copy distance
-    check_memory(estimate_pattern_bytes(spec, 2 * n, false), opt.mem_limit,
+    check_memory(estimate_pattern_bytes(tree, 2 * n, false), opt.mem_limit,
                  "pattern " + spec + " at n = " + std::to_string(2 * n));
-    const Pattern p2 = make_pattern(spec, 2 * n);
+    const Pattern p2 = make_pattern(tree, 2 * n);
     if (p2.translation_invariant()) {
-      const Pattern p1 = make_pattern(spec, n + 1);
+      const Pattern p1 = make_pattern(tree, n + 1);
       const DistanceProfile prof = distance_profile(p1);  // delta(0..n)
       const auto s = summary_from_profile(prof, static_cast<pos_t>(n), false);
       row.diameter = s.diameter;
@@ -656,7 +663,7 @@ PathLengthTable path_length_table(const std::string& spec, const std::vector<std
         throw UsageError("pattern " + spec + " is not translation-invariant: n = " + std::to_string(n) +
                          " needs all-pairs distances (above " + std::to_string(max_all_pairs_n) +
                          "); add --all-pairs to run them anyway");
-      const Pattern p1 = make_pattern(spec, n);
+      const Pattern p1 = make_pattern(tree, n);
       AllPairsOptions o = opt;
       o.eccentricities = false;
       o.matrix = nullptr;

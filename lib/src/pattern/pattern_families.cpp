@@ -59,17 +59,6 @@ Csr merged_rows(const std::vector<Pattern>& parts, const std::vector<char>& use,
 
 namespace {
 
-std::uint64_t parse_positive(const std::string& spec) {
-  const std::string text = spec.substr(spec.find(':') + 1);
-  std::uint64_t s = 0;
-  const std::string t = trim(text);
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), s);
-  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-    throw UsageError("pattern '" + spec + "': '" + text + "' is not a positive integer");
-  if (s < 1) throw UsageError("pattern '" + spec + "': parameter must be >= 1, got " + std::to_string(s));
-  return s;
-}
-
 /// Refuses (against --mem-limit) explicit rows of `reads` entries and `mats` row-pointer arrays at n, before
 /// they are allocated.
 void check_reads_memory(const std::string& spec, std::uint64_t n, std::uint64_t reads, std::uint64_t mats) {
@@ -112,8 +101,9 @@ Pattern explicit_pattern(const std::string& spec, std::uint64_t n, AMode a_mode)
 
 }  // namespace
 
-Pattern make_block(const std::string& spec, std::uint64_t n) {
-  const std::uint64_t b = parse_positive(spec);
+Pattern make_block(const PatternSpec& node, std::uint64_t n) {
+  const std::string& spec = node.text;
+  const std::uint64_t b = node.params.at(0);
   Pattern p = explicit_pattern(spec, n, AMode::Explicit);
   // Row i (0-indexed) reads i % b + 1 positions: n / b whole blocks of b (b + 1) / 2, then the rest.
   const std::uint64_t whole = n / b, rest = n % b;
@@ -133,8 +123,9 @@ Pattern make_block(const std::string& spec, std::uint64_t n) {
   return p;
 }
 
-Pattern make_sink(const std::string& spec, std::uint64_t n) {
-  const std::uint64_t s = parse_positive(spec);
+Pattern make_sink(const PatternSpec& node, std::uint64_t n) {
+  const std::string& spec = node.text;
+  const std::uint64_t s = node.params.at(0);
   Pattern p = explicit_pattern(spec, n, AMode::Shared);
   // Row i (0-indexed) reads min(i, s) positions.
   check_reads_memory(spec, n, s >= n ? n * (n - 1) / 2 : s * (s - 1) / 2 + (n - s) * s, 1);
@@ -151,40 +142,27 @@ Pattern make_sink(const std::string& spec, std::uint64_t n) {
 
 namespace {
 
-/// Split on `sep`, trimming; an empty piece is refused with `what` in the message.
-std::vector<std::string> split_parts(const std::string& spec, const std::string& body, char sep,
-                                     const std::string& what) {
-  std::vector<std::string> texts;
-  for (std::size_t start = 0;;) {
-    const auto at = body.find(sep, start);
-    texts.push_back(trim(body.substr(start, at == std::string::npos ? std::string::npos : at - start)));
-    if (texts.back().empty()) throw UsageError("pattern '" + spec + "': empty part in " + what);
-    if (at == std::string::npos) break;
-    start = at + 1;
-  }
-  return texts;
-}
-
-/// Build every part on one n: mtx: parts first, as they fix n (all must agree, and match n when given).
-std::vector<Pattern> build_parts(const std::string& spec, const std::vector<std::string>& texts,
+/// Build every part on one n: parts with an mtx: piece first, as they fix n (all must agree, and match n when
+/// given).
+std::vector<Pattern> build_parts(const std::string& spec, const std::vector<PatternSpec>& nodes,
                                  std::uint64_t n, const std::string& kind) {
-  std::vector<Pattern> parts(texts.size());
+  std::vector<Pattern> parts(nodes.size());
   std::uint64_t n_eff = n;
   std::string n_from;
-  for (std::size_t k = 0; k < texts.size(); ++k) {
-    if (texts[k].rfind("mtx:", 0) != 0) continue;
-    parts[k] = make_pattern(texts[k], n);  // checks a given n itself
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    if (!nodes[k].has_matrix()) continue;
+    parts[k] = make_pattern(nodes[k], n);  // checks a given n itself
     if (n_eff == 0) {
       n_eff = parts[k].n;
-      n_from = texts[k];
+      n_from = nodes[k].text;
     }
     if (parts[k].n != n_eff)
-      throw InputError("pattern '" + spec + "': '" + texts[k] + "' has n = " + std::to_string(parts[k].n) +
-                       " but '" + n_from + "' has n = " + std::to_string(n_eff) + "; " + kind +
-                       " must have equal n");
+      throw InputError("pattern '" + spec + "': '" + nodes[k].text +
+                       "' has n = " + std::to_string(parts[k].n) + " but '" + n_from +
+                       "' has n = " + std::to_string(n_eff) + "; " + kind + " must have equal n");
   }
-  for (std::size_t k = 0; k < texts.size(); ++k)
-    if (texts[k].rfind("mtx:", 0) != 0) parts[k] = make_pattern(texts[k], n_eff);
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    if (!nodes[k].has_matrix()) parts[k] = make_pattern(nodes[k], n_eff);
   return parts;
 }
 
@@ -254,13 +232,13 @@ AMode a_mode_of_rows(const Csr& a, const Csr& b) {
 
 /// The union with read marks (make_union): A from the parts with m.a, B from those with m.b.
 Pattern marked_union_of(const std::string& spec, const std::vector<Pattern>& parts,
-                        const std::vector<MarkedPart>& marks) {
+                        const std::vector<PatternSpec>& marks) {
   std::vector<char> use_a(parts.size()), use_b(parts.size());
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    use_a[k] = marks[k].a;
-    use_b[k] = marks[k].b;
+    use_a[k] = marks[k].read_a;
+    use_b[k] = marks[k].read_b;
     // an A-only family (explicit A, no B reads at any n): @B would leave it nothing
-    if (marks[k].b && !marks[k].a && parts[k].a_mode == AMode::Explicit && parts[k].b_empty())
+    if (marks[k].read_b && !marks[k].read_a && parts[k].a_mode == AMode::Explicit && parts[k].b_empty())
       throw UsageError("pattern '" + spec + "': part '" + marks[k].text +
                        "' is marked @B but reads nothing through B (all its reads are through A); mark it "
                        "@A or @AB");
@@ -349,68 +327,31 @@ MarkedPart split_read_mark(const std::string& spec, const std::string& part_in) 
   return m;
 }
 
-Pattern make_union(const std::string& spec, std::uint64_t n) {
-  auto texts = split_parts(spec, spec, '|', "a union; write P1|P2|...");
-  std::vector<MarkedPart> marks;
-  bool restricted = false;  // some part reads through one matrix only
-  for (auto& t : texts) {
-    marks.push_back(split_read_mark(spec, t));
-    if (marks.back().text.empty())
-      throw UsageError("pattern '" + spec + "': part '" + t + "' is a read mark without a pattern");
-    restricted = restricted || !(marks.back().a && marks.back().b);
-    t = marks.back().text;
-  }
-  for (const auto& t : texts)
-    if (t.rfind("heads:", 0) == 0)
-      throw UsageError("pattern '" + spec + "': heads: must be outermost (heads:P1|Q1;P2), not a union part");
-  auto parts = build_parts(spec, texts, n, "union parts");
-  return restricted ? marked_union_of(spec, parts, marks) : union_of(spec, parts);
+Pattern make_union(const PatternSpec& node, std::uint64_t n) {
+  const bool restricted = std::any_of(node.parts.begin(), node.parts.end(), [](const PatternSpec& q) {
+    return !(q.read_a && q.read_b);  // some part reads through one matrix only
+  });
+  auto parts = build_parts(node.text, node.parts, n, "union parts");
+  return restricted ? marked_union_of(node.text, parts, node.parts) : union_of(node.text, parts);
 }
 
-Pattern make_heads(const std::string& spec, std::uint64_t n) {
-  const std::string body = spec.substr(spec.find(':') + 1);
-  const auto texts = split_parts(spec, body, ';', "heads:; write heads:P1;P2;...");
-  for (const auto& t : texts)
-    if (t.rfind("heads:", 0) == 0)
-      throw UsageError("pattern '" + spec + "': heads: cannot be nested (head '" + t + "')");
+Pattern make_heads(const PatternSpec& node, std::uint64_t n) {
   // one head is still a union of one part: its own reads
-  Pattern p = union_of(spec, build_parts(spec, texts, n, "heads"));
-  p.heads = texts;
+  Pattern p = union_of(node.text, build_parts(node.text, node.parts, n, "heads"));
+  for (const auto& h : node.parts) p.heads.push_back(h.text);
   return p;
 }
 
 namespace {
 
-/// "name:x,y,..." -> the comma-separated fields after the colon, trimmed (exactly `count` of them unless
-/// `rest`, which keeps everything after field count - 1 as the last one, commas included).
-std::vector<std::string> fields(const std::string& spec, std::size_t count, bool rest,
-                                const std::string& form) {
-  const std::string text = spec.substr(spec.find(':') + 1);
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (out.size() + 1 < count) {
-    const auto comma = text.find(',', start);
-    if (comma == std::string::npos) break;
-    out.push_back(trim(text.substr(start, comma - start)));
-    start = comma + 1;
-  }
-  out.push_back(trim(text.substr(start)));
-  if (out.size() != count || (!rest && out.back().find(',') != std::string::npos))
-    throw UsageError("pattern '" + spec + "': give " + form);
-  return out;
-}
+struct BigBirdParams {
+  std::uint64_t w, g, r, seed;
+};
 
-std::uint64_t field_value(const std::string& spec, const std::string& t, std::uint64_t min_value) {
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-    throw UsageError("pattern '" + spec + "': '" + t + "' is not a " +
-                     (min_value ? "positive" : "non-negative") + " integer");
-  if (v < min_value)
-    throw UsageError("pattern '" + spec + "': parameter must be >= " + std::to_string(min_value) + ", got " +
-                     std::to_string(v));
-  return v;
-}
+struct TopkParams {
+  std::uint64_t b, k;
+  std::string path;
+};
 
 struct SplitMix64 {
   std::uint64_t x;
@@ -429,34 +370,6 @@ struct SplitMix64 {
     }
   }
 };
-
-struct BigBirdParams {
-  std::uint64_t w, g, r, seed;
-};
-
-BigBirdParams parse_bigbird(const std::string& spec) {
-  const std::string text = spec.substr(spec.find(':') + 1);
-  const auto commas = static_cast<std::size_t>(std::count(text.begin(), text.end(), ','));
-  const std::string form = "bigbird:w,g,r or bigbird:w,g,r,seed (w, g, r >= 0 integers, not all 0)";
-  if (commas != 2 && commas != 3) throw UsageError("pattern '" + spec + "': give " + form);
-  const auto f = fields(spec, commas + 1, false, form);
-  BigBirdParams b{field_value(spec, f[0], 0), field_value(spec, f[1], 0), field_value(spec, f[2], 0),
-                  commas == 3 ? field_value(spec, f[3], 0) : 0};
-  if (b.w == 0 && b.g == 0 && b.r == 0) throw UsageError("pattern '" + spec + "': w, g and r are all 0");
-  return b;
-}
-
-struct TopkParams {
-  std::uint64_t b, k;
-  std::string path;
-};
-
-TopkParams parse_topk(const std::string& spec) {
-  const auto f = fields(spec, 3, true, "topk-blocks:b,k,SCORES.npy (b, k >= 1)");
-  if (f[2].empty())
-    throw UsageError("pattern '" + spec + "': give topk-blocks:b,k,SCORES.npy (no file given)");
-  return {field_value(spec, f[0], 1), field_value(spec, f[1], 1), f[2]};
-}
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return a / b + (a % b != 0);
@@ -482,10 +395,12 @@ std::vector<std::uint64_t> bigbird_random_reads(std::uint64_t seed, std::uint64_
   return chosen;
 }
 
-Pattern make_bigbird(const std::string& spec, std::uint64_t n) {
-  const auto bb = parse_bigbird(spec);
+Pattern make_bigbird(const PatternSpec& node, std::uint64_t n) {
+  const std::string& spec = node.text;
+  const BigBirdParams bb{node.params.at(0), node.params.at(1), node.params.at(2),
+                         node.params.size() > 3 ? node.params[3] : 0};
   validate_n(n);
-  check_memory(estimate_family_bytes(spec, n), 0, "pattern " + spec + " at n = " + std::to_string(n));
+  check_memory(estimate_family_bytes(node, n), 0, "pattern " + spec + " at n = " + std::to_string(n));
   Pattern p = explicit_pattern(spec, n, AMode::Shared);
   p.b.ptr.reserve(static_cast<std::size_t>(n) + 1);
   p.b.ptr.push_back(0);
@@ -518,8 +433,9 @@ std::vector<std::uint64_t> topk_block_choice(const double* scores_row, std::uint
   return order;
 }
 
-Pattern make_topk_blocks(const std::string& spec, std::uint64_t n) {
-  const auto tp = parse_topk(spec);
+Pattern make_topk_blocks(const PatternSpec& node, std::uint64_t n) {
+  const std::string& spec = node.text;
+  const TopkParams tp{node.params.at(0), node.params.at(1), node.arg};
   validate_n(n);
   const std::uint64_t nb = ceil_div(n, tp.b);
   NpyArray s = read_npy_shape(tp.path);  // the shape first: a large file of another shape is not read
@@ -539,7 +455,7 @@ Pattern make_topk_blocks(const std::string& spec, std::uint64_t n) {
     }
   };
   for (std::uint64_t q = 0; q < nb; ++q) load_row(q);  // refuse bad data before the large allocation
-  check_memory(estimate_family_bytes(spec, n), 0, "pattern " + spec + " at n = " + std::to_string(n));
+  check_memory(estimate_family_bytes(node, n), 0, "pattern " + spec + " at n = " + std::to_string(n));
   Pattern p = explicit_pattern(spec, n, AMode::Explicit);
   p.b.ptr.assign(static_cast<std::size_t>(n) + 1, 0);
   p.a.n = p.n;
@@ -566,60 +482,38 @@ namespace {
 
 /// Upper bound on the reads (B plus A entries) of a spec at n, from its parameters alone; nullopt when the
 /// spec is not one whose reads are stored row by row or cannot be bounded without building it.
-std::optional<std::uint64_t> reads_bound(const std::string& spec, std::uint64_t n) {
-  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
-  if (starts("bigbird:")) {
-    const auto bb = parse_bigbird(spec);
-    return sat_mul(n, std::min(n, sat_add(sat_add(bb.w, bb.g), bb.r)));
-  }
-  if (starts("topk-blocks:")) {
-    const auto tp = parse_topk(spec);
-    return sat_mul(n, std::min(n, sat_mul(tp.k, tp.b)));
-  }
-  if (starts("sink:") || starts("global:") || starts("block:"))
-    return sat_mul(n, std::min(n, parse_positive(spec)));
-  if (starts("mtx:")) return std::nullopt;
-  if (spec.size() >= 6 && spec.compare(spec.size() - 6, 6, "+cache") == 0) {
-    std::uint64_t total = n;  // + i itself for A-only bases
-    for (auto v : f_values_for(spec.substr(0, spec.size() - 6), n)) total = sat_add(total, n - v);
-    return total;
-  }
+std::optional<std::uint64_t> reads_bound(const PatternSpec& s, std::uint64_t n) {
+  const auto& f = s.family;
+  if (s.kind == SpecKind::Family && f == "bigbird")
+    return sat_mul(n, std::min(n, sat_add(sat_add(s.params[0], s.params[1]), s.params[2])));
+  if (s.kind == SpecKind::Family && f == "topk-blocks")
+    return sat_mul(n, std::min(n, sat_mul(s.params[1], s.params[0])));
+  if (s.kind == SpecKind::Family && (f == "sink" || f == "global" || f == "block"))
+    return sat_mul(n, std::min(n, s.params[0]));
+  if (s.is_matrix()) return std::nullopt;
   try {
-    std::uint64_t total = n;
-    for (auto v : f_values_for(spec, n)) total = sat_add(total, n - v);
+    std::uint64_t total = n;  // + i itself for A-only bases
+    for (auto v : f_values_for(s.kind == SpecKind::Cache ? s.parts[0] : s, n)) total = sat_add(total, n - v);
     return total;
   } catch (const UsageError&) {
     return std::nullopt;
   }
 }
 
-}  // namespace
-
-namespace {
-
 /// The bytes of a union (or of heads:, is_heads) with an explicit part: the parts kept until their rows
 /// are merged, and the merged rows; 0 when every part is translation-invariant (offsets only).
-std::uint64_t union_bytes(const std::string& spec, std::uint64_t n, bool is_heads) {
-  const bool is_union = !is_heads;
+std::uint64_t union_bytes(const PatternSpec& s, std::uint64_t n, bool is_heads) {
   const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
   // Every part is built and kept until the rows are merged (a head that is a union merges its parts, then
   // the heads are merged): the explicit parts' reads, each head's merged rows and the final merged rows.
   // Translation-invariant parts cost only their offsets, but their reads count in the merged rows.
-  std::uint64_t kept = 0, all = 0, parts_explicit = 0, heads = 0;
-  const std::string body = is_union ? spec : spec.substr(6);
-  for (std::size_t start = 0;;) {
-    const auto semi = body.find(';', start);
-    const std::string head =
-        trim(body.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
-    ++heads;
-    for (std::size_t s = 0;;) {  // a head may be a union
-      const auto bar = head.find('|', s);
-      const std::string part =
-          split_read_mark(spec, head.substr(s, bar == std::string::npos ? std::string::npos : bar - s)).text;
-      const bool explicit_part = part.rfind("sink:", 0) == 0 || part.rfind("global:", 0) == 0 ||
-                                 part.rfind("block:", 0) == 0 || part.rfind("bigbird:", 0) == 0 ||
-                                 part.rfind("topk-blocks:", 0) == 0 ||
-                                 (part.size() >= 6 && part.compare(part.size() - 6, 6, "+cache") == 0);
+  std::uint64_t kept = 0, all = 0, parts_explicit = 0;
+  const std::vector<PatternSpec> one{s};
+  const auto& heads = is_heads ? s.parts : one;
+  for (const auto& head : heads) {
+    const std::vector<PatternSpec> alone{head};
+    for (const auto& part : head.kind == SpecKind::Union ? head.parts : alone) {  // a head may be a union
+      const bool explicit_part = part.explicit_family() || part.kind == SpecKind::Cache;
       if (auto r = reads_bound(part, n)) {
         all = sat_add(all, *r);
         if (explicit_part) {
@@ -627,40 +521,27 @@ std::uint64_t union_bytes(const std::string& spec, std::uint64_t n, bool is_head
           ++parts_explicit;
         }
       }
-      if (bar == std::string::npos) break;
-      s = bar + 1;
     }
-    if (semi == std::string::npos) break;
-    start = semi + 1;
   }
   // only translation-invariant parts (or files, which check their own size): offsets only
   if (parts_explicit == 0) return 0;
   const std::uint64_t merged =
-      std::min(all, sat_mul(n, sat_add(n, 1)));                // A and B hold at most n(n+1)/2 each
-  const std::uint64_t copies = is_heads && heads > 1 ? 2 : 1;  // the heads' rows, then their merge
+      std::min(all, sat_mul(n, sat_add(n, 1)));                       // A and B hold at most n(n+1)/2 each
+  const std::uint64_t copies = is_heads && heads.size() > 1 ? 2 : 1;  // the heads' rows, then their merge
   return sat_add(sat_mul(sat_add(parts_explicit, copies + 1), ptrs),
                  sat_mul(sat_add(kept, sat_mul(merged, copies)), sizeof(pos_t)));
 }
 
 }  // namespace
 
-std::uint64_t estimate_family_bytes(const std::string& spec_in, std::uint64_t n) {
-  const std::string spec = trim(spec_in);
-  auto starts = [&](const char* p) { return spec.rfind(p, 0) == 0; };
+std::uint64_t estimate_family_bytes(const PatternSpec& s, std::uint64_t n) {
   const std::uint64_t ptrs = sat_mul(sat_add(n, 1), 2 * sizeof(nnz_t));
-  if (spec == "loglinear") return sat_mul(n, 12);  // implicit, like attention: n offsets
-  const bool is_heads = starts("heads:");
-  const bool is_union = !is_heads && spec.find('|') != std::string::npos;
-  if (!is_union && (starts("bigbird:") || starts("topk-blocks:")))
-    return sat_add(ptrs, sat_mul(*reads_bound(spec, n), sizeof(pos_t)));
-  if (!is_union && !is_heads) return 0;
-  // a trailing +cache covers the whole union: the caller counts the cached rows from the union's offsets
-  if (is_union && spec.size() >= 6 && spec.compare(spec.size() - 6, 6, "+cache") == 0) return 0;
-  try {
-    return union_bytes(spec, n, is_heads);
-  } catch (const UsageError&) {
-    return 0;  // a malformed spec: building it gives the parser's own message
-  }
+  if (s.kind == SpecKind::Family && s.family == "loglinear") return sat_mul(n, 12);  // implicit: n offsets
+  if (s.kind == SpecKind::Family && (s.family == "bigbird" || s.family == "topk-blocks"))
+    return sat_add(ptrs, sat_mul(*reads_bound(s, n), sizeof(pos_t)));
+  if (s.kind != SpecKind::Union && s.kind != SpecKind::Heads) return 0;
+  // (a trailing +cache covers the whole union: a Cache node, whose rows the caller counts from the offsets)
+  return union_bytes(s, n, s.kind == SpecKind::Heads);
 }
 
 }  // namespace mixgraph::detail

@@ -8,6 +8,7 @@
 #include "core/text_util.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
+#include "pattern/pattern_families.hpp"
 
 namespace mixgraph {
 
@@ -122,6 +123,13 @@ std::string body_of(const std::string& spec) {
   return trim(t.substr(6));
 }
 
+/// A layer's error with the hint that ',' separates whole specs.
+std::string comma_hint(const UsageError& e, const std::string& spec) {
+  return std::string(e.what()) + " (in '" + quoted(spec) +
+         "': with ',' between layers every piece must be a whole spec; separate layers with "
+         "';' when a spec has a comma, e.g. stack:bigbird:8,2,2;ssm)";
+}
+
 }  // namespace
 
 bool is_stack_spec(const std::string& spec) {
@@ -148,30 +156,57 @@ bool Stack::translation_invariant() const {
   return std::all_of(layers.begin(), layers.end(), [](const auto& p) { return p->translation_invariant(); });
 }
 
+PatternSpec parse_stack_spec(const std::string& spec) {
+  PatternSpec s;
+  s.kind = SpecKind::Stack;
+  s.text = trim(spec);
+  const auto layers = stack_layer_specs(spec);
+  s.stack_commas = !has_top(body_of(spec), ';');
+  std::map<std::string, std::size_t> parsed;  // repetitions: each distinct layer parsed once
+  for (const auto& l : layers) {
+    if (const auto it = parsed.find(l); it != parsed.end()) {
+      PatternSpec copy = s.parts[it->second];
+      s.parts.push_back(std::move(copy));
+      continue;
+    }
+    try {
+      s.parts.push_back(detail::parse_spec_piece(l, false));
+    } catch (const UsageError& e) {
+      if (!s.stack_commas || l.find(',') == std::string::npos)
+        throw;  // the hint is about a piece with a comma
+      throw UsageError(comma_hint(e, s.text));
+    }
+    parsed.emplace(l, s.parts.size() - 1);
+  }
+  return s;
+}
+
 Stack make_stack(const std::string& spec, std::uint64_t n) {
+  return make_stack(parse_pattern_spec(spec), n);
+}
+
+Stack make_stack(const PatternSpec& spec, std::uint64_t n) {
+  if (!spec.is_stack()) throw UsageError("pattern '" + quoted(spec.text) + "' is not a stack: spec");
   Stack s;
-  s.spec = trim(spec);
-  s.layer_specs = stack_layer_specs(spec);
-  const bool commas = !has_top(body_of(spec), ';');
+  s.spec = spec.text;
+  for (const auto& l : spec.parts) s.layer_specs.push_back(l.text);
   // mtx: layers fix n (all must agree; a given n must match)
   std::uint64_t n_eff = n;
-  for (const auto& l : s.layer_specs)
-    if (starts_with(l, "mtx:") && n_eff == 0) n_eff = make_pattern(l, 0).n;
+  for (const auto& l : spec.parts)
+    if (l.has_matrix() && n_eff == 0) n_eff = make_pattern(l, 0).n;
   std::map<std::string, std::shared_ptr<const Pattern>> built;
-  for (const auto& l : s.layer_specs) {
-    auto& slot = built[l];
+  for (const auto& l : spec.parts) {
+    auto& slot = built[l.text];
     if (!slot) {
       try {
         slot = std::make_shared<const Pattern>(make_pattern(l, n_eff));
       } catch (const UsageError& e) {
-        if (!commas || l.find(',') == std::string::npos) throw;  // the hint is about a piece with a comma
-        throw UsageError(std::string(e.what()) + " (in '" + quoted(s.spec) +
-                         "': with ',' between layers every piece must be a whole spec; separate layers with "
-                         "';' when a spec has a comma, e.g. stack:bigbird:8,2,2;ssm)");
+        if (!spec.stack_commas || l.text.find(',') == std::string::npos) throw;
+        throw UsageError(comma_hint(e, s.spec));
       }
       if (slot->n != n_eff)
         throw InputError(
-            "pattern '" + quoted(s.spec) + "': layer '" + l + "' has n = " + std::to_string(slot->n) +
+            "pattern '" + quoted(s.spec) + "': layer '" + l.text + "' has n = " + std::to_string(slot->n) +
             " but the stack has n = " + std::to_string(n_eff) + "; every layer must have equal n");
     }
     s.layers.push_back(slot);
@@ -181,11 +216,14 @@ Stack make_stack(const std::string& spec, std::uint64_t n) {
 }
 
 std::uint64_t estimate_stack_bytes(const std::string& spec, std::uint64_t n) {
-  auto specs = stack_layer_specs(spec);
-  std::sort(specs.begin(), specs.end());
-  specs.erase(std::unique(specs.begin(), specs.end()), specs.end());
+  return estimate_stack_bytes(parse_stack_spec(spec), n);
+}
+
+std::uint64_t estimate_stack_bytes(const PatternSpec& spec, std::uint64_t n) {
+  std::map<std::string, const PatternSpec*> distinct;
+  for (const auto& l : spec.parts) distinct.emplace(l.text, &l);
   std::uint64_t total = 0;
-  for (const auto& l : specs) total = sat_add(total, estimate_pattern_bytes(l, n, true));
+  for (const auto& [text, l] : distinct) total = sat_add(total, estimate_pattern_bytes(*l, n, true));
   return total;
 }
 
