@@ -19,7 +19,8 @@ mkdir -p "$B/obj"
 flags=(-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -Ilib/include -Ilib/src
   -isystem /usr/include/eigen3 -DMIXGRAPH_HAVE_MUPARSER)
 srcs=(io/mtx io/npy core/memory core/sweep io/input_file io/atomic_file pattern/pattern pattern/pattern_families
-  pattern/stack pattern/profile pattern/pattern_expression graph/csr io/spec_files core/cancel)   # lib/src/<area>/<name>.cpp
+  pattern/pattern_spec pattern/pattern_spec_memory pattern/stack pattern/profile pattern/pattern_expression
+  graph/csr io/spec_files core/cancel)   # lib/src/<area>/<name>.cpp
 par=${FUZZ_JOBS:-$(nproc)}   # compiles and harness runs at once
 # throttle: wait until fewer than $par background jobs run; a failed job fails the script at the end
 status=0
