@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "kernel_check.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/gpu_entry_dots.hpp"
 #include "mixgraph/gpu_solve.hpp"
@@ -14,14 +15,6 @@
 using namespace mixgraph;
 
 namespace {
-
-std::vector<double> random(std::size_t N, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(N);
-  for (double& e : v) e = u(rng);
-  return v;
-}
 
 struct Entries {
   std::vector<std::int64_t> rows, cols;
@@ -57,33 +50,26 @@ std::vector<double> by_sequences(const gpu::EntryDots& s, const std::vector<doub
   return out;
 }
 
-double relerr(const std::vector<double>& ref, const std::vector<double>& got) {
-  double e = 0, s = 0;
-  for (std::size_t k = 0; k < ref.size(); ++k)
-    e += (ref[k] - got[k]) * (ref[k] - got[k]), s += ref[k] * ref[k];
-  return std::sqrt(e / s);
-}
-
 }  // namespace
 
 TEST(EntryDotsReference, MatchesPerSequenceDots) {
   gpu::EntryDots s;
   s.n = 37, s.batch = 3, s.heads = 2, s.dh = 5, s.nnz = 90, s.fp64 = true;
   const std::size_t N = std::size_t(s.n) * s.batch * s.heads * s.dh;
-  const std::vector<double> z = random(N, 1), v = random(N, 2);
+  const std::vector<double> z = test::random_values(N, 1), v = test::random_values(N, 2);
   const Entries en = random_entries(s.n, s.nnz, 3);
   std::vector<double> out(std::size_t(s.heads) * s.nnz, -7.0);
   ASSERT_EQ(gpu::entry_dots_reference(s, z.data(), v.data(), en.rows.data(), en.cols.data(), out.data()), "");
-  EXPECT_LT(relerr(by_sequences(s, z, v, en), out), 1e-14);
+  EXPECT_LT(test::relerr(by_sequences(s, z, v, en), out), 1e-14);
   // float32 inputs: the products of the rounded values, summed in double
   const std::vector<float> zf(z.begin(), z.end()), vf(v.begin(), v.end());
   s.fp64 = false;
   std::vector<double> outf(out.size());
   ASSERT_EQ(gpu::entry_dots_reference(s, zf.data(), vf.data(), en.rows.data(), en.cols.data(), outf.data()),
             "");
-  EXPECT_LT(relerr(by_sequences(s, std::vector<double>(zf.begin(), zf.end()),
-                                std::vector<double>(vf.begin(), vf.end()), en),
-                   outf),
+  EXPECT_LT(test::relerr(by_sequences(s, std::vector<double>(zf.begin(), zf.end()),
+                                      std::vector<double>(vf.begin(), vf.end()), en),
+                         outf),
             1e-14);
   Entries bad = en;
   bad.rows[5] = s.n;  // outside 0..n-1
@@ -100,7 +86,7 @@ TEST(GpuEntryDots, KernelMatchesTheReference) {
     gpu::EntryDots s;
     s.n = 300, s.batch = 5, s.heads = 3, s.dh = 24, s.nnz = 1000, s.fp64 = fp64;  // 120 columns a head
     const std::size_t N = std::size_t(s.n) * s.batch * s.heads * s.dh, es = fp64 ? 8 : 4;
-    const std::vector<double> z = random(N, 4), v = random(N, 5);
+    const std::vector<double> z = test::random_values(N, 4), v = test::random_values(N, 5);
     const std::vector<float> zf(z.begin(), z.end()), vf(v.begin(), v.end());
     const Entries en = random_entries(s.n, s.nnz, 6);
     std::vector<double> ref(std::size_t(s.heads) * s.nnz), got(ref.size());
@@ -121,7 +107,7 @@ TEST(GpuEntryDots, KernelMatchesTheReference) {
                               static_cast<const std::int64_t*>(dc), static_cast<double*>(dout)),
               "");
     ASSERT_EQ(gpu::copy_to_host(got.data(), dout, got.size() * 8), "");
-    EXPECT_LT(relerr(ref, got), 1e-13) << (fp64 ? "fp64" : "fp32");  // double sums either way
+    EXPECT_LT(test::relerr(ref, got), 1e-13) << (fp64 ? "fp64" : "fp32");  // double sums either way
     for (void* p : {dz, dv, dr, dc, dout}) gpu::device_free(p);
   }
 }

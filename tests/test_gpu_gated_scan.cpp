@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_check.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/gpu_gated_scan.hpp"
 #include "mixgraph/gpu_solve.hpp"
@@ -68,16 +69,6 @@ std::vector<T> as(const std::vector<double>& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
-double relerr(const std::vector<double>& ref, const std::vector<double>& got) {
-  double e = 0, s = 0;
-  for (std::size_t k = 0; k < ref.size(); ++k) {
-    if (!std::isfinite(got[k])) return INFINITY;
-    e += (ref[k] - got[k]) * (ref[k] - got[k]);
-    s += ref[k] * ref[k];
-  }
-  return std::sqrt(e / s);
-}
-
 template <class T>
 std::vector<double> back(const std::vector<T>& v) {
   return std::vector<double>(v.begin(), v.end());
@@ -104,10 +95,10 @@ Outs reference(const Data& D, std::uint32_t seg, bool with_u) {
 }
 
 void expect_close(const Outs& o, const Direct& r, double tol, const std::string& what) {
-  EXPECT_LT(relerr(r.y, o.y), tol) << what << " y";
-  EXPECT_LT(relerr(r.dx, o.dx), tol) << what << " dx";
-  EXPECT_LT(relerr(r.dg, o.dg), tol) << what << " dg";
-  EXPECT_LT(relerr(r.du, o.du), tol) << what << " du";
+  EXPECT_LT(test::relerr(r.y, o.y), tol) << what << " y";
+  EXPECT_LT(test::relerr(r.dx, o.dx), tol) << what << " dx";
+  EXPECT_LT(test::relerr(r.dg, o.dg), tol) << what << " dg";
+  EXPECT_LT(test::relerr(r.du, o.du), tol) << what << " du";
 }
 
 }  // namespace
@@ -190,8 +181,8 @@ TEST(GpuGatedScan, KernelsMatchTheReference) {
       const std::string what = "d " + std::to_string(d) + (with_u ? " u" : "");
       expect_close(on_device<double>(D, with_u, true), r, 1e-12, what + " fp64");
       Outs f = on_device<float>(D, with_u, false);
-      EXPECT_LT(relerr(r.y, f.y), 1e-4) << what;
-      EXPECT_LT(relerr(r.dx, f.dx), 1e-4) << what;
-      EXPECT_LT(relerr(r.dg, f.dg), 1e-4) << what;
+      EXPECT_LT(test::relerr(r.y, f.y), 1e-4) << what;
+      EXPECT_LT(test::relerr(r.dx, f.dx), 1e-4) << what;
+      EXPECT_LT(test::relerr(r.dg, f.dg), 1e-4) << what;
     }
 }

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "kernel_check.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/gpu_shift_dots.hpp"
 #include "mixgraph/gpu_solve.hpp"
@@ -13,14 +14,6 @@
 using namespace mixgraph;
 
 namespace {
-
-std::vector<double> random(std::size_t N, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(N);
-  for (double& e : v) e = u(rng);
-  return v;
-}
 
 // part[k][c] from a copy of v moved down by o rows within each sequence (zeros above), then plain products
 std::vector<double> by_shifted_copies(const gpu::ShiftDots& s, const std::vector<double>& z,
@@ -37,22 +30,16 @@ std::vector<double> by_shifted_copies(const gpu::ShiftDots& s, const std::vector
   return part;
 }
 
-double relerr(const std::vector<double>& ref, const std::vector<double>& got) {
-  double e = 0, s = 0;
-  for (std::size_t k = 0; k < ref.size(); ++k)
-    e += (ref[k] - got[k]) * (ref[k] - got[k]), s += ref[k] * ref[k];
-  return std::sqrt(e / s);
-}
-
 }  // namespace
 
 TEST(ShiftDotsReference, MatchesShiftedCopies) {
   gpu::ShiftDots s;
   s.batch = 3, s.n = 50, s.d = 7, s.fp64 = true, s.offsets = {0, 1, 2, 4, 8, 16, 32, 49, 60};
-  const std::vector<double> z = random(std::size_t(3) * 50 * 7, 1), v = random(std::size_t(3) * 50 * 7, 2);
+  const std::vector<double> z = test::random_values(std::size_t(3) * 50 * 7, 1),
+                            v = test::random_values(std::size_t(3) * 50 * 7, 2);
   std::vector<double> part(s.offsets.size() * s.d, 0.0);
   ASSERT_EQ(gpu::shift_dots_reference(s, z.data(), v.data(), part.data()), "");
-  EXPECT_LT(relerr(by_shifted_copies(s, z, v), part), 1e-14);
+  EXPECT_LT(test::relerr(by_shifted_copies(s, z, v), part), 1e-14);
   s.offsets.assign(gpu::kShiftDotsMaxOffsets + 1, 1);
   EXPECT_NE(gpu::shift_dots_reference(s, z.data(), v.data(), part.data()), "");
 }
@@ -65,7 +52,7 @@ TEST(GpuShiftDots, KernelMatchesTheReference) {
     s.batch = 2, s.n = 3001, s.d = 40, s.fp64 = fp64;  // 40 columns: a partial block of 32
     for (std::uint32_t o = 1; o < s.n; o *= 2) s.offsets.push_back(o);
     const std::size_t N = std::size_t(s.batch) * s.n * s.d, es = fp64 ? 8 : 4;
-    const std::vector<double> z = random(N, 3), v = random(N, 4);
+    const std::vector<double> z = test::random_values(N, 3), v = test::random_values(N, 4);
     std::vector<double> ref(s.offsets.size() * s.d, 0.0), got(ref.size(), 0.0);
     std::vector<float> zf(z.begin(), z.end()), vf(v.begin(), v.end());
     // the reference on the values the device sees
@@ -82,7 +69,7 @@ TEST(GpuShiftDots, KernelMatchesTheReference) {
     ASSERT_EQ(gpu::copy_to_device(dp, got.data(), got.size() * 8), "");  // zeros: part is added to
     ASSERT_EQ(gpu::shift_dots(s, dz, dv, static_cast<double*>(dp)), "");
     ASSERT_EQ(gpu::copy_to_host(got.data(), dp, got.size() * 8), "");
-    EXPECT_LT(relerr(ref, got), fp64 ? 1e-12 : 1e-5) << (fp64 ? "fp64" : "fp32");
+    EXPECT_LT(test::relerr(ref, got), fp64 ? 1e-12 : 1e-5) << (fp64 ? "fp64" : "fp32");
     gpu::device_free(dz);
     gpu::device_free(dv);
     gpu::device_free(dp);
