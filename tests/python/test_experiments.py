@@ -359,23 +359,34 @@ def test_mixgraph_experiment_runs_the_module(tmp_path):
         assert "No module named 'mixgraph'" in helped.stdout
 
 
-def test_ctrl_c_writes_the_checkpoint_and_exits_130(tmp_path):
-    """SIGINT during training: the run stops at the end of its step, its checkpoint is written (with the
-    step, no result) and the command exits with 130, saying how to resume."""
+def _interrupted_tiny(tmp_path, *args, runs):
+    """The tiny preset with endless steps, SIGINT once `runs` runs have printed their first step: (exit code,
+    stdout, stderr)."""
     import signal
 
     p = subprocess.Popen([sys.executable, "-m", "mixgraph.experiments", "--preset", "tiny", "--steps", "100000",
-                          "--checkpoint-every", "100000", "--no-graph", "--output", str(tmp_path)],
+                          "--checkpoint-every", "100000", "--no-graph", "--output", str(tmp_path), *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        first = p.stderr.readline()
-        assert "step 1/100000" in first, first
+        started = set()
+        while len(started) < runs:
+            line = p.stderr.readline()
+            assert line, "no run printed progress"
+            if "step 1/100000" in line:
+                started.add(line.split(":")[0])
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
             p.kill()
-    assert p.returncode == 130, err
+    return p.returncode, out, err
+
+
+def test_ctrl_c_writes_the_checkpoint_and_exits_130(tmp_path):
+    """SIGINT during training: the run stops at the end of its step, its checkpoint is written (with the
+    step, no result) and the command exits with 130, saying how to resume."""
+    code, out, err = _interrupted_tiny(tmp_path, runs=1)
+    assert code == 130, err
     assert err.strip().splitlines()[-1].startswith("mixgraph: error: interrupted: copy attention seed 1: stopped")
     assert "run the same command again to resume" in err and out == ""
     ck = torch.load(ex.checkpoint_path(str(tmp_path), "attention", TINY_COPY, 1))
@@ -386,24 +397,8 @@ def test_ctrl_c_writes_the_checkpoint_and_exits_130(tmp_path):
 def test_ctrl_c_with_jobs_stops_every_worker_after_its_checkpoint(tmp_path):
     """SIGINT to the parent of two worker processes: both runs in progress write their checkpoints, the
     command exits with 130, and no worker is left behind."""
-    import signal
-
-    p = subprocess.Popen([sys.executable, "-m", "mixgraph.experiments", "--preset", "tiny", "--steps", "100000",
-                          "--checkpoint-every", "100000", "--no-graph", "--jobs", "2", "--output", str(tmp_path)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        started = set()
-        while len(started) < 2:
-            line = p.stderr.readline()
-            assert line, "the workers printed no progress"
-            if "step 1/100000" in line:
-                started.add(line.split(":")[0])
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    assert p.returncode == 130, err
+    code, out, err = _interrupted_tiny(tmp_path, "--jobs", "2", runs=2)
+    assert code == 130, err
     assert "2 runs stopped at the end of a step" in err and "run the same command again to resume" in err
     for spec in TINY.patterns:
         ck = torch.load(ex.checkpoint_path(str(tmp_path), spec, TINY_COPY, 1))

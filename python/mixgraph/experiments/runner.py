@@ -116,7 +116,10 @@ def run(patterns: Union[str, Sequence[str]], tasks: Union[str, Task, Iterable] =
                     for t, s, seed, ck, d in todo]
         else:
             done = _parallel(todo, settings, progress, asked, jobs)
-    runs = [{k: dict(r, n=todo[i][0].length).get(k) for k in res.RUN_COLUMNS} for i, r in enumerate(done)]
+    runs = []
+    for (t, _, _, _, _), r in zip(todo, done):
+        r = dict(r, n=t.length)
+        runs.append({k: r.get(k) for k in res.RUN_COLUMNS})
     graph_q = {}
     if graph:
         for n in dict.fromkeys(t.length for t in task_list):
