@@ -23,7 +23,8 @@ struct Offs {
 template <class T, std::uint32_t G = kGroups<T>>
 __global__ void __launch_bounds__(32 * G)
     shift_dots_k(std::uint32_t batch, std::uint32_t n, std::uint32_t d, std::uint32_t rows, std::uint32_t nk,
-                 Offs offs, const T* __restrict__ z, const T* __restrict__ v, double* __restrict__ part) {
+                 Offs offs, bool rev, const T* __restrict__ z, const T* __restrict__ v,
+                 double* __restrict__ part) {
   __shared__ T sh[G][K][32];
   const std::uint32_t col = blockIdx.x * 32 + threadIdx.x;
   const std::uint32_t tiles = (n + rows * G - 1) / (rows * G);
@@ -35,7 +36,7 @@ __global__ void __launch_bounds__(32 * G)
   if (col < d) {
     const std::uint64_t base = std::uint64_t(b) * n * d + col;
     for (std::uint32_t i = i0; i < i1; ++i) {
-      const T zi = __ldg(z + base + std::uint64_t(i) * d);
+      const T zi = __ldg(z + base + std::uint64_t(rev ? n - 1 - i : i) * d);
 #pragma unroll
       for (std::uint32_t k = 0; k < K; ++k)
         if (k < nk && offs.o[k] <= i)
@@ -77,12 +78,13 @@ std::string shift_dots(const ShiftDots& s, const void* z, const void* v, double*
   const auto st = static_cast<cudaStream_t>(stream);
   const auto nk = std::uint32_t(s.offsets.size());
   if (s.fp64)
-    shift_dots_k<double><<<grid, block, 0, st>>>(s.batch, s.n, s.d, rows, nk, offs,
+    shift_dots_k<double><<<grid, block, 0, st>>>(s.batch, s.n, s.d, rows, nk, offs, s.z_reversed,
                                                  static_cast<const double*>(z), static_cast<const double*>(v),
                                                  part);
   else
-    shift_dots_k<float><<<grid, block, 0, st>>>(
-        s.batch, s.n, s.d, rows, nk, offs, static_cast<const float*>(z), static_cast<const float*>(v), part);
+    shift_dots_k<float><<<grid, block, 0, st>>>(s.batch, s.n, s.d, rows, nk, offs, s.z_reversed,
+                                                static_cast<const float*>(z), static_cast<const float*>(v),
+                                                part);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? "" : std::string("shift dots: ") + cudaGetErrorString(e);
 }

@@ -22,7 +22,7 @@ void sums(const ShiftDots& s, const T* z, const T* v, double* part) {
     for (std::uint32_t b = 0; b < s.batch; ++b)
       for (std::uint32_t i = o; i < s.n; ++i)
         for (std::uint64_t c = 0; c < d; ++c)
-          part[k * d + c] += double(z[(std::uint64_t(b) * s.n + i) * d + c]) *
+          part[k * d + c] += double(z[(std::uint64_t(b) * s.n + (s.z_reversed ? s.n - 1 - i : i)) * d + c]) *
                              double(v[(std::uint64_t(b) * s.n + i - o) * d + c]);
   }
 }

@@ -22,6 +22,9 @@ struct ShiftDots {
   bool fp64 = false;
   std::vector<std::uint32_t> offsets;  ///< at most kShiftDotsMaxOffsets
   std::uint32_t rows = 0;              ///< rows per thread (0: chosen)
+  /// z holds each sequence's rows in reverse order (row i of the sums is z[b, n - 1 - i]), as the adjoint
+  /// solve on the reversed sequence leaves them: no flip of z first. v is always in natural order.
+  bool z_reversed = false;
 };
 constexpr std::uint32_t kShiftDotsMaxOffsets = 32;
 
