@@ -2,8 +2,12 @@
 // same bytes of Y as the coefficients written to a device array first, and agree with a float64
 // recurrence built from weight_gen.hpp's definition; per-channel gates read in place from device memory
 // agree with the same recurrence; solve_device's cached device buffers survive changing sizes and a
-// release. Every GPU test skips with the reason when no GPU is usable.
+// release; calls that do not wait (SolveOptions::wait = false) on two streams give the bytes of waiting
+// calls. Every GPU test skips with the reason when no GPU is usable.
 #include <gtest/gtest.h>
+#ifdef MIXGRAPH_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -349,3 +353,60 @@ TEST(GpuScanFused, FusedOptionFromEnvironment) {
 }
 
 }  // namespace
+
+// solve_device with wait = false returns once the work is queued: calls on two non-blocking streams, one
+// after the other and reusing the same cached buffers, each ordered after the previous call's end by the
+// workspace's event, give the bytes of waiting calls (blockinv, gpu-scan1 and pipeline problems, sizes
+// changing in between).
+TEST(GpuNoWait, CallsOnTwoStreamsGiveTheBytesOfWaitingCalls) {
+  REQUIRE_GPU();
+#ifdef MIXGRAPH_HAVE_CUDA
+  struct Shape {
+    std::uint32_t n, d, heads;
+    std::vector<std::uint32_t> boff;
+  };
+  const std::vector<Shape> shapes = {{20000, 64, 1, {1, 2, 4, 8, 16, 32}},  // blockinv
+                                     {30000, 96, 96, {1}},                  // gpu-scan1, per-channel heads
+                                     {7000, 40, 2, {1, 3, 64, 200}},        // pipeline (d: no whole tiles)
+                                     {20000, 64, 1, {1, 2, 4, 8, 16, 32}}};
+  cudaStream_t st[2];
+  for (auto& s : st) ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  int k = 0;
+  for (const Shape& sh : shapes) {
+    Problem pr(sh.n, sh.d, sh.heads, false, {0}, 7 + k);
+    pr.boff = sh.boff;
+    pr.p.b.offsets = pr.boff.data();
+    pr.p.b.k = static_cast<std::uint32_t>(pr.boff.size());
+    std::vector<double> xd;
+    const auto x = make_x(sh.n, sh.d, false, xd);
+    std::vector<unsigned char> want;
+    Opt waiting;
+    const auto rw = device_run(pr.p, x, want, waiting);
+    ASSERT_TRUE(rw.ran) << rw.note;
+    void *dx = nullptr, *dy[2] = {nullptr, nullptr};
+    ASSERT_EQ(gpu::device_alloc(&dx, x.size()), "");
+    for (auto& p : dy) ASSERT_EQ(gpu::device_alloc(&p, x.size()), "");
+    ASSERT_EQ(gpu::copy_to_device(dx, x.data(), x.size()), "");
+    Opt o;
+    o.wait = false;
+    for (int rep = 0; rep < 4; ++rep) {  // stream 0, 1, 0, 1: each call reuses the buffers of the one before
+      const auto r = gpu::solve_device(pr.p, dx, dy[rep % 2], o, st[rep % 2]);
+      ASSERT_TRUE(r.ran) << r.note;
+      EXPECT_EQ(r.kernel, rw.kernel);
+      EXPECT_EQ(r.kernel_ms, 0.0);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (int s = 0; s < 2; ++s) {
+      std::vector<unsigned char> got(x.size());
+      ASSERT_EQ(gpu::copy_to_host(got.data(), dy[s], got.size()), "");
+      EXPECT_TRUE(got == want) << "shape " << k << " stream " << s << " (" << rw.kernel << ")";
+    }
+    gpu::device_free(dx);
+    for (auto& p : dy) gpu::device_free(p);
+    ++k;
+  }
+  for (auto& s : st) cudaStreamDestroy(s);
+#else
+  GTEST_SKIP() << "CUDA is not built in";
+#endif
+}

@@ -35,7 +35,15 @@ struct Workspace {
   std::mutex mu;
   std::vector<std::pair<void*, std::size_t>> slots;  // pointer, capacity in bytes
   std::vector<SlotKey> keys;
-  void release() {  // with mu held
+  // The end of the last call, recorded on its stream: the next call's stream waits for it on the device
+  // before reusing a slot (a call with SolveOptions::wait = false returns before its kernels end).
+  cudaEvent_t done = nullptr;
+  // Pinned host memory mapped into the device: the status bits of check_plan that a no-wait call's
+  // kernels reported (written on the device after the solve; read and cleared by the next call).
+  volatile std::uint32_t* status = nullptr;
+  std::uint32_t* status_dev = nullptr;  // the same word, as the device addresses it
+  void release() {                      // with mu held (the event and the status word stay)
+    if (done) cudaEventSynchronize(done);
     for (auto& s : slots)
       if (s.first) cudaFree(s.first);
     slots.clear();
@@ -56,8 +64,8 @@ Workspace& workspace_of(int device) {
 }
 
 // While a WsScope lives on a thread, that thread's DevBufs take the workspace's slots in order (and do not
-// free them); it holds the device's mutex. The device work that uses them must be complete before the
-// scope ends, as the next call reuses them (solve_device synchronizes before returning).
+// free them); it holds the device's mutex. The next call reuses them: solve_device either synchronizes
+// before returning, or (wait = false) records Workspace::done, for which the next call's stream waits.
 struct WsScope;
 thread_local WsScope* tl_ws = nullptr;
 struct WsScope {

@@ -196,6 +196,41 @@ void run_plan(Plan<T>& pl, DevProblem<T> P, cudaStream_t st) {
   }
 }
 
+// check_plan's status words, copied on the device into the no-wait calls' status word (Workspace::status):
+// bit 1 a blockinv read list overflowed, 2 the blockinv split mode stalled, 4 the pipeline kernel stalled.
+constexpr std::uint32_t kStatusList = 1, kStatusSplitStall = 2, kStatusPipelineStall = 4;
+
+__global__ void collect_status(const std::uint32_t* a, std::uint32_t abit, const std::uint32_t* b,
+                               std::uint32_t bbit, volatile std::uint32_t* out) {
+  std::uint32_t s = 0;
+  if (a && *a) s |= abit;
+  if (b && *b) s |= bbit;
+  if (s) *out = *out | s;
+}
+
+// Queues on st the copy of the plan's status words into out (a device address of mapped host memory): the
+// check of check_plan without a host synchronisation; status_message() reads the bits.
+template <class T>
+void queue_status(Plan<T>& pl, cudaStream_t st, std::uint32_t* out) {
+  if (pl.scan) return;
+  if (pl.bi)
+    collect_status<<<1, 1, 0, st>>>(pl.bq.err, kStatusList, pl.bq.stall, kStatusSplitStall, out);
+  else
+    collect_status<<<1, 1, 0, st>>>(pl.flags.template as<std::uint32_t>() + pl.tiles_per,
+                                    kStatusPipelineStall, nullptr, 0, out);
+  MG_CUDA(cudaGetLastError(), "status");
+}
+
+// What status bits of queue_status mean ("" for none), in check_plan's words.
+std::string status_message(std::uint32_t bits) {
+  if (bits & kStatusList) return "internal error: a blockinv read list overflowed";
+  if (bits & kStatusSplitStall)
+    return "internal error: the blockinv split mode stalled (a wait exceeded 20 s)";
+  if (bits & kStatusPipelineStall)
+    return "internal error: the pipeline kernel stalled (a wait exceeded 20 s)";
+  return "";
+}
+
 template <class T>
 void check_plan(Plan<T>& pl) {
   if (pl.scan) return;

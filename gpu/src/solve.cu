@@ -68,11 +68,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // The device coefficients, the plan and one solve from dx to dy, ordered on st (the coefficients are made
-// first, on the default stream, and synchronized); returns once Y is written. Sets r.kernel, r.plan and
-// r.kernel_ms.
+// first, on the default stream, and synchronized); returns once Y is written, or with nowait (a no-wait
+// solve_device call) once the solve and the copy of its status words into nowait->status are queued. Sets
+// r.kernel, r.plan and r.kernel_ms (0 with nowait: not measured).
 template <class T>
 void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, const T* dx, T* dy,
-                SolveRun& r) {
+                SolveRun& r, Workspace* nowait = nullptr) {
   const bool cm = channel_major(p, o), fuse = fused_seeded(p, o);
   DevStruct sa, sb;
   DevBuf va, vb;
@@ -144,15 +145,58 @@ void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, c
   }
   r.plan = plan.explain;
   if (o.verbose) std::fprintf(stderr, "%s\n", plan.explain.c_str());
+  r.kernel = plan.name;
+  if (nowait) {
+    run_plan(plan, P, st);
+    queue_status(plan, st, nowait->status_dev);
+    return;
+  }
   Events ev;
   MG_CUDA(cudaEventRecord(ev.e[0], st), "event");
   run_plan(plan, P, st);
   MG_CUDA(cudaEventRecord(ev.e[1], st), "event");
   MG_CUDA(cudaEventSynchronize(ev.e[1]), "solve");
   check_plan(plan);
-  r.kernel = plan.name;
   r.kernel_ms = ev.ms();
 }
+
+// The start of a solve_device call on the workspace w (its mutex held): an error that an earlier no-wait
+// call's kernels reported is thrown now, and st waits on the device for the earlier call's end (its
+// kernels may still run: the slots are about to be reused). With nowait the status word is made first.
+void begin_call(Workspace& w, cudaStream_t st, bool nowait) {
+  if (w.status && *w.status) {
+    const std::uint32_t bits = *w.status;
+    *w.status = 0;
+    throw status_message(bits) + " (in an earlier solve_device call with wait = false)";
+  }
+  if (nowait && !w.status) {
+    void* h = nullptr;
+    MG_CUDA(cudaHostAlloc(&h, sizeof(std::uint32_t), cudaHostAllocMapped), "cudaHostAlloc");
+    *static_cast<std::uint32_t*>(h) = 0;
+    void* dptr = nullptr;
+    MG_CUDA(cudaHostGetDevicePointer(&dptr, h, 0), "cudaHostGetDevicePointer");
+    w.status = static_cast<volatile std::uint32_t*>(h);
+    w.status_dev = static_cast<std::uint32_t*>(dptr);
+  }
+  if (w.done) MG_CUDA(cudaStreamWaitEvent(st, w.done, 0), "cudaStreamWaitEvent");
+}
+
+// Records the end of a solve_device call on st (also when it failed part way: what it queued may still run).
+struct EndCall {
+  Workspace& w;
+  cudaStream_t st;
+  EndCall(Workspace& ws, cudaStream_t s) : w(ws), st(s) {}
+  EndCall(const EndCall&) = delete;
+  EndCall& operator=(const EndCall&) = delete;
+  ~EndCall() {
+    if (!w.done && cudaEventCreateWithFlags(&w.done, cudaEventDisableTiming) != cudaSuccess) {
+      w.done = nullptr;
+      cudaDeviceSynchronize();  // no event: the next call must find the device idle
+      return;
+    }
+    if (cudaEventRecord(w.done, st) != cudaSuccess) cudaDeviceSynchronize();
+  }
+};
 
 template <class T>
 SolveRun solve_t(const SolveProblem& p, const void* x, void* y, const SolveOptions& o) {
@@ -179,7 +223,10 @@ SolveRun solve_device_t(const SolveProblem& p, const void* x, void* y, const Sol
   int dev = 0;
   MG_CUDA(cudaGetDevice(&dev), "cudaGetDevice");
   const WsScope ws(workspace_of(dev));  // every device buffer of this call from the cache
-  solve_core<T>(p, o, st, static_cast<const T*>(x), static_cast<T*>(y), r);
+  const bool nowait = !o.wait && !o.profile;
+  begin_call(ws.w, st, nowait);
+  const EndCall end(ws.w, st);
+  solve_core<T>(p, o, st, static_cast<const T*>(x), static_cast<T*>(y), r, nowait ? &ws.w : nullptr);
   r.total_ms = ms_since(t0);
   r.ran = true;
   return r;

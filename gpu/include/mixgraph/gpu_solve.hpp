@@ -102,7 +102,14 @@ struct SolveOptions {
   bool swz = true;   ///< blockinv far sums: row halves in swizzled order (false: column order)
   Layout layout = Layout::Auto;      ///< coefficient layout on the device (gpu-scan1), see Layout
   Fused fused_seeded = Fused::Auto;  ///< seeded coefficients made inside gpu-scan1, see Fused
-  bool verbose = false;              ///< print SolveRun::plan to stderr
+  /// solve_device only: true returns once Y is written (an event synchronisation, then the kernels' status
+  /// checks: SolveRun::kernel_ms is measured). false returns once the work is queued on the stream: no
+  /// host synchronisation, so the caller's next work (a training step's other kernels) is queued while
+  /// the solve runs; kernel_ms is 0 (not measured), and an internal error a kernel reports is thrown by
+  /// the next solve_device call on that device (its status is copied on the device into pinned host
+  /// memory). Ignored (true) with profile.
+  bool wait = true;
+  bool verbose = false;  ///< print SolveRun::plan to stderr
   bool profile = false;  ///< print per-role cycle counters of the last launch to stderr (profile instances)
 };
 
@@ -130,20 +137,21 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// coefficients are in device memory. `stream` is a cudaStream_t (nullptr: the
 /// default stream): the uploads of the structure, the coefficient fills and the solve are queued on it,
 /// after the work already queued there (what wrote X and any device coefficients), and the call returns
-/// once Y is written (one event synchronization at its end). total_ms: device weights + kernel. Never
+/// once Y is written (one event synchronization at its end), or with SolveOptions::wait = false once the
+/// work is queued. total_ms: device weights + kernel (wait = false: the host time of the call). Never
 /// throws; errors in note.
 ///
 /// Device memory: solve_device allocates nothing per call once warm. Its device buffers (coefficient
 /// arrays, structure copies, the plan's workspace) come from a per-device cache, grow-only: the j-th buffer
 /// of a call reuses the cache's j-th slot, reallocated only when too small. The cache is held until
-/// release_workspace() or the end of the process. Calls on one device are serialized by a mutex (each call
-/// returns once Y is written, so the next may reuse the buffers); calls on different devices run in
-/// parallel. Seeded and per-offset coefficients of translation-invariant patterns are made once: a slot
-/// keeps what it holds, and a later call with the same weights (offsets, n, heads, seed or per-offset
-/// values, precision, layout: compared in full) reads them as they are (SolveRun::coefs_reused), so a
-/// repeated call costs the kernel alone (not for per-offset tables in device memory: those are expanded
-/// on every call). solve(), solve_seeded_x() and the benchmarks allocate, write and
-/// free per call as before.
+/// release_workspace() or the end of the process. Calls on one device are serialized by a mutex, and each
+/// call's stream waits on the device for the previous call's end (an event) before reusing the buffers,
+/// so calls on different streams are ordered too; calls on different devices run in parallel. Seeded and
+/// per-offset coefficients of translation-invariant patterns are made once: a slot keeps what it holds, and a
+/// later call with the same weights (offsets, n, heads, seed or per-offset values, precision, layout:
+/// compared in full) reads them as they are (SolveRun::coefs_reused), so a repeated call costs the kernel
+/// alone (not for per-offset tables in device memory: those are expanded on every call). solve(),
+/// solve_seeded_x() and the benchmarks allocate, write and free per call as before.
 ///
 ///   float *x, *y;  cudaMalloc(&x, n * d * 4); cudaMalloc(&y, n * d * 4);  // X filled on the device
 ///   auto r = mixgraph::gpu::solve_device(p, x, y, {}, stream);
