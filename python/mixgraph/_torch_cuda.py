@@ -13,13 +13,15 @@ transposed structure and the permutation of its entries are built once per patte
 and the weights are gathered into that order on the device. One solve gives Z (A = I); dX = A^T Z. For
 explicit structures dX_j = sum over A's entries (i, j) of a Z_i is a gather and an index_add on the device
 (cheaper than a second solve with A' = R A^T R: it reads Z once per entry of A, no solve's sequential
-chunks); for per-offset weights A is Toeplitz, R A^T R = A, and R dX = A (R Z) is one pass of the solver
-with B empty over the reversed Z the adjoint solve wrote (one kernel, not one shifted add per offset). The
+chunks); for per-offset weights dX_i = sum_k a_k Z_{i + o_k} is one shifted-sum kernel (gpu_shift_add.hpp)
+that reads the reversed Z the adjoint solve wrote as it is and the table on the device, skipping zero
+entries (A = a0 I reads Z once); past its limit of offsets (dense patterns), R A^T R = A (Toeplitz) and
+R dX = A (R Z) is one pass of the solver with B empty. The
 weight gradients are per-entry (or per-offset) dot products dA_e = <Z_row, X_col>, dB_e = <Z_row, Y_col>
 summed over the batch and the head's columns.
 
-Everything is queued on torch's current stream; no value goes to the host. The device solve itself
-returns once Y is written (gpu_solve.hpp, solve_device: one event synchronisation per solve).
+Everything is queued on torch's current stream; no value goes to the host, and nothing waits for the
+device (the device solve is called with wait = False: gpu_solve.hpp, SolveOptions::wait).
 """
 from typing import Dict, List, Optional, Tuple
 
@@ -166,7 +168,7 @@ def device_solve(Xc: torch.Tensor, heads: int, a: tuple, b: tuple, stream_of) ->
         return m[:-1] + (tab.data_ptr(),)
 
     stream_of(Xc, lambda st: _core._solve_device(n, D, heads, Xc.dtype == torch.float64, Xc.data_ptr(),
-                                                 Y.data_ptr(), addr(a), addr(b), st, Xc.device.index))
+                                                 Y.data_ptr(), addr(a), addr(b), st, Xc.device.index, False))
     return Y
 
 
@@ -238,36 +240,40 @@ def offset_forward(X, wa, wb, s, n, batch, heads, solve, stream_of):
     return from_columns(solve(Xc, batch * heads, a, b, stream_of), batch, n, d)
 
 
-def offset_backward(dY, X, Y, wa, wb, s, n, batch, heads, needs, solve, stream_of, shift_dots):
-    """The per-offset family's gradients: one adjoint solve (R B^T R = B), then dX = A^T Z by shifted adds
-    and the weight gradients by shift_dots ((1, n, D) arrays, batch * heads heads; summed over the batch)."""
+def offset_backward(dY, X, Y, wa, wb, s, n, batch, heads, needs, solve, stream_of, shift_dots, shift_add):
+    """The per-offset family's gradients: one adjoint solve (R B^T R = B) leaving R Z, then dX = A^T Z by the
+    shifted-sum kernel and the weight gradients by shift_dots ((1, n, D) arrays, batch * heads heads; summed
+    over the batch), both reading R Z as it is (no flip of Z)."""
     d = X.shape[1]
     D, H = batch * d, batch * heads
     dYr = to_columns(dY, batch, n, d, reverse=True)
     ones = torch.ones(H, 1, dtype=X.dtype, device=X.device)
     Zr = solve(dYr, H, ("offset", np.zeros(1, np.uint32), ones), ("offset", s["b_offs"], repeat(wb, batch)),
-               stream_of)
-    Zc = Zr.flip(0)  # natural order (n, D)
+               stream_of)  # R Z: the rows of Z in reverse order, (n, D)
     a_offs, b_offs = s["a_offs"].tolist(), s["b_offs"].tolist()
     dX = dA = dB = None
     if needs[0]:
-        # dX = A^T Z. A is Toeplitz, so R A^T R = A and R dX = A (R Z) = A Zr: one more pass of the solver
-        # with B empty (the A gather of a forward solve), not one shifted add per offset of A (as many passes
-        # over Z as A has offsets: 17 at n = 65536 for pow2, n for attention).
-        none = ("offset", np.zeros(0, np.uint32), torch.zeros(H, 0, dtype=X.dtype, device=X.device))
-        dXr = solve(Zr, H, ("offset", s["a_offs"], repeat(wa, batch)), none, stream_of)
-        dX = from_columns(dXr, batch, n, d, reverse=True)
+        if len(a_offs) <= _core._SHIFT_ADD_MAX_OFFSETS:
+            # dX_i = sum_k a_k Z_{i + o_k}: one kernel over R Z, zero table entries skipped
+            dX = from_columns(shift_add(Zr, repeat(wa, batch), a_offs, H, True), batch, n, d)
+        else:
+            # A is Toeplitz, so R A^T R = A and R dX = A (R Z): one pass of the solver with B empty (the A
+            # gather of a forward solve), not one shifted add per offset (n of them for attention)
+            none = ("offset", np.zeros(0, np.uint32), torch.zeros(H, 0, dtype=X.dtype, device=X.device))
+            dXr = solve(Zr, H, ("offset", s["a_offs"], repeat(wa, batch)), none, stream_of)
+            dX = from_columns(dXr, batch, n, d, reverse=True)
+
     def dots(V, offs, which, w):
         """Per head and offset: sum over the batch, the head's columns and i of Z_i V_{i - o}. Up to the
         shift_dots kernel's limit of offsets in one pass of it; past it (dense patterns: n - 1 offsets) the
         per-entry kernel over the implicit structure, then summed per offset."""
         Vc = to_columns(V, batch, n, d)
         if len(offs) <= _core._SHIFT_DOTS_MAX_OFFSETS:
-            g = shift_dots(Zc.view(1, n, D), Vc.view(1, n, D), offs, H)
+            g = shift_dots(Zr.view(1, n, D), Vc.view(1, n, D), offs, H, z_reversed=True)
             return g.view(batch, heads, -1).sum(dim=0).to(w.dtype)
         k = on_device(s, which + "_k", X.device)
-        g = entry_dots(Zc, Vc, on_device(s, which + "_rows", X.device), on_device(s, which + "_cols", X.device),
-                       batch, heads, stream_of)
+        g = entry_dots(Zr.flip(0), Vc, on_device(s, which + "_rows", X.device),
+                       on_device(s, which + "_cols", X.device), batch, heads, stream_of)
         return _reduce(g, w, k, True)
 
     if needs[1]:
@@ -275,6 +281,21 @@ def offset_backward(dY, X, Y, wa, wb, s, n, batch, heads, needs, solve, stream_o
     if needs[2]:
         dB = dots(Y, b_offs, "b", wb)
     return [dX, dA, dB, None, None]
+
+
+def reference_shift_add(Z: torch.Tensor, tab: torch.Tensor, offs: List[int], heads: int,
+                        z_reversed: bool) -> torch.Tensor:
+    """The shifted-sum kernel's arithmetic in torch ops (any device; for tests): out (n, D), out_i = sum_k
+    tab[h, k] Z_{i + o_k} over the columns of head h (Z's rows in reverse order when z_reversed)."""
+    n, D = Z.shape
+    if z_reversed:
+        Z = Z.flip(0)
+    out = torch.zeros_like(Z)
+    w = tab.to(Z.dtype).repeat_interleave(D // heads, dim=0)  # (D, K): each column's head's row
+    for k, o in enumerate(offs):
+        if o < n:
+            out[:n - o] += Z[o:] * w[:, k]
+    return out
 
 
 def as_position(w: torch.Tensor, k: Optional[torch.Tensor], per_offset: bool) -> torch.Tensor:

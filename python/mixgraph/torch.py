@@ -127,7 +127,8 @@ def _backward_impl(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, threads,
 # patterns, and per-position weights (heads, nnz) of any pattern (mixed with per-offset ones on
 # translation-invariant patterns): the device solve with the tables read on the device, the batch as columns
 # of one solve, and the adjoint solve on the reversed sequence (_torch_cuda.py says how); the weight
-# gradients by shift_dots (gpu_shift_dots.hpp) or per-entry dot products.
+# gradients by shift_dots (gpu_shift_dots.hpp) or per-entry dot products; dX of per-offset weights by
+# shift_add (gpu_shift_add.hpp).
 
 _CUDA_FAMILIES = ("per-channel gates on ssm-like patterns (gates=, input_gates=), per-offset weights_a and "
                   "weights_b (heads, K) on translation-invariant patterns, and per-position weights_a and "
@@ -260,23 +261,37 @@ def _shift_dot(Z, V, o: int, heads: int):
     return (Z[:, o:] * V[:, :n - o]).sum(dim=(0, 1)).view(heads, d // heads).sum(dim=1)
 
 
-def _shift_dots(Z, V, offs, heads: int):
+def _shift_dots(Z, V, offs, heads: int, z_reversed: bool = False):
     """(heads, K) float64: per head, sum over the batch, i >= o_k and the head's columns of Z[:, i] V[:, i - o_k],
     all offsets in one kernel (partial sums per column in float64, then per head); a torch loop past its
-    limit."""
+    limit. z_reversed: Z holds each sequence's rows in reverse order."""
     batch, n, d = Z.shape
     if not offs:
         return Z.new_zeros(heads, 0, dtype=torch.float64)
     if len(offs) > _core._SHIFT_DOTS_MAX_OFFSETS or batch * -(-n // 4096) > 65535:  # (the grid's rows)
-        return torch.stack([_shift_dot(Z, V, o, heads) for o in offs], dim=1).double()
+        Zn = Z.flip(1) if z_reversed else Z
+        return torch.stack([_shift_dot(Zn, V, o, heads) for o in offs], dim=1).double()
     part = torch.zeros(len(offs), d, dtype=torch.float64, device=Z.device)
     _on_device(Z, lambda st: _core._shift_dots(batch, n, d, Z.dtype == torch.float64, [int(o) for o in offs],
-                                               Z.data_ptr(), V.data_ptr(), part.data_ptr(), st))
+                                               Z.data_ptr(), V.data_ptr(), part.data_ptr(), st, z_reversed))
     return part.view(len(offs), heads, d // heads).sum(dim=2).t().contiguous()
 
 
-def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs, solve=None, shift_dots=None):
-    """The CUDA backward; solve and shift_dots: the device kernels, or references for tests on the CPU."""
+def _shift_add(Z, tab, offs, heads: int, z_reversed: bool):
+    """(n, D): out_i = sum_k tab[h, k] Z_{i + o_k} over head h's columns, in one kernel on Z's device
+    (gpu_shift_add.hpp: the table read there, zero entries skipped); Z (n, D) contiguous, tab (heads, K)."""
+    n, D = Z.shape
+    tab = tab.to(Z.dtype).contiguous()
+    out = torch.empty_like(Z)
+    _on_device(Z, lambda st: _core._shift_add(n, D, heads, Z.dtype == torch.float64, [int(o) for o in offs],
+                                              z_reversed, tab.data_ptr(), Z.data_ptr(), out.data_ptr(), st))
+    return out
+
+
+def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs, solve=None, shift_dots=None,
+                   shift_add=None):
+    """The CUDA backward; solve, shift_dots and shift_add: the device kernels, or references for tests on the
+    CPU."""
     dY, X, Y, wa, wb, g, u = _detached(dY, X, Y, wa, wb, g, u)
     if g is not None:
         return _gated_backward(dY, X, Y, g.to(X.dtype).contiguous(),
@@ -287,7 +302,7 @@ def _cuda_backward(dY, X, Y, wa, wb, g, u, spec, n, batch, heads, seed, needs, s
     solve = solve or _tc.device_solve
     if kinds == (True, True):
         return _tc.offset_backward(dY, X, Y, wa, wb, st, n, batch, heads, needs, solve, _on_device,
-                                   shift_dots or _shift_dots)
+                                   shift_dots or _shift_dots, shift_add or _shift_add)
     return _tc.position_backward(dY, X, Y, wa, wb, st, n, batch, heads, kinds, needs, solve, _on_device)
 
 

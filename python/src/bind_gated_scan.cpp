@@ -1,5 +1,6 @@
-// mixgraph.torch's CUDA kernels: the gated scan (gpu_gated_scan.hpp) and the weight gradients per offset
-// (gpu_shift_dots.hpp) and per entry (gpu_entry_dots.hpp). Private functions that take
+// mixgraph.torch's CUDA kernels: the gated scan (gpu_gated_scan.hpp), dX = A^T Z of per-offset weights
+// (gpu_shift_add.hpp) and the weight gradients per offset (gpu_shift_dots.hpp) and per entry
+// (gpu_entry_dots.hpp). Private functions that take
 // device addresses (torch's data_ptr()) and torch's current stream, queue the kernels and return; nothing
 // waits for the device. The Python side checks shapes, dtypes, devices and contiguity first.
 #include <pybind11/stl.h>
@@ -10,6 +11,7 @@
 #include "common.hpp"
 #include "mixgraph/gpu_entry_dots.hpp"
 #include "mixgraph/gpu_gated_scan.hpp"
+#include "mixgraph/gpu_shift_add.hpp"
 #include "mixgraph/gpu_shift_dots.hpp"
 
 namespace mixgraph::py {
@@ -77,14 +79,41 @@ void bind_gated_scan(pb::module_& m) {
       "_shift_dots",
       [](std::uint32_t batch, std::uint32_t n, std::uint32_t d, bool fp64,
          const std::vector<std::uint32_t>& offs, std::uintptr_t z, std::uintptr_t v, std::uintptr_t part,
-         std::uintptr_t stream) {
+         std::uintptr_t stream, bool z_reversed) {
         gpu::ShiftDots s;
-        s.batch = batch, s.n = n, s.d = d, s.fp64 = fp64, s.offsets = offs;
+        s.batch = batch, s.n = n, s.d = d, s.fp64 = fp64, s.offsets = offs, s.z_reversed = z_reversed;
         check(gpu::shift_dots(s, ptr(z), ptr(v), static_cast<double*>(ptr(part)), ptr(stream)));
       },
-      "part[k, c] += sum_i z[i, c] v[i - offs[k], c] (part: K x d float64, zeroed by the caller), queued on "
-      "`stream`.");
+      pybind11::arg("batch"), pybind11::arg("n"), pybind11::arg("d"), pybind11::arg("fp64"),
+      pybind11::arg("offs"), pybind11::arg("z"), pybind11::arg("v"), pybind11::arg("part"),
+      pybind11::arg("stream"), pybind11::arg("z_reversed") = false,
+      "part[k, c] += sum_i z[i, c] v[i - offs[k], c] (part: K x d float64, zeroed by the caller; z's rows "
+      "in reverse order with z_reversed), queued on `stream`.");
   m.attr("_SHIFT_DOTS_MAX_OFFSETS") = gpu::kShiftDotsMaxOffsets;
+  auto add = [](bool device, std::uint32_t n, std::uint32_t d, std::uint32_t heads, bool fp64,
+                const std::vector<std::uint32_t>& offs, bool z_reversed, std::uintptr_t table,
+                std::uintptr_t z, std::uintptr_t out, std::uintptr_t stream) {
+    gpu::ShiftAdd s;
+    s.n = n, s.d = d, s.heads = heads, s.fp64 = fp64, s.offsets = offs, s.z_reversed = z_reversed;
+    check(device ? gpu::shift_add(s, ptr(table), ptr(z), ptr(out), ptr(stream))
+                 : gpu::shift_add_reference(s, ptr(table), ptr(z), ptr(out)));
+  };
+  m.def(
+      "_shift_add",
+      [add](std::uint32_t n, std::uint32_t d, std::uint32_t heads, bool fp64,
+            const std::vector<std::uint32_t>& offs, bool z_reversed, std::uintptr_t table, std::uintptr_t z,
+            std::uintptr_t out,
+            std::uintptr_t stream) { add(true, n, d, heads, fp64, offs, z_reversed, table, z, out, stream); },
+      "out[i, c] = sum_k table[h, k] z[i + offs[k], c] (h = c / (d / heads); z's rows in reverse order with "
+      "z_reversed; zero table entries skipped; out written), queued on `stream`.");
+  m.def(
+      "_shift_add_reference",
+      [add](std::uint32_t n, std::uint32_t d, std::uint32_t heads, bool fp64,
+            const std::vector<std::uint32_t>& offs, bool z_reversed, std::uintptr_t table, std::uintptr_t z,
+            std::uintptr_t out,
+            std::uintptr_t) { add(false, n, d, heads, fp64, offs, z_reversed, table, z, out, 0); },
+      "_shift_add on host addresses (the CPU reference; the stream is not used).");
+  m.attr("_SHIFT_ADD_MAX_OFFSETS") = gpu::kShiftAddMaxOffsets;
   auto dots = [](bool device, std::uint32_t n, std::uint32_t batch, std::uint32_t heads, std::uint32_t dh,
                  std::uint64_t nnz, bool fp64, std::uintptr_t z, std::uintptr_t v, std::uintptr_t rows,
                  std::uintptr_t cols, std::uintptr_t out, std::uintptr_t stream) {

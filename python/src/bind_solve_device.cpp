@@ -82,7 +82,7 @@ gpu::SolveMatrix dev_solve_matrix(const pb::tuple& t, std::uint32_t n, bool lowe
 
 std::string solve_device_call(std::uint32_t n, std::uint32_t d, std::uint32_t heads, bool fp64,
                               std::uintptr_t x, std::uintptr_t y, const pb::tuple& a, const pb::tuple& b,
-                              std::uintptr_t stream, int device) {
+                              std::uintptr_t stream, int device, bool wait) {
   if (n == 0 || d == 0 || heads == 0 || d % heads != 0)
     throw UsageError("_solve_device: n, d must be positive and d a multiple of heads");
   DevMatrixArrays ka, kb;
@@ -102,7 +102,9 @@ std::string solve_device_call(std::uint32_t n, std::uint32_t d, std::uint32_t he
     if (!dev_note.empty()) {
       r.note = dev_note;
     } else {
-      r = gpu::solve_device(p, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), {},
+      gpu::SolveOptions o;
+      o.wait = wait;
+      r = gpu::solve_device(p, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), o,
                             reinterpret_cast<void*>(stream));
     }
   }
@@ -133,9 +135,10 @@ pb::object solve_structure_csr(const pb::object& pat) {
 void bind_solve_device(pb::module_& m) {
   m.def("_solve_device", &solve_device_call, pb::arg("n"), pb::arg("d"), pb::arg("heads"), pb::arg("fp64"),
         pb::arg("x"), pb::arg("y"), pb::arg("a"), pb::arg("b"), pb::arg("stream"), pb::arg("device"),
+        pb::arg("wait") = true,
         "Y = (I - B)^{-1} A X on device addresses (x, y: n x d row-major), each matrix ('offset', offsets, "
         "table address) or ('csr', ptr, idx, values address) with its coefficients on the device; queued "
-        "on `stream`, returns the kernel's name once Y is written.");
+        "on `stream`, returns the kernel's name once Y is written (wait = False: once it is queued).");
   m.def("_solve_structure", &solve_structure_csr, pb::arg("pattern"),
         "The solver's CSR arrays (a_ptr, a_idx, b_ptr, b_idx) of an explicit pattern; None if implicit.");
 }

@@ -40,6 +40,14 @@ def cases():
     return out
 
 
+def loop_shift_dots(Z, V, offs, H, z_reversed=False):
+    """shift_dots as a torch loop (the kernel needs a GPU)."""
+    if z_reversed:
+        Z = Z.flip(1)
+    return torch.stack([mt._shift_dot(Z, V, o, H) for o in offs], dim=1).double() if offs else \
+        Z.new_zeros(H, 0, dtype=F64)
+
+
 def columns_op(p, X, wa, wb, heads):
     """mix's CUDA logic on the CPU: forward and backward with the reference solve, as the custom op runs
     them (rows (batch * n, d))."""
@@ -57,13 +65,10 @@ def columns_op(p, X, wa, wb, heads):
         def backward(ctx, dY):
             X, Y, wa, wb = ctx.saved_tensors
 
-            def shift_dots(Z, V, offs, H):  # the torch loop (the kernel needs a GPU)
-                return torch.stack([mt._shift_dot(Z, V, o, H) for o in offs], dim=1).double() if offs else \
-                    Z.new_zeros(H, 0, dtype=F64)
-
             g = mt._cuda_backward(dY.reshape(batch * n, d).contiguous(), X.reshape(batch * n, d), Y, wa, wb, None,
                                   None, p.spec, n, batch, heads, 1, [True, True, True, False, False],
-                                  solve=tc.reference_solve, shift_dots=shift_dots)
+                                  solve=tc.reference_solve, shift_dots=loop_shift_dots,
+                                  shift_add=tc.reference_shift_add)
             return g[0].view(batch, n, d), g[1], g[2]
 
     return Op.apply(X, wa, wb)
@@ -175,8 +180,8 @@ def test_device_solve_checks_the_structure_first():
 
 @pytest.mark.parametrize("spec", ["pow2", "pow2+cache"])
 def test_a_batch_is_one_solve_forward_and_one_backward(spec):
-    """The batch as columns: one device solve of batch * heads heads forward; backward one adjoint solve, plus
-    for per-offset weights one pass of the solver with B empty for dX = A^T Z (A Toeplitz: R A^T R = A)."""
+    """The batch as columns: one device solve of batch * heads heads forward; backward one adjoint solve (dX
+    of per-offset weights by the shifted-sum kernel, not a second solve)."""
     p = mixgraph.Pattern(spec, 20)
     gen = torch.Generator().manual_seed(8)
     lay = mt._layout(spec, 20)
@@ -192,9 +197,25 @@ def test_a_batch_is_one_solve_forward_and_one_backward(spec):
     X = torch.randn(batch * n, d, generator=gen, dtype=F64)
     Y = mt._cuda_forward(X, wa, wb, None, None, spec, n, batch, 2, 1, solve=counting)
     assert calls == [((n, batch * d), batch * 2)]
-    def shift_dots(Z, V, offs, H):
-        return torch.stack([mt._shift_dot(Z, V, o, H) for o in offs], 1).double()
-
     mt._cuda_backward(torch.ones_like(Y), X, Y, wa, wb, None, None, spec, n, batch, 2, 1,
-                      [True, True, True, False, False], solve=counting, shift_dots=shift_dots)
-    assert calls[1:] == [calls[0]] * (2 if kind == "offset" else 1)
+                      [True, True, True, False, False], solve=counting, shift_dots=loop_shift_dots,
+                      shift_add=tc.reference_shift_add)
+    assert calls[1:] == [calls[0]]
+
+
+@pytest.mark.parametrize("z_reversed", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, F64])
+def test_shift_add_torch_reference_matches_the_cpp_reference(z_reversed, dtype):
+    """The two references of the shifted-sum kernel (torch ops here, plain C++ beside the kernel) agree,
+    zero table entries and offsets past n included; the GPU test compares the kernel with the C++ one."""
+    gen = torch.Generator().manual_seed(3)
+    n, heads, dh = 37, 3, 5
+    offs = [0, 1, 2, 4, 8, 16, 32, 40]
+    Z = torch.randn(n, heads * dh, generator=gen, dtype=dtype)
+    tab = torch.randn(heads, len(offs), generator=gen, dtype=dtype)
+    tab[1, 2] = tab[0, 0] = 0
+    want = tc.reference_shift_add(Z, tab, offs, heads, z_reversed)
+    got = torch.empty_like(Z)
+    mixgraph._core._shift_add_reference(n, heads * dh, heads, dtype == F64, offs, z_reversed, tab.data_ptr(),
+                                  Z.data_ptr(), got.data_ptr(), 0)
+    torch.testing.assert_close(got, want, rtol=1e-12 if dtype == F64 else 1e-5, atol=1e-12 if dtype == F64 else 1e-5)
