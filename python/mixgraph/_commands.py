@@ -70,17 +70,18 @@ def _python_names(message, names):
     return _FLAG.sub(lambda m: names.get(m.group(0), _NAMES.get(m.group(0), m.group(0))), message)
 
 
-def _run(kind, args, progress=None, total=None, ok_codes=(0,), names=None):
+def _run(kind, args, progress=None, names=None):
+    """Runs ``mixgraph <args>`` in-process (bind_cli.cpp) for the commands not yet in analysis/."""
     cb, bar = _progress(_args.progress(progress), kind)
     try:
-        code, out = _core._cli([str(a) for a in args], cb, -1 if total is None else total)
+        code, out = _core._cli([str(a) for a in args], cb, -1)
     except (_core.UsageError, _core.InputError) as e:  # the same class, with the Python argument names
-        names = {"--pattern": "patterns" if kind == "verify" else "pattern", **(names or {})}
+        names = {"--pattern": "pattern", **(names or {})}
         raise type(e)(_python_names(str(e), names)) from None
     finally:
         if bar is not None:
             bar.close()
-    if code not in ok_codes or not out.strip():
+    if code != 0 or not out.strip():
         raise _core.RuntimeFailure(f"mixgraph {args[0]} ended with exit code {code}")
     j = json.loads(out)
     header = {k: j.pop(k) for k in _HEADER if k in j}

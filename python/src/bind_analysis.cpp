@@ -163,29 +163,39 @@ pb::object validate(std::string pattern, std::string n, std::string backend, std
     q->weight_parameters["attn_kernel"] = u.kernel;
   }
   auto plan = std::make_shared<analysis::ValidatePlan>();
+  auto doc = std::make_shared<analysis::Document>();
+  if (!u.any()) {  // one worker thread (and one OpenMP team) for the whole call
+    run_interruptible(
+        [c, q, plan, doc](Job&) {
+          c.apply();
+          *plan = analysis::validate_plan(*q);
+          *doc = analysis::validate_run(*q, *plan).document;
+        },
+        pb::none(), -1, {});
+    return json_to_py(doc->json("json"));
+  }
   run_interruptible(
       [c, q, plan](Job&) {
         c.apply();
         *plan = analysis::validate_plan(*q);
       },
       pb::none(), -1, {});
-  if (u.any()) {  // the user's weights replace the seeded ones in every (+, x) check and its references
-    const Pattern& p = plan->pattern;
-    ValidateOptions& vo = plan->options;
-    const bool gated = !u.gates.is_none() || !u.input_gates.is_none();
-    if (gated && heads == 0)
-      throw UsageError("--gates / --input-gates: give --heads D, the gates' columns (one head per channel)");
-    const std::size_t dh = gated ? 1 : vo.d_h;
-    const int h_count = user_weight_heads(u, vo.heads, std::size_t(vo.heads) * dh);
-    check_memory(sat_mul(mixer_weights_bytes(p, h_count, 8), 3), c.mem_limit,
-                 "validate weights for " + q->pattern + " at n = " + std::to_string(p.n));
-    const auto w = user_weights<double>(p, h_count, seed, u, c.mem_limit);  // arrays read with the GIL held
-    for (int h = 0; h < h_count; ++h) vo.user_heads.push_back(head_weights(*w, h));
-    vo.user_dh = dh;
-    vo.user_label =
-        (!u.q.is_none() || !u.k.is_none()) ? "heads, attention weights" : "heads, weights from files";
-  }
-  auto doc = std::make_shared<analysis::Document>();
+  // the user's weights replace the seeded ones in every (+, x) check and its references; arrays are read
+  // here, with the GIL held
+  const Pattern& p = plan->pattern;
+  ValidateOptions& vo = plan->options;
+  const bool gated = !u.gates.is_none() || !u.input_gates.is_none();
+  if (gated && heads == 0)
+    throw UsageError("--gates / --input-gates: give --heads D, the gates' columns (one head per channel)");
+  const std::size_t dh = gated ? 1 : vo.d_h;
+  const int h_count = user_weight_heads(u, vo.heads, std::size_t(vo.heads) * dh);
+  check_memory(sat_mul(mixer_weights_bytes(p, h_count, 8), 3), c.mem_limit,
+               "validate weights for " + q->pattern + " at n = " + std::to_string(p.n));
+  const auto w = user_weights<double>(p, h_count, seed, u, c.mem_limit);
+  for (int h = 0; h < h_count; ++h) vo.user_heads.push_back(head_weights(*w, h));
+  vo.user_dh = dh;
+  vo.user_label =
+      (!u.q.is_none() || !u.k.is_none()) ? "heads, attention weights" : "heads, weights from files";
   run_interruptible(
       [c, q, plan, doc](Job&) {
         c.apply();
