@@ -1,6 +1,6 @@
 # The repository stands alone: no user-facing text may point to files outside it (the maths and
 # architecture notes kept beside the repository, or anything under the shared folder next to it). Scans
-# docs/ (except docs/history/), tools/, lib/, notebooks_export/, README.md, every subcommand's --help, and
+# docs/ (except docs/history/), analysis/, tools/, lib/, notebooks_export/, README.md, every subcommand's --help, and
 # report.md / report.ipynb / the tables of a small `mixgraph report` run. A planted file checks first that
 # the scan can fail.
 #   cmake -DSOURCE_DIR=... -DMIXGRAPH=.../mixgraph -DWORK_DIR=... -P self_contained.cmake
@@ -34,7 +34,7 @@ if(NOT n_control EQUAL 1)
 endif()
 
 set(files "${SOURCE_DIR}/README.md")
-foreach(dir docs tools lib notebooks_export)
+foreach(dir docs analysis tools lib notebooks_export)
   file(GLOB_RECURSE more LIST_DIRECTORIES false "${SOURCE_DIR}/${dir}/*")
   list(FILTER more EXCLUDE REGEX "/docs/history/|\\.(png|pdf)$")
   list(APPEND files ${more})

@@ -6,6 +6,7 @@
 
 #include "cmd_congestion_stack.hpp"
 #include "congestion_text.hpp"
+#include "mixgraph/analysis/congestion_sweep.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/congestion.hpp"
@@ -95,62 +96,23 @@ int run_congestion(const CongestionCliOptions& o) {
   }
   o.common.apply();
   const Format fmt = o.common.fmt();
-  CongestionOptions co;
-  co.seed = o.seed;
-  co.lp = o.lp;
-  co.mem_limit = o.common.mem_limit_bytes();
-  if (!o.routing.empty()) select_routings(co, o.routing);  // CLI11 checked the name
-  std::vector<PatternSpec> trees;  // each --pattern parsed once: estimates and builds take the tree
-  for (const auto& pat : o.patterns) trees.push_back(parse_pattern_spec(pat, false));
-  // the rows of one tree (the pattern as given in the output)
-  auto analyse = [&](std::size_t k, std::uint64_t n) {
-    CongestionResult r = analyse_congestion(trees[k], n, co);
-    r.pattern = o.patterns[k];
-    return r;
+  analysis::CongestionQuery q;
+  q.patterns = o.patterns;
+  q.copy_length = o.n_text;
+  q.sweep = o.sweep_text;
+  q.routing = o.routing;  // CLI11 checked the name
+  q.lp = o.lp;
+  q.seed = o.seed;
+  q.mem_limit = o.common.mem_limit_bytes();
+  q.keep_paths = !o.paths_file.empty();
+  const analysis::CongestionPlan plan = analysis::congestion_plan(q);
+  const auto& ns = plan.ns;
+  const bool single = plan.single;
+  // the JSON document's parameters, and the output's
+  auto with_paths = [&](analysis::Document d) {
+    if (!o.paths_file.empty()) d.parameters["paths"] = o.paths_file;
+    return d.json(o.common.format);
   };
-  std::vector<std::uint64_t> ns;
-  if (!o.sweep_text.empty()) {
-    if (!o.n_text.empty())
-      throw UsageError("give --copy-length (one copy length) or --sweep (several), not both");
-    ns = parse_sweep(o.sweep_text);
-    // the largest N first: a sweep that cannot finish is refused before any work
-    if (ns.back() > 0x7fffffffULL)
-      throw UsageError("--sweep: the copy length N = " + std::to_string(ns.back()) +
-                       " must be below 2^31 (the pattern has 2N tokens)");
-    for (std::size_t k = 0; k < trees.size(); ++k)
-      if (!trees[k].has_matrix())
-        check_memory(
-            estimate_pattern_bytes(trees[k], 2 * ns.back(), false), o.common.mem_limit_bytes(),
-            "pattern " + o.patterns[k] + " at the sweep's largest 2N = " + std::to_string(2 * ns.back()));
-  } else if (!o.n_text.empty()) {
-    ns = {parse_count(o.n_text, "--copy-length")};
-  } else {
-    bool all_mtx = true;
-    for (const auto& tree : trees) all_mtx = all_mtx && tree.has_matrix();
-    if (!all_mtx)
-      throw UsageError(
-          "--copy-length N (-N) is required (the pattern is taken on 2N tokens), or give --sweep");
-    ns = {0};  // mtx: N = n / 2 from the file
-  }
-  for (auto n : ns)
-    if (n < 1 && !o.n_text.empty()) throw UsageError("--copy-length (the copy length N) must be >= 1");
-  const bool single = ns.size() == 1 && o.patterns.size() == 1;
-  if (!o.paths_file.empty()) {
-    if (!single)
-      throw UsageError("--output writes one routing: give one --pattern and one --copy-length (no --sweep)");
-    co.keep_paths = true;
-  }
-  nlohmann::json params = {
-      {"pattern", o.patterns.size() == 1 ? nlohmann::json(o.patterns[0]) : nlohmann::json(o.patterns)},
-      {"routing", o.routing.empty() ? "default" : o.routing},
-      {"lp", o.lp},
-      {"seed", o.seed},
-      {"format", o.common.format}};
-  if (o.sweep_text.empty() && ns[0] > 0)
-    params["n"] = ns[0];
-  else
-    params["sweep"] = o.sweep_text;
-  if (!o.paths_file.empty()) params["paths"] = o.paths_file;
 
   std::vector<CongestionResult> results;
   // several rows: their JSON objects and table rows, computed here or gathered from shards (one per row)
@@ -161,8 +123,8 @@ int run_congestion(const CongestionCliOptions& o) {
   if (!single && sharded(o.checkpoint_dir)) {
     ShardJob job;
     job.what = "congestion --sweep";
-    nlohmann::json key = params;  // every parameter but the output format
-    key.erase("format");
+    // every parameter but the output format (no --output: it needs a single row)
+    const nlohmann::json key = analysis::congestion_parameters(q, plan);
     job.fingerprint = "congestion; mixgraph " + mixgraph::version() + "; " + key.dump();
     std::vector<std::pair<std::string, std::uint64_t>> points;
     for (auto& pat : o.patterns)
@@ -177,7 +139,8 @@ int run_congestion(const CongestionCliOptions& o) {
     job.compute = [&](const std::vector<std::size_t>& todo, const ShardJob::Emit& emit) {
       for (std::size_t i : todo) {
         const auto t0 = std::chrono::steady_clock::now();
-        const auto r = analyse(i / ns.size(), points[i].second);  // points run pattern by pattern
+        // points run pattern by pattern
+        const auto r = analysis::congestion_row_result(q, plan, i / ns.size(), points[i].second);
         const ojson row = {{"json", result_json(r, false)}, {"row", congestion_row(r)}};
         emit(i, row.dump(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
@@ -204,7 +167,7 @@ int run_congestion(const CongestionCliOptions& o) {
         const std::string& pat = o.patterns[k];
         if (stderr_is_tty() && !single)
           std::cerr << "\r[congestion] " << pat << " N = " << n << " ...   " << std::flush;
-        results.push_back(analyse(k, n));
+        results.push_back(analysis::congestion_row_result(q, plan, k, n));
         cli::step("congestion " + pat + " N = " + std::to_string(n), results.size(),
                   o.patterns.size() * ns.size());
       }
@@ -220,20 +183,15 @@ int run_congestion(const CongestionCliOptions& o) {
     const auto& r = results[0];
     // heads:P1;P2;...: the combined mixer (the union, above) and each head's pattern alone
     std::vector<CongestionResult> heads;
-    if (trees[0].kind == SpecKind::Heads && ns[0] > 0)
-      for (const auto& head : trees[0].parts) heads.push_back(analyse_congestion(head, ns[0], co));
+    if (plan.trees[0].kind == SpecKind::Heads && ns[0] > 0)
+      for (const auto& head : plan.trees[0].parts)
+        heads.push_back(analyse_congestion(head, ns[0], plan.options));
     if (!o.paths_file.empty()) {
       const std::string which = (o.routing.empty() || o.routing == "all") ? r.best_routing : o.routing;
       write_paths(o.paths_file, r, which);
     }
     if (fmt == Format::Json) {
-      auto j = json_header("congestion", 1, params);
-      j.update(result_json(r, true));
-      if (!heads.empty()) {
-        j["heads"] = ojson::array();
-        for (const auto& h : heads) j["heads"].push_back(result_json(h, false));
-      }
-      print_json(std::cout, j);
+      print_json(std::cout, with_paths(analysis::congestion_single_document(q, plan, r, heads)));
     } else if (fmt == Format::Csv) {
       // heads: a `head` column, "all" on the combined row and 1..H on the heads' rows (JSON's `heads`)
       auto header = congestion_row_header();
@@ -260,10 +218,7 @@ int run_congestion(const CongestionCliOptions& o) {
     return 0;
   }
   if (fmt == Format::Json) {
-    auto j = json_header("congestion", 1, params);
-    j["rows"] = ojson::array();
-    for (auto& rj : row_json) j["rows"].push_back(std::move(rj));
-    print_json(std::cout, j);
+    print_json(std::cout, with_paths(analysis::congestion_rows_document(q, plan, std::move(row_json))));
     return 0;
   }
   Table t(congestion_row_header());

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "cmd_stack.hpp"
+#include "mixgraph/analysis/pattern_sweep.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/growth.hpp"
@@ -80,6 +81,34 @@ ojson summary_json(const Run& r, bool lists) {
   return json::pattern_summary(r.pattern, r.prof, lists);
 }
 
+/// A sweep point's table row: n, nnz_A, nnz_B, total and max decode cost, max cache [, max kept set].
+std::vector<std::string> point_row(const analysis::PatternSweepPoint& pt) {
+  std::vector<std::string> row = {std::to_string(pt.n),
+                                  std::to_string(pt.nnz_a),
+                                  std::to_string(pt.nnz_b),
+                                  std::to_string(pt.total_decode_cost),
+                                  std::to_string(pt.max_decode_cost),
+                                  std::to_string(pt.max_cache)};
+  if (pt.cache_efficient) row.push_back(std::to_string(pt.max_kept_set));
+  return row;
+}
+
+/// A point from its shard record (checked by the shard's check).
+analysis::PatternSweepPoint point_of_record(const ojson& rec) {
+  const auto row = rec.at("row").get<std::vector<std::string>>();
+  analysis::PatternSweepPoint pt;
+  pt.n = std::stoull(row[0]);
+  pt.nnz_a = std::stoull(row[1]);
+  pt.nnz_b = std::stoull(row[2]);
+  pt.total_decode_cost = rec.at("work").get<std::uint64_t>();
+  pt.max_decode_cost = std::stoull(row[4]);
+  pt.max_cache = rec.at("cache").get<std::uint64_t>();
+  pt.cache_efficient = rec.at("ce").get<bool>();
+  if (pt.cache_efficient) pt.max_kept_set = std::stoull(row[6]);
+  pt.json = rec.at("json");
+  return pt;
+}
+
 std::string fit_text(const GrowthFit& f) {
   std::string s = f.best + " (relative residual " + fmt_double(f.residual, 3) + ")";
   if (f.ambiguous)
@@ -89,33 +118,22 @@ std::string fit_text(const GrowthFit& f) {
   return s;
 }
 
-int run_sweep(const PatternOptions& o, const PatternSpec& spec, const nlohmann::json& params) {
+int run_sweep(const PatternOptions& o, const PatternSpec& spec) {
   if (o.profile || !o.rows_text.empty())
     throw UsageError("--profile and --rows need one n; leave out --sweep (or run once per n)");
-  if (spec.has_matrix()) throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
-  const auto ns = parse_sweep(o.sweep_text);
-  // the largest n first: a sweep that cannot finish is refused before any work
-  check_memory(estimate_pattern_bytes(spec, ns.back(), false), o.common.mem_limit_bytes(),
-               "pattern " + o.pattern + " at the sweep's largest n = " + std::to_string(ns.back()));
-  // one record per n: its JSON object and table row (also the shards of a sharded run, docs/scaling.md)
-  auto record = [&](std::size_t i) {
-    const Run r = analyse(o, spec, ns[i], false);
-    std::vector<std::string> row = {std::to_string(r.pattern.n),
-                                    std::to_string(r.prof.nnz_a),
-                                    std::to_string(r.prof.nnz_b),
-                                    std::to_string(r.prof.total_decode_cost),
-                                    std::to_string(r.prof.max_decode_cost),
-                                    std::to_string(r.prof.max_cache)};
-    const bool ce = r.pattern.family == PatternFamily::CacheEfficient;
-    if (ce) row.push_back(std::to_string(r.prof.max_kept_set));
-    return ojson{{"json", summary_json(r, false)},
-                 {"row", row},
-                 {"work", r.prof.total_decode_cost},
-                 {"cache", r.prof.max_cache},
-                 {"ce", ce}};
-  };
-  std::vector<ojson> recs;
+  analysis::PatternSweepQuery q{o.pattern, o.sweep_text, o.common.threads, o.common.mem_limit_bytes(), {}};
+  const auto ns = analysis::pattern_sweep_ns(q, spec);
+  std::vector<analysis::PatternSweepPoint> points;
   if (sharded(o.checkpoint_dir)) {
+    // one record per n (the shards of a sharded run, docs/scaling.md): its JSON object and table row
+    auto record = [&](std::size_t i) {
+      const auto pt = analysis::pattern_sweep_point(q, spec, ns[i]);
+      return ojson{{"json", pt.json},
+                   {"row", point_row(pt)},
+                   {"work", pt.total_decode_cost},
+                   {"cache", pt.max_cache},
+                   {"ce", pt.cache_efficient}};
+    };
     std::vector<double> costs;  // a profile is O(n log n) for the cache-efficient patterns
     for (auto n : ns) costs.push_back(static_cast<double>(n) + 1024.0);
     const auto got = run_item_shards(
@@ -132,52 +150,37 @@ int run_sweep(const PatternOptions& o, const PatternSpec& spec, const nlohmann::
           rec.at("work").get<std::uint64_t>();
         });
     if (!got) return 0;  // ranks other than 0 print nothing
-    for (const auto& bytes : *got) recs.push_back(ojson::parse(bytes));
+    for (std::size_t i = 0; i < got->size(); ++i) points.push_back(point_of_record(ojson::parse((*got)[i])));
   } else {
     for (std::size_t i = 0; i < ns.size(); ++i) {
       if (stderr_is_tty()) std::cerr << "\r[pattern] n = " << ns[i] << " ..." << std::flush;
-      recs.push_back(record(i));
+      points.push_back(analysis::pattern_sweep_point(q, spec, ns[i]));
       cli::step("pattern " + o.pattern + " n = " + std::to_string(ns[i]), i + 1, ns.size());
     }
     if (stderr_is_tty()) std::cerr << "\r" << std::string(40, ' ') << "\r";
   }
-  std::vector<double> xs, work, cache;
-  for (std::size_t i = 0; i < recs.size(); ++i) {
-    xs.push_back(static_cast<double>(ns[i]));
-    work.push_back(static_cast<double>(recs[i].at("work").get<std::uint64_t>()));
-    cache.push_back(static_cast<double>(recs[i].at("cache").get<std::uint64_t>()));
-  }
-  // the cache never exceeds n (|C_i| <= i): no class above O(n) for it, in either fit
-  const std::vector<std::string> up_to_n = {"O(1)", "O(log n)", "O(sqrt n)", "O(n)"};
-  const auto fw = fit_growth(xs, work), fc = fit_growth(xs, cache, up_to_n);
-  const auto pw = fit_power(xs, work, 2.0), pc = fit_power(xs, cache, 1.0);
-  const bool ce = !recs.empty() && recs[0].at("ce").get<bool>();
+  const bool ce = !points.empty() && points[0].cache_efficient;
   switch (o.common.fmt()) {
-    case Format::Json: {
-      auto j = json_header("pattern", 1, params);
-      j["pattern"] = o.pattern;
-      j["sweep"] = ojson::array();
-      for (auto& r : recs) j["sweep"].push_back(r.at("json"));
-      j["fits"] = {{"total_decode_cost", json::menu_fit(fw)}, {"max_cache", json::menu_fit(fc)}};
-      j["fits"]["total_decode_cost"]["free"] = json::power_fit(pw, 2.0);
-      j["fits"]["max_cache"]["free"] = json::power_fit(pc, 1.0);
-      print_json(std::cout, j);
+    case Format::Json:
+      print_json(std::cout, analysis::pattern_sweep_document(q, points).json(o.common.format));
       break;
-    }
     case Format::Csv:
     case Format::Table: {
       std::vector<std::string> h = {"n",        "nnz_A", "nnz_B", "total_decode_cost", "max_decode_cost",
                                     "max_cache"};
       if (ce) h.push_back("max_kept_set");
       Table t(h);
-      for (auto& r : recs) t.add(r.at("row").get<std::vector<std::string>>());
+      for (const auto& pt : points) t.add(point_row(pt));
       if (o.common.fmt() == Format::Csv) {
         t.print_csv(std::cout);
       } else {
+        const auto f = analysis::pattern_sweep_fits(points);
         std::cout << "pattern " << o.pattern << "\n\n";
         t.print_text(std::cout);
-        std::cout << "\ngrowth of total decode cost: " << pw.label << "; menu fit " << fit_text(fw) << "\n";
-        std::cout << "growth of max cache:         " << pc.label << "; menu fit " << fit_text(fc) << "\n";
+        std::cout << "\ngrowth of total decode cost: " << f.work_free.label << "; menu fit "
+                  << fit_text(f.work) << "\n";
+        std::cout << "growth of max cache:         " << f.cache_free.label << "; menu fit "
+                  << fit_text(f.cache) << "\n";
         std::cout
             << "(free fit c n^a (log n)^b + lower-order term, 95% interval for a; a class is printed only "
                "when the data decide it; --format json has the statistics)\n";
@@ -203,10 +206,7 @@ int run_pattern(const PatternOptions& o) {
     return run_stack_pattern(sr);
   }
   const PatternSpec spec = parse_pattern_spec(o.pattern, false);  // the one parse of --pattern
-  if (!o.sweep_text.empty()) {
-    params["sweep"] = o.sweep_text;
-    return run_sweep(o, spec, params);
-  }
+  if (!o.sweep_text.empty()) return run_sweep(o, spec);
   if (!o.checkpoint_dir.empty()) throw UsageError("--checkpoint keeps the points of a --sweep: give --sweep");
   std::uint64_t n = 0;
   const bool is_mtx = spec.has_matrix();  // n from the files

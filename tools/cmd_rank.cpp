@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cmd_stack.hpp"
+#include "mixgraph/analysis/interaction_ranks.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/interaction.hpp"
@@ -38,8 +39,6 @@ struct RankOptions {
   std::string weights_a, weights_b;  // the user's weights (one head), else seeded
   AttentionOptions attn;             // --attn-q / --attn-k: a real attention head on A
 };
-/// The largest --n of `rank loglinear`: its summary is O(T) (a few seconds at 2^28).
-constexpr std::uint64_t kMaxLogLinearT = 1ull << 28;
 
 struct LogLinearOptions {
   CommonOptions common;
@@ -362,50 +361,13 @@ int run_rank(const RankOptions& o) {
 
 int run_loglinear(const LogLinearOptions& o) {
   o.common.apply();
-  if (o.t_text.empty()) throw UsageError("--n is required (the number of queries)");
-  const auto T = parse_count(o.t_text, "--n");
-  if (T < 1) throw UsageError("--n must be >= 1 (the number of queries)");
-  if (T > kMaxLogLinearT) throw UsageError("--n must be <= 2^28 (the summary walks every query)");
-  if (o.numeric_limit > 4096) throw UsageError("--numeric-limit must be <= 4096 (a dense T x T matrix)");
-  const auto seed = o.seed;
-  if (T <= o.numeric_limit)
-    check_memory(8ull * T * T * 2, o.common.mem_limit_bytes(), "dense M^H at T = " + std::to_string(T));
-  const auto s = loglinear_summary(T, seed, o.numeric_limit);
-  DyadicRanks pd;
+  const auto res =
+      analysis::loglinear({o.t_text, o.seed, o.numeric_limit, o.pattern, o.common.mem_limit_bytes()});
+  const auto& s = res.summary;
+  const auto T = s.T;
   const bool with_pattern = !o.pattern.empty();
-  if (with_pattern) {
-    if (T > 4096 || T < 2)
-      throw UsageError("--pattern with loglinear needs the dense operator: 2 <= T <= 4096");
-    check_memory(8ull * T * T * 2, o.common.mem_limit_bytes(), "dense operator for --pattern");
-    const auto p = make_pattern(o.pattern, T);
-    const auto iw = induced_weights(p, seed);
-    pd = dyadic_block_ranks_transposed(dense_operator_transposed(iw.w), default_rank_tolerance(p.n));
-  }
-  nlohmann::json pj = {
-      {"T", T}, {"seed", seed}, {"numeric_limit", o.numeric_limit}, {"format", o.common.format}};
-  if (with_pattern) pj["pattern"] = o.pattern;
-  const std::string idx =
-      "queries t and keys s are 0-indexed (t = 0..T-1), as in the log-linear attention paper";
   if (o.common.fmt() == Format::Json) {
-    auto j = json_header("rank.loglinear", 1, pj);
-    j["command"] = "rank loglinear";
-    j["indexing"] = idx;
-    j["T"] = T;
-    j["max_levels"] = s.max_levels;
-    j["max_levels_query"] = s.argmax_query;
-    j["level_indices_used"] = s.level_indices;
-    j["queries_with_buckets"] = s.queries_with_buckets;
-    if (T <= 4096) {
-      std::vector<std::uint32_t> b;
-      for (std::uint64_t t = 0; t < T; ++t) b.push_back(loglinear_buckets(t));
-      j["buckets_per_query"] = b;
-    }
-    j["dyadic_blocks_rank_le_1"] = s.dyadic_blocks_rank_le_1;
-    j["dyadic_blocks_checked"] = s.dyadic_blocks;
-    j["dyadic_numeric"] = s.numeric_done ? json::dyadic(s.numeric) : ojson(nullptr);
-    j["tolerance"] = s.tolerance;
-    if (with_pattern) j["pattern_dyadic"] = {{"pattern", o.pattern}, {"blocks", json::dyadic(pd)}};
-    print_json(std::cout, j);
+    print_json(std::cout, res.document.json(o.common.format));
     return 0;
   }
   if (o.common.fmt() == Format::Csv) {
@@ -419,7 +381,7 @@ int run_loglinear(const LogLinearOptions& o) {
       std::cout,
       {{"operator",
         "log-linear attention mask M^H_{t,s} = lambda_t^(level(t,s)), level = bit_length(t XOR s)"},
-       {"indexing", idx},
+       {"indexing", res.document.body.at("indexing").get<std::string>()},
        {"T", std::to_string(T)},
        {"buckets of query t", "1 + popcount(t) (non-empty levels)"},
        {"max_levels", std::to_string(s.max_levels) + " (first at query t = " +
@@ -439,7 +401,7 @@ int run_loglinear(const LogLinearOptions& o) {
   }
   if (with_pattern) {
     std::cout << "\nthe same for pattern " << o.pattern << " (M = (I - B)^{-1} A at n = T):\n";
-    print_dyadic_table(pd, std::cout);
+    print_dyadic_table(res.pattern_dyadic, std::cout);
   }
   return 0;
 }
@@ -462,87 +424,23 @@ void print_interaction_csv(const InteractionRank& r, std::ostream& os) {
   t.print_csv(os);
 }
 
-ojson interaction_json(const InteractionRank& r) {
-  ojson j;
-  j["interaction_rank"] = r.rank;
-  j["singular_values"] = r.singular_values;
-  j["residual_by_heads"] = r.residual_by_heads;
-  j["residual_at_rank_minus_1"] = r.rank >= 1 ? ojson(r.residual_by_heads[r.rank - 1]) : ojson(nullptr);
-  j["residual_at_rank"] = r.residual_by_heads[r.rank];
-  j["tolerance"] = r.tolerance;
-  j["tolerance_rule"] = "k = #{l : sigma_l > tolerance * sigma_1}";
-  return j;
-}
-
 int run_ssm(const SsmOptions& o) {
   o.common.apply();
-  if (o.n_text.empty()) throw UsageError("--n is required (the sequence length)");
-  const auto n = parse_count(o.n_text, "--n");
-  if (n < 1) throw UsageError("--n must be >= 1 (the sequence length)");
-  if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default 1e-8)");
-  const auto seed = o.seed;
-  SsmMatrices m;
-  std::string source;
-  if (!o.example.empty()) {
-    if (o.example != "rotation") throw UsageError("--example must be 'rotation'");
-    if (!o.matrices.empty()) throw UsageError("give either --example or --matrices, not both");
-    m = rotation_ssm();
-    source = "rotation example: Abar = [[0,-1],[1,0]], Bbar = C = I";
-  } else if (!o.matrices.empty()) {
-    const auto a = o.matrices.find(','), b = o.matrices.find(',', a == std::string::npos ? a : a + 1);
-    if (a == std::string::npos || b == std::string::npos || o.matrices.find(',', b + 1) != std::string::npos)
-      throw UsageError("--matrices needs three files: A.mtx,B.mtx,C.mtx");
-    m = read_ssm_matrices(o.matrices.substr(0, a), o.matrices.substr(a + 1, b - a - 1),
-                          o.matrices.substr(b + 1));
-    source = "files " + o.matrices;
-  } else {
-    if (o.state_text.empty() || o.p_text.empty() || o.d_text.empty())
-      throw UsageError(
-          "--state, --out-channels (--p) and --in-channels (--d) are required for a random SSM (or give "
-          "--matrices or --example rotation)");
-    const auto N = parse_count(o.state_text, "--state"), P = parse_count(o.p_text, "--out-channels"),
-               D = parse_count(o.d_text, "--in-channels");
-    if (N < 1 || P < 1 || D < 1)
-      throw UsageError(std::string(N < 1   ? "--state"
-                                   : P < 1 ? "--out-channels (--p)"
-                                           : "--in-channels (--d)") +
-                       " must be >= 1");
-    if (N > 4096 || P > 65536 || D > 65536 || P * D > 65536)
-      throw UsageError("--state must be <= 4096 and p*d <= 65536");
-    m = random_stable_ssm(static_cast<std::uint32_t>(N), static_cast<std::uint32_t>(P),
-                          static_cast<std::uint32_t>(D), seed);
-    source = "random stable: Abar = 0.95 G / ||G||_2, G uniform in [-1,1); Bbar, C uniform in [-1,1)/sqrt(N)";
-  }
-  auto check_dim = [](const std::string& text, Eigen::Index v, const char* what) {
-    if (!text.empty() && parse_count(text, what) != static_cast<std::uint64_t>(v))
-      throw UsageError(std::string(what) + " = " + text + " does not match the matrices (" +
-                       std::to_string(v) + ")");
-  };
-  if (!o.example.empty() || !o.matrices.empty()) {
-    check_dim(o.state_text, m.A.rows(), "--state");
-    check_dim(o.p_text, m.C.rows(), "--out-channels");
-    check_dim(o.d_text, m.B.cols(), "--in-channels");
-  }
-  const auto pdim = static_cast<std::uint64_t>(m.C.rows() * m.B.cols());
-  check_memory(sat_mul(sat_mul(n, pdim), 24), o.common.mem_limit_bytes(), "lag stack n x pd");
-  const auto r = ssm_interaction_rank(m, n, o.tol);
-  const std::uint64_t bound = std::min<std::uint64_t>({static_cast<std::uint64_t>(m.A.rows()), pdim, n});
-  nlohmann::json pj = {{"n", n},          {"state", m.A.rows()}, {"p", m.C.rows()},
-                       {"d", m.B.cols()}, {"seed", seed},        {"format", o.common.format}};
-  if (!o.matrices.empty()) pj["matrices"] = o.matrices;
-  if (!o.example.empty()) pj["example"] = o.example;
-  if (o.tol > 0) pj["tol"] = o.tol;
+  analysis::SsmQuery q;
+  q.n = o.n_text;
+  q.state = o.state_text;
+  q.p = o.p_text;
+  q.d = o.d_text;
+  q.matrices = o.matrices;
+  q.example = o.example;
+  q.seed = o.seed;
+  q.tol = o.tol;
+  q.mem_limit = o.common.mem_limit_bytes();
+  const auto res = analysis::ssm_rank(q);
+  const auto& r = res.rank;
+  const auto n = res.n;
   if (o.common.fmt() == Format::Json) {
-    auto j = json_header("rank.ssm", 1, pj);
-    j["command"] = "rank ssm";
-    j["source"] = source;
-    j["stack"] =
-        "rows tau = 0..n-1: sqrt(n - tau) vec(C Abar^tau Bbar) (each lag weighted by its n - tau pairs)";
-    j.update(interaction_json(r));
-    j["rank_bound"] = bound;
-    if (o.example == "rotation")
-      j["single_head_error"] = r.residual_by_heads.size() > 1 ? r.residual_by_heads[1] : 0.0;
-    print_json(std::cout, j);
+    print_json(std::cout, res.document.json(o.common.format));
     return 0;
   }
   if (o.common.fmt() == Format::Csv) {
@@ -550,12 +448,12 @@ int run_ssm(const SsmOptions& o) {
     return 0;
   }
   print_kv(std::cout,
-           {{"SSM", source},
-            {"n, N, p, d", std::to_string(n) + ", " + std::to_string(m.A.rows()) + ", " +
-                               std::to_string(m.C.rows()) + ", " + std::to_string(m.B.cols())},
+           {{"SSM", res.source},
+            {"n, N, p, d", std::to_string(n) + ", " + std::to_string(res.state) + ", " +
+                               std::to_string(res.p) + ", " + std::to_string(res.d)},
             {"stack", "sqrt(n - tau) vec(C Abar^tau Bbar), tau < n"},
             {"interaction rank k", std::to_string(r.rank) + " (sigma_l > " + fmt_double(r.tolerance, 3) +
-                                       " sigma_1; bound min(N, pd, n) = " + std::to_string(bound) + ")"},
+                                       " sigma_1; bound min(N, pd, n) = " + std::to_string(res.bound) + ")"},
             {"best (k-1)-head residual", r.rank >= 1 ? fmt_double(r.residual_by_heads[r.rank - 1], 6) : "-"},
             {"best k-head residual", fmt_double(r.residual_by_heads[r.rank], 6) + " (rounding level)"}});
   std::cout << "\n";
@@ -569,44 +467,11 @@ int run_ssm(const SsmOptions& o) {
 
 int run_heads(const HeadsOptions& o) {
   o.common.apply();
-  if (o.patterns.empty()) throw UsageError("give one --pattern per head");
-  if (o.n_text.empty() || o.p_text.empty() || o.d_text.empty())
-    throw UsageError("--n, --out-channels and --in-channels are required");
-  const auto n = parse_count(o.n_text, "--n"), P = parse_count(o.p_text, "--out-channels"),
-             D = parse_count(o.d_text, "--in-channels");
-  if (n < 1 || P < 1 || D < 1)
-    throw UsageError(std::string(n < 1   ? "--n"
-                                 : P < 1 ? "--out-channels (--p)"
-                                         : "--in-channels (--d)") +
-                     " must be >= 1");
-  if (n > 1024) throw UsageError("rank heads builds every pair: --n must be <= 1024");
-  if (P > 4096 || D > 4096 || P * D > 4096) throw UsageError("p*d must be <= 4096");
-  const auto seed = o.seed;
-  const std::uint64_t H = o.patterns.size();
-  if (H > 1024)
-    throw UsageError("rank heads: at most 1024 heads (--pattern given " + std::to_string(H) + " times)");
-  // the pair stack, and each head's A and B (up to n(n+1)/2 reads each, 12 bytes a read) and V_h
-  check_memory(
-      8ull * (n * (n + 1) / 2) * P * D * 2 + 8ull * n * n * 2 + H * (12ull * n * (n + 1) + 8 * P * D),
-      o.common.mem_limit_bytes(), "pair stack and the heads' weights");
-  std::vector<WeightedPattern> heads;
-  std::vector<Eigen::MatrixXd> vals;
-  for (std::size_t h = 0; h < o.patterns.size(); ++h) {
-    heads.push_back(induced_weights(make_pattern(o.patterns[h], n), seed + h).w);
-    if (heads.back().a.n != heads[0].a.n) throw UsageError("every head's pattern must have the same n");
-    vals.push_back(random_value_matrix(static_cast<std::uint32_t>(P), static_cast<std::uint32_t>(D), seed,
-                                       static_cast<std::uint32_t>(h)));
-  }
-  const auto r = heads_interaction_rank(heads, vals, o.tol);
-  nlohmann::json pj = {{"patterns", o.patterns},   {"n", n}, {"p", P}, {"d", D}, {"seed", seed},
-                       {"format", o.common.format}};
+  const auto res = analysis::heads_rank(
+      {o.patterns, o.n_text, o.p_text, o.d_text, o.seed, o.tol, o.common.mem_limit_bytes()});
+  const auto& r = res.rank;
   if (o.common.fmt() == Format::Json) {
-    auto j = json_header("rank.heads", 1, pj);
-    j["command"] = "rank heads";
-    j["heads"] = o.patterns.size();
-    j["stack"] = "rows: vec(W_ij) for every pair j <= i, W_ij = sum_h [(I-B_h)^{-1}A_h]_ij V_h";
-    j.update(interaction_json(r));
-    print_json(std::cout, j);
+    print_json(std::cout, res.document.json(o.common.format));
     return 0;
   }
   if (o.common.fmt() == Format::Csv) {

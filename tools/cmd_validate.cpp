@@ -2,12 +2,11 @@
 #include <iostream>
 
 #include "gpu_options_env.hpp"
+#include "mixgraph/analysis/validate.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
-#include "mixgraph/semiring_backend.hpp"
 #include "mixgraph/solve_backend.hpp"
-#include "mixgraph/sweep.hpp"
 #include "mixgraph/validate.hpp"
 #include "mixgraph/weight_files.hpp"
 #include "option_types.hpp"
@@ -32,20 +31,27 @@ struct ValidateCliOptions {
 
 int run_validate(const ValidateCliOptions& o) {
   o.common.apply();
-  const BackendChoice be = choose_backend(parse_backend(o.backend));
-  const PatternSpec spec = parse_pattern_spec(o.pattern, false);  // the one parse: estimate and build
-  const bool is_mtx = spec.has_matrix();
-  const std::uint64_t n = pattern_n(spec, o.n_text);
-  if (!is_mtx && n < 1) throw UsageError("--n must be >= 1");
-  if (n > (1ULL << 22)) throw UsageError("--n: validate runs reference solves; use n <= 4194304 (2^22)");
-  check_memory(estimate_pattern_bytes(spec, n, false) * 6, o.common.mem_limit_bytes(),
-               "validate " + o.pattern + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(spec, n);
-  ValidateOptions vo;
-  vo.threads = o.common.threads;
-  vo.seed = o.seed;
-  if (o.heads < 0) throw UsageError("--heads must be >= 1");
-  if (o.heads > 0) vo.heads = o.heads;
+  analysis::ValidateQuery q;
+  q.pattern = o.pattern;
+  q.n = o.n_text;
+  q.backend = o.backend;
+  q.seed = o.seed;
+  q.heads = o.heads;
+  q.threads = o.common.threads;
+  q.mem_limit = o.common.mem_limit_bytes();
+  q.gpu_options = gpu_options_from_env();
+  if (!o.weights.a.empty()) q.weight_parameters["weights_a"] = o.weights.a;
+  if (!o.weights.b.empty()) q.weight_parameters["weights_b"] = o.weights.b;
+  if (!o.weights.gates.empty()) q.weight_parameters["gates"] = o.weights.gates;
+  if (!o.weights.input_gates.empty()) q.weight_parameters["input_gates"] = o.weights.input_gates;
+  if (o.attn.given()) {
+    q.weight_parameters["attn_q"] = o.attn.q;
+    q.weight_parameters["attn_k"] = o.attn.k;
+    q.weight_parameters["attn_kernel"] = o.attn.kernel;
+  }
+  analysis::ValidatePlan plan = analysis::validate_plan(q);
+  const Pattern& p = plan.pattern;
+  ValidateOptions& vo = plan.options;
   check_solve_attention(o.attn, o.weights);
   if (o.weights.any() || o.attn.given()) {
     // the user's weights replace the seeded ones in every (+, x) check and its references
@@ -64,64 +70,11 @@ int run_validate(const ValidateCliOptions& o) {
     vo.user_dh = dh;
     vo.user_label = o.attn.given() ? "heads, attention weights" : "heads, weights from files";
   }
-  const gpu::SolveOptions gpu_options = gpu_options_from_env();  // (the lambdas below keep a reference)
-  if (be.gpu) {
-    vo.other_name = "gpu";
-    vo.other_f32 = [&](const MixerWeights<float>& w, const float* x, float* y, std::size_t d) {
-      return solve_on(be, w, x, y, d, 0, gpu_options).kernel;
-    };
-    vo.other_f64 = [&](const MixerWeights<double>& w, const double* x, double* y, std::size_t d) {
-      return solve_on(be, w, x, y, d, 0, gpu_options).kernel;
-    };
-    vo.other_distances = [&](const SolveStructure& s, const std::vector<pos_t>& src,
-                             std::vector<std::uint32_t>& out) {
-      auto run = distances_on(be, s, src);
-      out = std::move(run.dist);
-      return run.kernel;
-    };
-    vo.other_reachability = [&](const SolveStructure& s, const std::vector<pos_t>& src,
-                                std::vector<std::uint8_t>& out) {
-      auto run = reachability_on(be, s, src);
-      out = std::move(run.reach);
-      return run.kernel;
-    };
-    vo.other_path_counts = [&](const SolveStructure& s, const std::vector<pos_t>& src, PathCounts& out) {
-      auto run = path_counts_on(be, s, src);
-      out = std::move(run.counts);
-      return run.kernel;
-    };
-  }
-  const ValidateResult r = validate_solve(p, vo);
+  const auto run = analysis::validate_run(q, plan);
+  const ValidateResult& r = run.result;
+  const BackendChoice& be = plan.backend;
   if (o.common.fmt() == Format::Json) {
-    nlohmann::json params = {{"pattern", o.pattern},
-                             {"n", p.n},
-                             {"backend", o.backend},
-                             {"seed", o.seed},
-                             {"format", o.common.format}};
-    if (o.heads > 0) params["heads"] = o.heads;
-    if (!o.weights.a.empty()) params["weights_a"] = o.weights.a;
-    if (!o.weights.b.empty()) params["weights_b"] = o.weights.b;
-    if (!o.weights.gates.empty()) params["gates"] = o.weights.gates;
-    if (!o.weights.input_gates.empty()) params["input_gates"] = o.weights.input_gates;
-    if (o.attn.given()) {
-      params["attn_q"] = o.attn.q;
-      params["attn_k"] = o.attn.k;
-      params["attn_kernel"] = o.attn.kernel;
-    }
-    auto j = json_header("validate", 1, params);
-    j["pattern"] = p.spec;
-    j["n"] = p.n;
-    j["family"] = to_string(p.family);
-    j["backend"] = be.name;
-    j["backend_reason"] = be.reason;
-    j["kernels"] = r.kernels;
-    j["sources"] = r.sources;
-    j["all_sources"] = r.all_sources;
-    j["checks"] = ojson::array();
-    for (const auto& c : r.checks)
-      j["checks"].push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
-    j["all_passed"] = r.all_passed;
-    print_json(std::cout, j);
+    print_json(std::cout, run.document.json(o.common.format));
   } else {
     Table t({"check", "result", "detail"});
     for (const auto& c : r.checks) t.add({c.name, c.passed ? "pass" : "FAIL", c.detail});

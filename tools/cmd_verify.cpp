@@ -1,14 +1,12 @@
 // mixgraph verify: the papers' propositions, checked numerically, with counterexamples.
 #include <iostream>
 
+#include "mixgraph/analysis/verify.hpp"
 #include "mixgraph/claims.hpp"
 #include "mixgraph/error.hpp"
-#include "mixgraph/pattern.hpp"
-#include "mixgraph/sweep.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
-#include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"
@@ -26,35 +24,13 @@ struct VerifyOptions {
 };
 
 std::string status(const ClaimOutcome& o) {
-  return o.verdict.empty() ? claim_verdict(o) : o.verdict;
+  return analysis::verify_status(o);
 }
 
 std::string skips_text(const ClaimOutcome& o) {
   std::string s;
   for (const auto& k : o.not_applicable) s += (s.empty() ? "" : "; ") + k.pattern + " (" + k.reason + ")";
   return s;
-}
-
-ojson to_json(const ClaimResult& r) {
-  const auto& o = r.outcome;
-  ojson j = {{"id", r.claim.id},
-             {"source", r.claim.source},
-             {"number", r.claim.number},
-             {"statement", r.claim.statement},
-             {"applies_to", r.claim.applies_to},
-             {"status", status(o)},
-             {"checked", o.checked},
-             {"worst", o.worst},
-             {"detail", o.detail},
-             {"seconds", r.seconds}};
-  j["passed"] = json::value_or_null(o.passed);
-  j["counterexample"] = json::value_or_null(o.counterexample);
-  j["error"] = json::value_or_null(o.error);
-  j["instances"] = o.instances;
-  j["not_applicable"] = ojson::array();
-  for (const auto& k : o.not_applicable)
-    j["not_applicable"].push_back({{"pattern", k.pattern}, {"reason", k.reason}});
-  return j;
 }
 
 int run_verify(const VerifyOptions& o) {
@@ -81,32 +57,21 @@ int run_verify(const VerifyOptions& o) {
       t.print_text(std::cout);
     return 0;
   }
-  // a pattern the user names must parse (exit 2 with the parser's message) before any claim runs; one that
-  // parses but is outside a claim's scope is that claim's NOT APPLICABLE, as the claims decide
-  for (const auto& spec : o.patterns) {
-    const PatternSpec tree = parse_pattern_spec(spec, false);
-    make_pattern(tree, tree.has_matrix() ? 0 : 64);
-  }
-  ClaimContext ctx;
-  ctx.patterns = o.patterns;
-  ctx.threads = o.common.threads;
-  if (!o.n_max.empty()) ctx.n_max = parse_count(o.n_max, "--n-max");
-  if (!o.n_max.empty() && (ctx.n_max < 2 || ctx.n_max > (1ull << 24)))
-    throw UsageError("--n-max must be between 2 and 2^24 (got " + o.n_max + ")");
+  analysis::VerifyQuery q;
+  q.claims = o.claims;
+  q.patterns = o.patterns;
+  q.n_max = o.n_max;
+  q.threads = o.common.threads;
+  const ClaimContext ctx = analysis::verify_context(q);
+  const auto ids = analysis::verify_claim_ids(q);
   std::vector<ClaimResult> results;
-  // Run one at a time so progress can be shown.
-  const auto ids = o.claims.empty() ? [] {
-    std::vector<std::string> v;
-    for (const auto& c : registered_claims()) v.push_back(c.id);
-    return v;
-  }()
-                                    : o.claims;
   // several MPI ranks or a checkpoint folder: one shard per claim instance or claim (docs/scaling.md)
   if (sharded(o.checkpoint_dir)) {
     auto merged = sharded_claims(ids, ctx, o.checkpoint_dir);
     if (!merged) return 0;  // ranks other than 0 print nothing
     results = std::move(*merged);
   }
+  // Run one at a time so progress can be shown.
   for (const auto& id : results.empty() ? ids : std::vector<std::string>{}) {
     stage(id);
     if (stderr_is_tty()) std::cerr << "\r[verify] " << id << " ..." << std::string(20, ' ') << std::flush;
@@ -119,18 +84,10 @@ int run_verify(const VerifyOptions& o) {
     const auto s = status(r.outcome);
     (s == "PASSED" ? passed : s == "FAILED" ? failed : s == "ERROR" ? errors : not_applicable)++;
   }
-  nlohmann::json params = {{"claims", o.claims}, {"patterns", o.patterns}, {"format", o.common.format}};
-  params["n_max"] = ctx.n_max ? nlohmann::json(ctx.n_max) : nlohmann::json("default");
   switch (o.common.fmt()) {
-    case Format::Json: {
-      auto j = json_header("verify", 1, params);
-      j["claims"] = ojson::array();
-      for (const auto& r : results) j["claims"].push_back(to_json(r));
-      j["summary"] = {
-          {"passed", passed}, {"failed", failed}, {"errors", errors}, {"not_applicable", not_applicable}};
-      print_json(std::cout, j);
+    case Format::Json:
+      print_json(std::cout, analysis::verify_document(q, ctx, results).json(o.common.format));
       break;
-    }
     case Format::Csv: {
       Table t({"id", "status", "statement", "checked", "worst", "counterexample", "error", "not_applicable"});
       for (const auto& r : results)

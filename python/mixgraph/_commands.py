@@ -1,7 +1,9 @@
 """The CLI's remaining commands from Python: validate, verify, report, the pattern and congestion sweeps, and
-the interaction ranks (``rank loglinear|ssm|heads``). Each runs the CLI's own code in-process (not a
-subprocess) and returns a Result whose ``to_dict()`` is the command's ``--format json`` output without the
-header fields. Long calls release the GIL, take ``progress=`` and stop on Ctrl-C (KeyboardInterrupt)."""
+the interaction ranks (``rank loglinear|ssm|heads``). Each returns a Result whose ``to_dict()`` is the
+command's ``--format json`` output without the header fields (``header``). validate, verify, the sweeps and
+the ranks call the analyses both front ends share (analysis/, bound in python/src/bind_analysis.cpp)
+directly; report still runs the CLI's own code in-process (python/src/bind_cli.cpp). Long calls release the
+GIL, take ``progress=`` and stop on Ctrl-C (KeyboardInterrupt)."""
 
 import json
 import os
@@ -68,21 +70,50 @@ def _python_names(message, names):
     return _FLAG.sub(lambda m: names.get(m.group(0), _NAMES.get(m.group(0), m.group(0))), message)
 
 
-def _run(kind, args, progress=None, total=None, ok_codes=(0,), names=None):
+def _run(kind, args, progress=None, names=None):
+    """Runs ``mixgraph <args>`` in-process (bind_cli.cpp) for the commands not yet in analysis/."""
     cb, bar = _progress(_args.progress(progress), kind)
     try:
-        code, out = _core._cli([str(a) for a in args], cb, -1 if total is None else total)
+        code, out = _core._cli([str(a) for a in args], cb, -1)
+    except (_core.UsageError, _core.InputError) as e:  # the same class, with the Python argument names
+        names = {"--pattern": "pattern", **(names or {})}
+        raise type(e)(_python_names(str(e), names)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    if code != 0 or not out.strip():
+        raise _core.RuntimeFailure(f"mixgraph {args[0]} ended with exit code {code}")
+    j = json.loads(out)
+    header = {k: j.pop(k) for k in _HEADER if k in j}
+    return Result(kind, j, {"header": header})
+
+
+def _document(kind, call, progress=None, names=None):
+    """call(progress_callback) -> the analysis's JSON document (dict); a Result of its body, with the header
+    fields as ``header``. Argument errors name the Python arguments."""
+    cb, bar = _progress(_args.progress(progress), kind)
+    try:
+        j = call(cb)
     except (_core.UsageError, _core.InputError) as e:  # the same class, with the Python argument names
         names = {"--pattern": "patterns" if kind == "verify" else "pattern", **(names or {})}
         raise type(e)(_python_names(str(e), names)) from None
     finally:
         if bar is not None:
             bar.close()
-    if code not in ok_codes or not out.strip():
-        raise _core.RuntimeFailure(f"mixgraph {args[0]} ended with exit code {code}")
-    j = json.loads(out)
     header = {k: j.pop(k) for k in _HEADER if k in j}
     return Result(kind, j, {"header": header})
+
+
+def _member(value, name, choices):
+    """The CLI's check of an option with fixed choices, with its message (``name: x not in {a,b}``)."""
+    if value is not None and value not in choices:
+        raise _core.UsageError(f"{name}: {value} not in {{{','.join(choices)}}}")
+    return value
+
+
+def _text(v):
+    """A count as the CLI's text ('' for None)."""
+    return "" if v is None else str(v)
 
 
 def _specs(p):
@@ -101,66 +132,40 @@ def validate(pattern, n=None, *, backend="auto", seed=1, threads=0, mem_limit=No
     exception (``all_passed`` is False; the CLI exits 1).
 
     heads, weights_a, weights_b, gates, input_gates, attn_q, attn_k, attn_kernel: the CLI's ``--heads``
-    and weight options (as ``solve``'s keywords: a .npy path or a 2-D array; arrays are written to a
-    temporary .npy first): the checks run with these weights instead of the seeded ones. gates need heads
-    (their columns)."""
+    and weight options (as ``solve``'s keywords: a .npy path or a 2-D array, read in place): the checks
+    run with these weights instead of the seeded ones. gates need heads (their columns)."""
     pattern, n = _args.text(pattern, "pattern"), _args.count(n, "n", optional=True)
     backend, seed = _args.text(backend, "backend"), _args.seed(seed)
     heads = None if heads is None else _args.integer(heads, "heads", 1, 2**31 - 1)
     attn_kernel = _args.text(attn_kernel, "attn_kernel")
     threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
-    args = ["validate", "-p", pattern]
-    if n is not None:
-        args += ["-n", n]
-    args += ["--backend", backend, "--seed", seed]
-    _opt(args, "--heads", heads)
-    weights = {"weights-a": weights_a, "weights-b": weights_b, "gates": gates, "input-gates": input_gates,
-               "attn-q": attn_q, "attn-k": attn_k}
-    with _weight_files(weights) as flags:
-        if attn_q is not None or attn_k is not None:
-            flags += ["--attn-kernel", attn_kernel]
-        return _run("validate", _common(args + flags, threads, mem_limit), ok_codes=(0, 1))
+    _member(backend, "backend", ("auto", "cpu", "gpu"))
+    if attn_q is not None or attn_k is not None:
+        _member(attn_kernel, "attn_kernel", ("softmax", "linear"))
+    weights = {name: _weight(v, name) for name, v in (
+        ("weights_a", weights_a), ("weights_b", weights_b), ("gates", gates), ("input_gates", input_gates),
+        ("attn_q", attn_q), ("attn_k", attn_k))}
+    return _document("validate", lambda cb: _core._validate(
+        pattern, _text(n), backend, seed, 0 if heads is None else heads, threads, mem_limit, **weights,
+        attn_kernel=attn_kernel))
 
 
-class _weight_files:
-    """The weight options as CLI flags: paths as given, arrays saved to .npy files in a temporary
-    directory removed on exit."""
+def _weight(v, name):
+    """A weight argument as the core takes it: None, a path (str) as given, or a 2-D C-contiguous float32 /
+    float64 array (other real dtypes converted to float64)."""
+    if v is None:
+        return None
+    if isinstance(v, (str, bytes, os.PathLike)):
+        return os.fsdecode(_args.path(v, name))
+    import numpy as np
 
-    def __init__(self, weights):
-        self.weights, self.dir = weights, None
-
-    def __enter__(self):
-        import os
-        import tempfile
-
-        import numpy as np
-
-        flags = []
-        for name, v in self.weights.items():
-            if v is None:
-                continue
-            if isinstance(v, (str, bytes, os.PathLike)):
-                v = _args.path(v, name.replace("-", "_"))
-            else:
-                if self.dir is None:
-                    self.dir = tempfile.TemporaryDirectory(prefix="mixgraph-weights-")
-                path = os.path.join(self.dir.name, name + ".npy")
-                try:
-                    a = np.asarray(v)
-                except (TypeError, ValueError) as e:  # ragged nested lists and the like
-                    raise _core.UsageError(f"{name.replace('-', '_')} is not an array of numbers ({e})") from None
-                if a.dtype.kind not in "fiub" or a.ndim != 2:
-                    raise _core.UsageError(f"{name.replace('-', '_')} must be a 2-D array of real numbers (got "
-                                           f"dtype {a.dtype}, shape {a.shape})")
-                np.save(path, a if a.dtype in (np.float32, np.float64) else a.astype(np.float64))
-                v = path
-            flags += ["--" + name, os.fsdecode(v)]
-        return flags
-
-    def __exit__(self, *exc):
-        if self.dir is not None:
-            self.dir.cleanup()
-        return False
+    try:
+        a = np.asarray(v)
+    except (TypeError, ValueError) as e:  # ragged nested lists and the like
+        raise _core.UsageError(f"{name} is not an array of numbers ({e})") from None
+    if a.dtype.kind not in "fiub" or a.ndim != 2:
+        raise _core.UsageError(f"{name} must be a 2-D array of real numbers (got dtype {a.dtype}, shape {a.shape})")
+    return np.ascontiguousarray(a if a.dtype in (np.float32, np.float64) else a.astype(np.float64))
 
 
 def claim_ids():
@@ -184,14 +189,8 @@ def verify(claims=None, *, patterns=None, n_max=None, threads=0, mem_limit=None,
     patterns = None if patterns is None else _args.specs(patterns, "patterns")
     n_max = None if n_max is None else _args.count(n_max, "n_max")
     threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
-    args = ["verify"]
-    for c in ids or []:
-        args += ["--claim", c]
-    for p in [] if patterns is None else patterns:
-        args += ["--pattern", p]
-    _opt(args, "--n-max", n_max)
-    total = len(ids) if ids else len(_core._claim_ids())
-    return _run("verify", _common(args, threads, mem_limit), progress, total)
+    return _document("verify", lambda cb: _core._verify(ids or [], patterns or [], _text(n_max), threads,
+                                                      mem_limit, cb), progress)
 
 
 def report(out, patterns=None, n=None, *, force=False, seed=1, dense_cap=None, heatmap_cap=None, svg_cap=None,
@@ -242,8 +241,7 @@ def pattern_sweep(pattern, sweep, *, threads=0, mem_limit=None, progress=None):
     called after each n (done of total sweep points), or True (tqdm); Ctrl-C stops it at the next n."""
     pattern, sweep = _args.text(pattern, "pattern"), _args.text(sweep, "sweep")
     threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
-    args = ["pattern", "-p", pattern, "--sweep", sweep]
-    return _run("pattern", _common(args, threads, mem_limit), progress)
+    return _document("pattern", lambda cb: _core._pattern_sweep(pattern, sweep, threads, mem_limit, cb), progress)
 
 
 def congestion_sweep(patterns, sweep, *, routing=None, lp=False, seed=1, threads=0, mem_limit=None, progress=None):
@@ -257,14 +255,9 @@ def congestion_sweep(patterns, sweep, *, routing=None, lp=False, seed=1, threads
     patterns, sweep = _args.specs(patterns), _args.text(sweep, "sweep")
     routing, lp, seed = _args.text(routing, "routing", optional=True), _args.flag(lp, "lp"), _args.seed(seed)
     threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
-    args = ["congestion"]
-    for p in patterns:
-        args += ["-p", p]
-    args += ["--sweep", sweep, "--seed", seed]
-    _opt(args, "--routing", routing)
-    if lp:
-        args.append("--lp")
-    return _run("congestion", _common(args, threads, mem_limit), progress, names={"--pattern": "patterns"})
+    _member(routing, "routing", ("shift", "random", "minmax", "all"))
+    return _document("congestion", lambda cb: _core._congestion_sweep(
+        patterns, sweep, routing or "", lp, seed, threads, mem_limit, cb), progress, names={"--pattern": "patterns"})
 
 
 def loglinear(T, *, seed=1, numeric_limit=1024, pattern=None, threads=0, mem_limit=None):
@@ -276,9 +269,8 @@ def loglinear(T, *, seed=1, numeric_limit=1024, pattern=None, threads=0, mem_lim
     numeric_limit = _args.count(numeric_limit, "numeric_limit")
     pattern = _args.text(pattern, "pattern", optional=True)
     threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
-    args = ["rank", "loglinear", "-n", T, "--seed", seed, "--numeric-limit", numeric_limit]
-    _opt(args, "--pattern", pattern)
-    return _run("rank", _common(args, threads, mem_limit), names={"--n": "T"})
+    return _document("rank", lambda cb: _core._loglinear(_text(T), seed, _text(numeric_limit), pattern or "",
+                                                       threads, mem_limit), names={"--n": "T"})
 
 
 def ssm_rank(n, *, state=None, p=None, d=None, tol=0.0, seed=1, matrices=None, example=None, threads=0,
@@ -293,10 +285,9 @@ def ssm_rank(n, *, state=None, p=None, d=None, tol=0.0, seed=1, matrices=None, e
     matrices = _args.text(matrices, "matrices", optional=True)
     example = _args.text(example, "example", optional=True)
     threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
-    args = ["rank", "ssm", "-n", n, "--tol", repr(tol), "--seed", seed]
-    for flag, v in (("--state", state), ("--out-channels", p), ("--in-channels", d), ("--matrices", matrices), ("--example", example)):
-        _opt(args, flag, v)
-    return _run("rank", _common(args, threads, mem_limit))
+    _member(example, "example", ("rotation",))
+    return _document("rank", lambda cb: _core._ssm_rank(_text(n), _text(state), _text(p), _text(d), matrices or "",
+                                                      example or "", seed, tol, threads, mem_limit))
 
 
 def heads_rank(patterns, n, p, d, *, tol=0.0, seed=1, threads=0, mem_limit=None):
@@ -306,8 +297,5 @@ def heads_rank(patterns, n, p, d, *, tol=0.0, seed=1, threads=0, mem_limit=None)
     patterns, n, p, d = _args.specs(patterns), _args.count(n, "n"), _args.count(p, "p"), _args.count(d, "d")
     tol, seed = _args.real(tol, "tol", 0.0, 1.0), _args.seed(seed)
     threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
-    args = ["rank", "heads"]
-    for s in patterns:
-        args += ["--pattern", s]
-    args += ["-n", n, "--out-channels", p, "--in-channels", d, "--tol", repr(tol), "--seed", seed]
-    return _run("rank", _common(args, threads, mem_limit), names={"--pattern": "patterns"})
+    return _document("rank", lambda cb: _core._heads_rank(patterns, _text(n), _text(p), _text(d), seed, tol, threads,
+                                                        mem_limit), names={"--pattern": "patterns"})

@@ -1,6 +1,7 @@
-// The CLI's commands run in-process (validate, verify, report, sweeps, rank loglinear/ssm/heads): the same
-// code as the `mixgraph` executable (tools/, linked in as an object library), its JSON output captured
-// and handed to python/mixgraph/_commands.py. One command at a time (std::cout is redirected meanwhile).
+// The CLI's commands run in-process for what does not yet call analysis/ directly (report, gallery, the
+// stack: functions): the same code as the `mixgraph` executable (tools/, linked in as an object library),
+// its JSON output captured and handed to python/mixgraph/_commands.py. One command at a time (std::cout is
+// redirected meanwhile). validate, verify, the sweeps and rank loglinear/ssm/heads: bind_analysis.cpp.
 #include <pybind11/stl.h>
 #include <signal.h>
 
@@ -12,7 +13,6 @@
 
 #include "common.hpp"
 #include "interrupt.hpp"
-#include "mixgraph/claims.hpp"
 #include "mixgraph/error.hpp"
 #include "registry.hpp"
 #include "stage_hook.hpp"
@@ -89,18 +89,11 @@ pb::tuple cli_call(const std::vector<std::string>& args, const pb::object& progr
   return pb::make_tuple(res->code, res->out);
 }
 
-pb::list claim_ids() {
-  pb::list l;
-  for (const auto& c : registered_claims()) l.append(c.id);
-  return l;
-}
-
 }  // namespace
 
 void bind_cli(pb::module_& m) {
   m.def("_cli", &cli_call, pb::arg("args"), pb::arg("progress") = pb::none(), pb::arg("total") = -1,
         "Runs `mixgraph <args>` in-process; returns (exit code, stdout).");
-  m.def("_claim_ids", &claim_ids, "The ids of the registered claims, in the CLI's order.");
 }
 
 }  // namespace mixgraph::py

@@ -10,6 +10,7 @@ void bind_adjoint(pb::module_& m);       // bind_adjoint.cpp: mixgraph.torch's p
 void bind_gated_scan(pb::module_& m);    // bind_gated_scan.cpp: mixgraph.torch's CUDA gated scan
 void bind_solve_device(pb::module_& m);  // bind_solve_device.cpp: mixgraph.torch's device solve
 void bind_mixer(pb::module_& m);         // bind_mixer.cpp: mixgraph.Mixer and the cache behind mixgraph.solve
+void bind_analysis(pb::module_& m);      // bind_analysis.cpp: validate, verify, sweeps, ranks
 
 namespace {
 PyObject* g_base = nullptr;
@@ -104,6 +105,7 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_mixer(m);
   mixgraph::py::bind_gated_scan(m);
   mixgraph::py::bind_solve_device(m);
+  mixgraph::py::bind_analysis(m);
   mixgraph::py::bind_cli(m);
   mixgraph::py::bind_interrupt(m);
 }
