@@ -311,8 +311,7 @@ TEST(PatternSpec, CacheOfIsTheParsedCacheNode) {
     EXPECT_EQ(make_pattern(built, 100).b.idx, make_pattern(base + "+cache", 100).b.idx);
   }
   // what the parser refuses before +cache, cache_of refuses too
-  for (const std::string base :
-       {"sink:4", "mtx:x.mtx", "pow2+cache", "pow2@A|sq1", "loglinear"}) {
+  for (const std::string base : {"sink:4", "mtx:x.mtx", "pow2+cache", "pow2@A|sq1", "loglinear"}) {
     SCOPED_TRACE(base);
     EXPECT_THROW(parse_pattern_spec(base + "+cache"), UsageError);
     PatternSpec t;
