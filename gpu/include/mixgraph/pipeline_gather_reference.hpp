@@ -6,8 +6,10 @@
 // [TC rows][TW columns], row r column u: (A X + the reads of B at offsets >= F, with the final Y)[c TC + r,
 // t TW + u], 0 outside n x d. TC = 64, TW = 32, F = 128 KiB / (TW * sizeof(T)) (1024 fp32, 512 fp64), as in
 // gpu/src/common.cuh (gpu/src/stage_debug.cu checks that the constants agree). The kernel splits a row's
-// terms over threads and two accumulators, so its sums agree with these to rounding, not bit for bit.
+// terms over threads and two accumulators, so its sums agree with these to rounding, not bit for bit
+// (pipeline_gather_gpu, gpu/src/stage_debug_gather.cu, runs the gather alone).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "mixgraph/gpu_solve.hpp"
@@ -31,5 +33,20 @@ constexpr std::uint32_t pipeline_far_offset() {  ///< F: reads at offsets >= F g
 template <class T>
 std::vector<T> pipeline_gather_reference(const SolveProblem& p, const T* x, const T* y,
                                          std::uint32_t far = pipeline_far_offset<T>());
+
+/// gpu-pipeline's gather run alone (tests): one gather CTA (threads per output 1, vector width 1, direct
+/// packages: V only) with every Y row already final (progress set, y the solve's final Y), over every
+/// (chunk, tile) item in order; the ring keeps the last L = F / TC chunks of each tile, so those come back:
+/// chunks [first_chunk, ceil(n / TC)) in pipeline_gather_reference's layout. Without CUDA or a GPU, or
+/// where the coefficients are not Values on the host: ran = false and a note.
+template <class T>
+struct GatherRun {
+  bool ran = false;
+  std::string note;
+  std::uint32_t first_chunk = 0;
+  std::vector<T> v;  ///< [chunk - first_chunk][tile][TC][TW]
+};
+template <class T>
+GatherRun<T> pipeline_gather_gpu(const SolveProblem& p, const T* x, const T* y);
 
 }  // namespace mixgraph::gpu
