@@ -16,8 +16,8 @@ bool scan_reference_applies(const SolveProblem& p, std::string* why) {
   if (p.a.gen != CoefGen::Values || p.b.gen != CoefGen::Values)
     return no("the reference reads Values coefficients (host arrays)");
   if (p.a.vals_on_device || p.b.vals_on_device) return no("the coefficients are on the device");
-  if (p.b.k > 1 || (p.b.k == 1 && p.b.offsets[0] != 1))
-    return no("B reads more than i - 1 (not first-order)");
+  if (p.b.k != 1 || p.b.offsets[0] != 1)  // the planner's first_order (plan_types.cuh)
+    return no("B does not read exactly i - 1 (not first-order)");
   if (p.heads == 0 || p.d % p.heads != 0) return no("d is not a multiple of the heads");
   return true;
 }
@@ -40,9 +40,9 @@ struct Coefs {
     }
     return v;
   }
-  // scan.cuh's b1: the coefficient of the read i - 1 (0 at i = 0 or without B)
+  // scan.cuh's b1: the coefficient of the read i - 1 (0 at i = 0)
   T b1(std::uint32_t i, std::uint32_t h) const {
-    return i >= 1 && p.b.k == 1 ? b[h * p.b.hs + std::uint64_t(i) * p.b.is] : T(0);
+    return i >= 1 ? b[h * p.b.hs + std::uint64_t(i) * p.b.is] : T(0);
   }
 };
 

@@ -31,7 +31,7 @@ struct ScanStages {
 inline constexpr std::uint32_t kScanSegment = 128;
 
 /// Whether gpu-scan1's decomposition applies: implicit A and B with Values coefficients (any strides), B's
-/// offsets exactly {1} (or no B reads); else the reason, for a test's message. O(1).
+/// offsets exactly {1} (the planner's first-order test); else the reason, for a test's message. O(1).
 bool scan_reference_applies(const SolveProblem& p, std::string* why = nullptr);
 
 /// The three passes on the CPU (T = float for a problem with fp64 = false, double for fp64 = true; the
