@@ -2,7 +2,8 @@
 # GPU checks and benchmarks, in one call on a machine with an NVIDIA GPU (figures: docs/benchmarks.md).
 #   OUT=/tmp/out bash scripts/gpu-bench.sh STAGE...
 # Stages (run in the order given):
-#   build      configure + build the CLI, test_solve, test_gpu_semiring (if present) and bench_solve
+#   build      configure + build the CLI, test_solve, the CPU references' tests, test_gpu_semiring (if
+#              present) and bench_solve
 #   tests      the GPU unit tests (and the validate tests)
 #   validate   mixgraph validate --backend gpu on every pattern family
 #   bench      bench_solve gpu quick (the suite without n = 2^24); bench-full adds n = 2^24
@@ -22,7 +23,7 @@ cli="$BUILD/tools/mixgraph"
 
 stage_build() {
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMIXGRAPH_CUDA=ON >"$OUT/build.log" 2>&1 &&
-    targets="mixgraph test_solve test_blockinv_reference bench_solve" &&
+    targets="mixgraph test_solve test_blockinv_reference test_stage_references bench_solve" &&
     { [ -f tests/test_gpu_semiring.cpp ] && targets="$targets test_gpu_semiring" || true; } &&
     ninja -C "$BUILD" -j "$nproc" $targets >>"$OUT/build.log" 2>&1
   local rc=$?
@@ -31,12 +32,15 @@ stage_build() {
 }
 
 stage_tests() {
+  local rc_refs=0
   {
     "$BUILD/tests/test_solve" --gtest_filter='Gpu*:*Validate*:*Backend*:SeededX*:SolveContract*'
     [ -x "$BUILD/tests/test_gpu_semiring" ] && "$BUILD/tests/test_gpu_semiring"
+    "$BUILD/tests/test_stage_references" || rc_refs=1
     "$BUILD/tests/test_blockinv_reference"
   } >"$OUT/tests.log" 2>&1
   local rc=$?
+  [ "$rc_refs" = 1 ] && rc=1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]" "$OUT/tests.log" | head -30
   return $rc
 }

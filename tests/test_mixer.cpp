@@ -15,6 +15,7 @@
 
 #include "mixgraph/error.hpp"
 #include "mixgraph/mixer.hpp"
+#include "mixgraph/pattern_spec.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_adjoint.hpp"
 #include "mixgraph/solve_backend.hpp"
@@ -356,3 +357,30 @@ TEST(Mixer, BadCallsAreUsageErrors) {
 }
 
 }  // namespace
+
+TEST(MixerSpec, ARebuildAfterReleaseParsesNothing) {
+  const std::uint64_t n = 500;
+  auto before = mixgraph::spec_parse_count();
+  mixgraph::Mixer m("pow2|sink:4", n, {1, mixgraph::Precision::Fp64});
+  EXPECT_EQ(mixgraph::spec_parse_count() - before, 1u);  // the constructor's one parse
+  std::vector<double> x(n * 2), y(n * 2), y2(n * 2);
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(0.1 * double(k));
+  m.solve(x.data(), y.data(), 2, m.seeded<double>(3));
+  before = mixgraph::spec_parse_count();
+  for (int rep = 0; rep < 3; ++rep) {
+    m.release();
+    EXPECT_FALSE(m.planned());
+    m.solve(x.data(), y2.data(), 2, m.seeded<double>(3));  // rebuilt from the parsed spec
+    EXPECT_EQ(y2, y);
+  }
+  EXPECT_EQ(mixgraph::spec_parse_count() - before, 0u);
+  EXPECT_EQ(m.spec_tree(), mixgraph::parse_pattern_spec("pow2|sink:4"));
+  // from a tree: no parse at all
+  const auto tree = mixgraph::parse_pattern_spec("sq1+cache");
+  before = mixgraph::spec_parse_count();
+  mixgraph::Mixer t(tree, n);
+  t.release();
+  std::vector<float> xf(n), yf(n);
+  t.solve(xf.data(), yf.data(), 1, t.seeded<float>(1));
+  EXPECT_EQ(mixgraph::spec_parse_count() - before, 0u);
+}

@@ -301,8 +301,46 @@ TEST(PatternSpec, CacheRoundsTheOffsetsOfItsBase) {
   }
 }
 
+TEST(PatternSpec, CacheOfIsTheParsedCacheNode) {
+  for (const std::string base : {"pow2", "window:3", "offsets:1,5,6", "pow2|sq1", "fib | pow:3"}) {
+    SCOPED_TRACE(base);
+    const auto before = spec_parse_count();
+    const PatternSpec built = cache_of(parse_pattern_spec(base));
+    EXPECT_EQ(spec_parse_count() - before, 1u);  // the base's parse only
+    EXPECT_EQ(built, parse_pattern_spec(base + "+cache"));
+    EXPECT_EQ(make_pattern(built, 100).b.idx, make_pattern(base + "+cache", 100).b.idx);
+  }
+  // what the parser refuses before +cache, cache_of refuses too
+  for (const std::string base : {"sink:4", "mtx:x.mtx", "pow2+cache", "pow2@A|sq1", "loglinear"}) {
+    SCOPED_TRACE(base);
+    EXPECT_THROW(parse_pattern_spec(base + "+cache"), UsageError);
+    PatternSpec t;
+    try {
+      t = parse_pattern_spec(base);
+    } catch (const UsageError&) {
+      continue;  // "pow2@A|sq1" alone parses; a lone mark does not
+    }
+    EXPECT_THROW(cache_of(t), UsageError);
+  }
+  EXPECT_THROW(cache_of(parse_pattern_spec("heads:pow2;sq1")), UsageError);  // +cache goes on each head
+}
+
+TEST(PatternSpec, APatternKeepsItsTreeAndHeadsBuildWithoutAParse) {
+  const PatternSpec tree = parse_pattern_spec("heads:pow2|sink:4;window:3+cache");
+  const Pattern p = make_pattern(tree, 64);
+  EXPECT_EQ(p.tree, tree);
+  ASSERT_EQ(p.heads.size(), 2u);
+  const auto before = spec_parse_count();
+  for (std::size_t h = 0; h < p.heads.size(); ++h) {
+    const Pattern q = make_pattern(p.tree.parts[h], p.n);
+    EXPECT_EQ(q.spec, p.heads[h]);
+    EXPECT_EQ(q.b.idx, make_pattern(parse_pattern_spec(p.heads[h], false), p.n).b.idx);
+  }
+  EXPECT_EQ(spec_parse_count() - before, p.heads.size());  // the comparison's parses only
+}
+
 TEST(PatternSpec, TheTreeEntryPointsDoNotParseAgain) {
-  const auto count = [] { return detail::pattern_spec_parse_count(); };
+  const auto count = [] { return spec_parse_count(); };
   auto before = count();
   const PatternSpec tree = parse_pattern_spec("heads:pow2|sink:4;window:3+cache");
   EXPECT_EQ(count() - before, 1u);
@@ -327,11 +365,14 @@ TEST(PatternSpecCli, ACommandParsesItsPatternOnce) {
   for (const std::string args :
        {"pattern -p 'pow2|sink:4' -n 64 --mem-limit 1G --format json",
         "distances -p 'pow2|sink:4' -n 64 --mem-limit 1G --format json",
-        "distances -p pow2 --sweep 16..64 --format json", "rank -p 'pow2|sink:4' -n 32 --format json"}) {
+        "distances -p pow2 --sweep 16..64 --format json", "rank -p 'pow2|sink:4' -n 32 --format json",
+        // the heads (their rows, rank's sum of the heads) and the +cache contrast build from the tree
+        "pattern -p 'heads:pow2|sink:4;window:3+cache' -n 64 --format json",
+        "distances -p 'heads:pow2;sink:2' -n 64 --format json", "distances -p 'heads:pow2;sq1' -n 64",
+        "rank -p 'heads:pow2;window:3+cache;sq1|sink:2' -n 32 --format json", "rank -p pow2 -n 32",
+        "rank -p sq1+cache -n 32 --format json"}) {
     SCOPED_TRACE(args);
-    ::setenv("MIXGRAPH_COUNT_SPEC_PARSES", "1", 1);
-    const auto r = mixgraph::test::run_cli(args);
-    ::unsetenv("MIXGRAPH_COUNT_SPEC_PARSES");
+    const auto r = mixgraph::test::run_cli("--count-spec-parses " + args);
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("mixgraph: pattern spec parses: 1\n"), std::string::npos) << r.err;
     // and the count is not printed unless asked

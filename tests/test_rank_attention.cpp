@@ -163,6 +163,15 @@ TEST(RankAttention, SoftmaxNumericRankBoundedByTaylorTruncation) {
   EXPECT_NE(j["attention"]["explanation"].get<std::string>().find("not rank r"), std::string::npos);
 }
 
+TEST(RankAttention, ParsesThePatternOnce) {  // the attention path and rank's +cache contrast
+  RankAttnTempDir dir;
+  const auto q = rank_attn_save(dir.path + "/q.npy", normal_matrix(64, 4, 1.0, 1));
+  const auto k = rank_attn_save(dir.path + "/k.npy", normal_matrix(64, 4, 1.0, 2));
+  const auto r = run_cli("--count-spec-parses rank -p attention -n 64 --attn-q " + q + " --attn-k " + k);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("mixgraph: pattern spec parses: 1\n"), std::string::npos) << r.err;
+}
+
 TEST(RankAttention, BadInputIsRefused) {
   RankAttnTempDir dir;
   const auto q = rank_attn_save(dir.path + "/q.npy", normal_matrix(64, 4, 1.0, 1));

@@ -8,6 +8,7 @@
 #include "cli_util.hpp"
 #include "mixgraph/claims.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/pattern_spec.hpp"
 
 using namespace mixgraph;
 
@@ -71,6 +72,22 @@ TEST(Verify, Prop412StepsMatchesTheWorkedValuesAndCanFail) {
   EXPECT_EQ(bad.verdict, "FAILED");
   ASSERT_TRUE(bad.counterexample.has_value());
   EXPECT_NE(bad.counterexample->find("k = 1"), std::string::npos) << *bad.counterexample;
+}
+
+TEST(Verify, CacheClaimsParseEachAskedSpecOnce) {
+  // the claims about Def. 4.10 build the base and its +cache variant from one parse, at every n
+  for (const std::string id :
+       {"fagnou.cache-chain", "fagnou.prop4.12", "fagnou.prop4.12.steps", "fagnou.prop4.2"}) {
+    SCOPED_TRACE(id);
+    mixgraph::ClaimContext ctx;
+    ctx.patterns = {"pow2+cache", "sq1"};
+    ctx.n_max = 1024;
+    const auto before = mixgraph::spec_parse_count();
+    const auto r = mixgraph::run_claims({id}, ctx);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_NE(r[0].outcome.verdict, "ERROR") << r[0].outcome.checked;
+    EXPECT_EQ(mixgraph::spec_parse_count() - before, 2u);
+  }
 }
 
 TEST(Verify, UnknownClaimAndErrors) {

@@ -231,6 +231,11 @@ int run_distances(const DistOptions& o) {
                                                               .pattern_text = spec,
                                                               .all_pairs_words = "add --all-pairs",
                                                               .one_row_words = "--source j / --target i"});
+  // the heads' rows take the command's route request (heads:): figures only, no matrix or lists
+  DistanceRouteRequest head_request;
+  head_request.all_pairs = o.all_pairs;
+  head_request.all_pairs_words = "add --all-pairs";
+  head_request.one_row_words = "--source j / --target i";
   const bool ti = route.translation_invariant;
   const bool do_summary = route.route != DistanceRoute::ListsOnly;
   // the all-pairs route is split into shards over MPI ranks, or kept in a checkpoint folder
@@ -305,7 +310,7 @@ int run_distances(const DistOptions& o) {
     auto j = json_header("distances", 1, params);
     j.update(json::distances(dr));
     if (do_summary && !p.heads.empty())
-      j["heads"] = head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes());
+      j["heads"] = head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes(), head_request);
     print_json(std::cout, j);
     return 0;
   }
@@ -369,7 +374,8 @@ int run_distances(const DistOptions& o) {
                   dist_text(from[*target])});
   print_kv(std::cout, kv);
   if (do_summary)
-    print_head_rows(std::cout, head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes()));
+    print_head_rows(std::cout,
+                    head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes(), head_request));
   if (source || target) {
     std::cout << "\n";
     std::vector<std::string> h = {"position"};

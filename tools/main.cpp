@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
     return "mixgraph: error: " + std::string(e.what()) + " (--help lists the options)\n";
   });
   const auto runners = cli::add_registered_commands(app);
+  // For tests (docs/testing.md "Parse counts"): the number of pattern spec parses on stderr at the end, to
+  // check that a command parses --pattern once. Hidden from --help (the empty group); before the command.
+  bool count_spec_parses = false;
+  app.add_flag("--count-spec-parses", count_spec_parses, "")->group("");
   try {
     // old spellings CLI11 cannot hold beside the new names; CLI11 takes the arguments last first
     auto args = cli::rewrite_old_spellings(std::vector<std::string>(argv + 1, argv + argc));
@@ -86,14 +90,12 @@ int main(int argc, char** argv) {
   // a file-size limit (ulimit -f) makes a write fail with EFBIG, reported with the file's name and its
   // temporary file removed, instead of killing the process (SIGXFSZ) with the temporary file left behind
   std::signal(SIGXFSZ, SIG_IGN);
-  // MIXGRAPH_COUNT_SPEC_PARSES set: the number of pattern spec parses on stderr at the end (a test checks
-  // that a command parses --pattern once; docs/design.md "The parsed spec")
   struct ParseCount {
+    bool on;
     ~ParseCount() {
-      if (std::getenv("MIXGRAPH_COUNT_SPEC_PARSES"))
-        std::cerr << "mixgraph: pattern spec parses: " << detail::pattern_spec_parse_count() << "\n";
+      if (on) std::cerr << "mixgraph: pattern spec parses: " << spec_parse_count() << "\n";
     }
-  } parse_count;
+  } parse_count{count_spec_parses};
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) return run();

@@ -11,8 +11,9 @@ namespace mixgraph::cli {
 
 nlohmann::ordered_json head_pattern_rows(const Pattern& p, int threads) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const auto& spec : p.heads) {
-    const Pattern h = make_pattern(spec, p.n);
+  for (std::size_t k = 0; k < p.heads.size(); ++k) {
+    const std::string& spec = p.heads[k];
+    const Pattern h = make_pattern(p.tree.parts.at(k), p.n);  // the head's tree: no parse
     ProfileOptions po;
     po.threads = threads;
     po.per_position = false;
@@ -29,27 +30,27 @@ nlohmann::ordered_json head_pattern_rows(const Pattern& p, int threads) {
   return rows;
 }
 
-nlohmann::ordered_json head_distance_rows(const Pattern& p, int threads, std::uint64_t mem_limit) {
+nlohmann::ordered_json head_distance_rows(const Pattern& p, int threads, std::uint64_t mem_limit,
+                                          const DistanceRouteRequest& request) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const auto& spec : p.heads) {
-    check_memory(estimate_pattern_bytes(spec, p.n, false), mem_limit,
+  for (std::size_t k = 0; k < p.heads.size(); ++k) {
+    const std::string& spec = p.heads[k];
+    const PatternSpec& tree = p.tree.parts.at(k);  // the head's tree: estimated and built without a parse
+    check_memory(estimate_pattern_bytes(tree, p.n, false), mem_limit,
                  "head " + spec + " at n = " + std::to_string(p.n));
-    const Pattern h = make_pattern(spec, p.n);
-    const bool ti = h.translation_invariant() && !(h.a_mode == AMode::Explicit && !h.b_empty());
-    DistanceSummary sum;
-    if (ti) {
-      sum = summary_from_profile(
-          h.a_mode == AMode::Explicit ? distance_profile(h) : offset_distance_profile(h.b_offsets, h.n), h.n,
-          false);
-    } else {
-      AllPairsOptions ap;
-      ap.threads = threads;
-      ap.eccentricities = false;
-      ap.mem_limit = mem_limit;
-      sum = all_pairs_summary(h, ap);
-    }
+    const Pattern h = make_pattern(tree, p.n);
+    DistanceRouteRequest q = request;
+    q.pattern_text = "head " + spec;
+    const DistanceRouteChoice route = choose_distance_route(h, q);  // the command's route, for the head
+    AllPairsOptions ap;
+    ap.threads = threads;
+    ap.eccentricities = false;
+    ap.mem_limit = mem_limit;
+    const bool profile = route.route == DistanceRoute::Profile;
+    const DistanceSummary sum =
+        profile ? summary_from_profile(distance_profile(h), h.n, false) : all_pairs_summary(h, ap);
     rows.push_back({{"pattern", spec},
-                    {"figures_from", ti ? "profile" : "all-pairs"},
+                    {"figures_from", profile ? "profile" : "all-pairs"},
                     {"diameter", sum.diameter},
                     {"mean_distance", sum.mean_distance},
                     {"reachable_pairs", sum.reachable_pairs},

@@ -17,7 +17,7 @@ HeadsSumRanks heads_sum_ranks(const Pattern& p, const std::vector<pos_t>& cuts, 
     check_memory(8ull * p.n * p.n * 2, mem_limit, "dense sum of the heads at n = " + std::to_string(p.n));
   Eigen::MatrixXd sum;
   for (std::size_t h = 0; h < p.heads.size(); ++h) {
-    const Pattern q = make_pattern(p.heads[h], p.n);
+    const Pattern q = make_pattern(p.tree.parts.at(h), p.n);  // the head's tree: no parse
     out.all_b_empty = out.all_b_empty && q.b_empty();
     CutRankParams cp;
     cp.seed = seed + h;

@@ -21,14 +21,16 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   std::uint64_t instances = 0;
   for (const auto& spec : pats) {
-    make_pattern(spec, n_for(spec, 64));  // an unknown pattern is a usage error (ERROR), not out of scope
-    if (spec.size() < 6 || spec.compare(spec.size() - 6, 6, "+cache") != 0) {
+    const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: every n builds the tree
+    make_pattern(tree, n_for(tree, 64));  // an unknown pattern is a usage error (ERROR), not out of scope
+    if (tree.kind != SpecKind::Cache) {
       na.push_back({spec, "not a cache-efficient pattern (no +cache)"});
       continue;
     }
+    const bool pow2_cache = tree.parts.at(0).kind == SpecKind::Family && tree.parts[0].family == "pow2";
     std::vector<double> xs, ys;
     for (std::uint64_t n = 16; n <= nmax; n *= 2) {
-      const auto p = make_pattern(spec, n);
+      const auto p = make_pattern(tree, n);
       auto prof = cache_profile(p);
       ++instances;
       if (ctx.perturb && first) prof.cache_size[0] = prof.kept_set[0] + 1;
@@ -42,7 +44,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
                   ": |C_i| = " + std::to_string(c) + ", |S_i| = " + std::to_string(s) +
                   ", #{k : f(k) < i} + 1 = " + std::to_string(bound));
       }
-      if (spec == "pow2+cache") {  // hence max cache <= ceil(log2 n) + 1
+      if (pow2_cache) {  // hence max cache <= ceil(log2 n) + 1
         const auto lim = static_cast<std::uint32_t>(std::ceil(std::log2(static_cast<double>(n)))) + 1;
         if (prof.max_cache > lim)
           cex.add("pow2+cache n=" + std::to_string(n) + ": max cache " + std::to_string(prof.max_cache) +

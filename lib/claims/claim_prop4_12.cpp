@@ -15,14 +15,14 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   std::uint64_t rows = 0;
   bool first = true;
-  for (auto spec : pats) {
-    const std::string asked = spec;
-    if (spec.size() > 6 && spec.compare(spec.size() - 6, 6, "+cache") == 0) spec.resize(spec.size() - 6);
-    if (!make_pattern(spec, n_for(spec, 64)).translation_invariant()) {  // an unknown pattern throws: ERROR
+  for (const auto& asked : pats) {
+    const PatternSpec base = uncached(asked);  // the one parse (an unknown pattern throws: ERROR)
+    const std::string& spec = base.text;
+    if (!make_pattern(base, n_for(base, 64)).translation_invariant()) {
       na.push_back({asked, "not (the cache-efficient variant of) a translation-invariant pattern"});
       continue;
     }
-    const auto f = f_values_for(spec, n);
+    const auto f = f_values_for(base, n);
     const pos_t nn = static_cast<pos_t>(n);
     auto closed = cache_efficient_closed_form(f, nn);
     if (!closed) {  // f(0) > 1: outside the proposition's scope
@@ -30,7 +30,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
       na.push_back({asked, "f(0) > 1 (the proposition assumes f(0) = 1)"});
       continue;
     }
-    const Csr rec = make_pattern(spec + "+cache", n).b;
+    const Csr rec = make_pattern(cache_of(base), n).b;
     if (ctx.perturb && first) closed->idx[closed->ptr[nn - 1]] += 1;
     first = false;
     for (pos_t i = 0; i < nn; ++i) {

@@ -19,14 +19,14 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<std::string> done, steps;
   std::uint64_t levels = 0, too_short = 0;
   bool first = true;
-  for (auto spec : pats) {
-    const std::string asked = spec;
-    if (spec.size() > 6 && spec.compare(spec.size() - 6, 6, "+cache") == 0) spec.resize(spec.size() - 6);
-    if (!make_pattern(spec, n_for(spec, 64)).translation_invariant()) {  // an unknown pattern throws: ERROR
+  for (const auto& asked : pats) {
+    const PatternSpec base = uncached(asked);  // the one parse (an unknown pattern throws: ERROR)
+    const std::string& spec = base.text;
+    if (!make_pattern(base, n_for(base, 64)).translation_invariant()) {
       na.push_back({asked, "not (the cache-efficient variant of) a translation-invariant pattern"});
       continue;
     }
-    const auto f = f_values_for(spec, n);
+    const auto f = f_values_for(base, n);
     if (f.empty() || f[0] != 1) {
       na.push_back({asked, "f(0) > 1 (the recursion assumes f(0) = 1)"});
       continue;

@@ -36,6 +36,19 @@ inline std::uint64_t n_for(const std::string& spec, std::uint64_t n) {
   return spec.rfind("mtx:", 0) == 0 ? 0 : n;
 }
 
+/// The n to build the parsed spec at: 0 when n comes from its files (an mtx: piece), else n.
+inline std::uint64_t n_for(const PatternSpec& spec, std::uint64_t n) {
+  return spec.has_matrix() ? 0 : n;
+}
+
+/// The asked spec without a trailing +cache (its base), parsed once: what a claim about the rounding of
+/// Def. 4.10 checks, building the base and cache_of(base) from the tree.
+inline PatternSpec uncached(const std::string& spec) {
+  PatternSpec t = parse_pattern_spec(spec, false);
+  if (t.kind == SpecKind::Cache) return t.parts.at(0);
+  return t;
+}
+
 /// The same pattern? (spellings compared through the parsed spec; false when either does not parse)
 inline bool same_pattern(const std::string& a, const std::string& b) {
   if (a == b) return true;

@@ -135,6 +135,8 @@ pb::dict csr_dict(Csr&& c) {
 }  // namespace
 
 void bind_pattern(pb::module_& m) {
+  m.def("_spec_parse_count", &spec_parse_count,
+        "For tests: how many times a pattern spec was parsed in this process (pattern_spec.hpp).");
   pb::class_<PatternHolder, PatternPtr>(m, "Pattern", R"doc(
 A causal token mixer's sparsity pattern on n positions (1-indexed, as in every mixgraph output).
 

@@ -1,6 +1,7 @@
 // The Mixers of recent solves (mixer_cache.hpp).
 #include "mixer_cache.hpp"
 
+#include <algorithm>
 #include <list>
 #include <string>
 
@@ -20,13 +21,17 @@ std::list<Entry>& cache() {
   return *c;
 }
 
-bool reads_files(const std::string& spec) {
-  return spec.find("mtx:") != std::string::npos || spec.find("topk-blocks:") != std::string::npos;
+/// Some piece of the tree reads a file (mtx:, topk-blocks:'s scores): the entry then serves that Pattern
+/// only.
+bool reads_files(const PatternSpec& s) {
+  if (s.kind == SpecKind::Matrix || (s.kind == SpecKind::Family && s.family == "topk-blocks")) return true;
+  return std::any_of(s.parts.begin(), s.parts.end(), [](const PatternSpec& q) { return reads_files(q); });
 }
 
+/// Keyed by the parsed spec's canonical text (spellings of one tree share an entry; no parse).
 std::string key_of(const Pattern& p, int heads, Precision precision) {
-  return p.spec + '\n' + std::to_string(p.n) + '\n' + std::to_string(heads) + '\n' +
-         (precision == Precision::Fp64 ? "fp64" : "fp32") + "\ncpu";
+  return (p.tree.text.empty() ? p.spec : spec_text(p.tree)) + '\n' + std::to_string(p.n) + '\n' +
+         std::to_string(heads) + '\n' + (precision == Precision::Fp64 ? "fp64" : "fp32") + "\ncpu";
 }
 
 bool matches(const Entry& e, const PatternPtr& h, const std::string& key) {
@@ -54,7 +59,7 @@ void mixer_cache_put(const PatternPtr& h, int heads, Precision precision, std::s
   std::erase_if(c, [&](const Entry& e) { return matches(e, h, key); });
   Entry e;
   e.key = key;
-  e.by_holder = reads_files(h->p.spec);
+  e.by_holder = reads_files(h->p.tree);
   if (e.by_holder) e.holder = h;
   e.mixer = std::move(m);
   c.push_front(std::move(e));

@@ -105,6 +105,30 @@ def test_release_frees_and_the_next_solve_plans_again():
     assert repr(m) == "Mixer('sq1+cache', n=2000, heads=1, precision='fp64')"
 
 
+def test_rebuild_after_release_and_repeated_solves_parse_nothing_again():
+    parses = mixgraph._core._spec_parse_count
+    X = np.random.default_rng(3).standard_normal((300, 4))
+    before = parses()
+    m = mixgraph.Mixer("pow2|sink:4", 300, precision="fp64")  # the one parse
+    assert parses() - before == 1
+    Y = m.solve(X)
+    for _ in range(3):
+        m.release()
+        assert np.array_equal(m.solve(X), Y)  # rebuilt from the parsed spec
+    assert parses() - before == 1
+    p = mixgraph.Pattern("sq1+cache", 300)
+    before = parses()
+    want = mixgraph.solve(p, X)
+    for _ in range(3):
+        assert np.array_equal(mixgraph.solve(p, X), want)  # a Pattern: solved (and cached) without a parse
+    assert parses() - before == 0
+    before = parses()
+    for spelling in ("sq1+cache", " sq1 +cache", "sq1+cache "):  # a Pattern per call: its one parse each
+        y, meta = mixgraph.solve(mixgraph.Pattern(spelling, 300), X, info=True)
+        assert np.array_equal(y, want) and meta["mixer_cached"]  # one Mixer for the spellings of one tree
+    assert parses() - before == 3
+
+
 def test_kept_weights_same_bits_and_memory():
     p = mixgraph.Pattern("sq1+cache", 600)
     X = np.random.default_rng(11).standard_normal((600, 8))

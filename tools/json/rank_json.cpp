@@ -17,7 +17,15 @@ std::optional<RankContrast> rank_contrast(const Pattern& p, const CutRankProfile
     for (std::size_t h = 0; h < p.heads.size(); ++h) other += (h ? ";" : "") + p.heads[h] + "+cache";
   }
   try {
-    const Pattern q = make_pattern(other, p.n);
+    // the variant's tree from the pattern's own (no parse): +cache over it, its base, or over every head
+    PatternSpec t = p.tree.kind == SpecKind::Cache ? p.tree.parts.at(0) : p.tree;
+    if (t.kind == SpecKind::Heads) {
+      t.text = other;
+      for (auto& h : t.parts) h = cache_of(h);
+    } else if (p.tree.kind != SpecKind::Cache) {
+      t = cache_of(t);
+    }
+    const Pattern q = make_pattern(t, p.n);
     CutRankParams cp;
     cp.seed = seed;
     cp.method = CutRankMethod::Flow;

@@ -45,8 +45,10 @@ class Mixer {
   /// them). The adjoint structure is built by the first solve_adjoint (O(n + nnz) more). Errors: UsageError
   /// (exit 2) for heads < 1 or device Gpu (the GPU solve is solve_on, solve_backend.hpp).
   explicit Mixer(const Pattern& p, MixerOptions o = {});
-  /// The same for make_pattern(spec, n) (its errors included).
+  /// The same for make_pattern(spec, n) (its errors included): the spec is parsed once, here.
   Mixer(const std::string& spec, std::uint64_t n, MixerOptions o = {});
+  /// The same for make_pattern(tree, n): no parse.
+  Mixer(const PatternSpec& spec, std::uint64_t n, MixerOptions o = {});
 
   /// Y = (I - B)^{-1} A X with coefficients c (heads = the Mixer's; Stored arrays of heads * stride values,
   /// PerOffset of heads * K): the bits of solve_mixer(w, x, y, d, threads) for weights w on this pattern
@@ -54,7 +56,8 @@ class Mixer {
   /// columns by 64 rows of coefficients). T must be the Mixer's precision. Errors: UsageError for a null x
   /// or y, d not a positive multiple of the heads, another precision or head count, arrays too short for
   /// the structure, per-offset coefficients on an explicit structure; those of solve_mixer otherwise.
-  /// After release() the plan is rebuilt first (from the pattern's spec: the cost of the constructor).
+  /// After release() the plan is rebuilt first (from the pattern's parsed spec, without parsing it again:
+  /// the cost of the constructor).
   template <class T>
   SolveInfo solve(const T* x, T* y, std::size_t d, const MixerCoefs<T>& c, int threads = 0) const;
 
@@ -94,6 +97,8 @@ class Mixer {
   int heads() const { return opt_.heads; }
   Precision precision() const { return opt_.precision; }
   const std::string& spec() const { return spec_; }
+  /// The parsed spec the plan is (re)built from.
+  const PatternSpec& spec_tree() const { return tree_; }
 
   /// The options the Mixer was made with.
   const MixerOptions& options() const { return opt_; }
@@ -115,6 +120,7 @@ class Mixer {
                            std::shared_ptr<const void>* hold) const;
 
   std::string spec_;
+  PatternSpec tree_;  // what plan() rebuilds from after release(): no parse
   pos_t n_ = 0;
   MixerOptions opt_;
   mutable std::mutex mu_;

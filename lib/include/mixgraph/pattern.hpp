@@ -60,6 +60,9 @@ struct Pattern {
 
   /// heads:P1;P2;... only: the head specs P1, P2, ... (the pattern itself is their union).
   std::vector<std::string> heads;
+  /// The parsed spec the pattern was built from (heads: its heads are tree.parts): what builds a head or a
+  /// variant (+cache) of the pattern without parsing its text again.
+  PatternSpec tree;
 
   bool translation_invariant() const { return family == PatternFamily::TranslationInvariant; }
   bool b_empty() const;

@@ -81,6 +81,11 @@ PatternSpec parse_pattern_spec(const std::string& spec, bool allow_stack = true)
 /// a stack's layers expanded and separated by ';'.
 std::string spec_text(const PatternSpec& s);
 
+/// The tree of base+cache (a Cache node over base, its text base's with "+cache"), built without parsing:
+/// what parse_pattern_spec(base's text + "+cache") gives. Throws UsageError unless base is a
+/// translation-invariant family or an unmarked union of them. O(size of base).
+PatternSpec cache_of(const PatternSpec& base);
+
 /// The f(k) < n values of a translation-invariant family or a union of them (sorted, distinct): the
 /// offsets a +cache rounds. Throws UsageError for other nodes (with f_values_for's messages) and for
 /// expr: values docs/math.md §2 refuses.
@@ -97,9 +102,8 @@ std::vector<std::uint64_t> f_values_for(const PatternSpec& s, std::uint64_t n);
 /// O(number of offsets + size of the tree).
 std::uint64_t estimate_pattern_bytes(const PatternSpec& s, std::uint64_t n, bool per_position);
 
-namespace detail {
-/// For tests: how many times parse_pattern_spec has run in this process (nested pieces not counted).
-std::uint64_t pattern_spec_parse_count();
-}  // namespace detail
+/// For tests: how many times parse_pattern_spec has run in this process (nested pieces not counted), so a
+/// test can check that a walk of a spec parses it once. O(1), thread-safe.
+std::uint64_t spec_parse_count();
 
 }  // namespace mixgraph

@@ -238,9 +238,7 @@ Pattern make_matrix(const PatternSpec& s, std::uint64_t n) {
   return p;
 }
 
-}  // namespace
-
-Pattern make_pattern(const PatternSpec& s, std::uint64_t n) {
+Pattern build_pattern(const PatternSpec& s, std::uint64_t n) {
   switch (s.kind) {
     case SpecKind::Stack:
       throw UsageError(stack_refusal(s.text));  // layers: mixgraph/stack.hpp
@@ -262,6 +260,14 @@ Pattern make_pattern(const PatternSpec& s, std::uint64_t n) {
   if (s.family == "topk-blocks") return detail::make_topk_blocks(s, n);
   validate_n(n);
   return make_translation_invariant(s, n);
+}
+
+}  // namespace
+
+Pattern make_pattern(const PatternSpec& s, std::uint64_t n) {
+  Pattern p = build_pattern(s, n);
+  p.tree = s;
+  return p;
 }
 
 Pattern make_pattern(const std::string& spec, std::uint64_t n) {

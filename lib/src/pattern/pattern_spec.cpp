@@ -325,11 +325,31 @@ bool operator==(const PatternSpec& x, const PatternSpec& y) {
          x.marked == y.marked && x.parts == y.parts;
 }
 
-namespace detail {
+PatternSpec cache_of(const PatternSpec& base) {
+  // what the parser takes before "+cache": a translation-invariant family, or a union of them unmarked
+  const auto rounds = [](const PatternSpec& q) {
+    return q.kind == SpecKind::Family && q.translation_invariant_family() && q.family != "loglinear";
+  };
+  const bool ok = base.kind == SpecKind::Union
+                      ? std::all_of(base.parts.begin(), base.parts.end(),
+                                    [&](const PatternSpec& q) { return rounds(q) && q.read_a && q.read_b; })
+                      : rounds(base);
+  if (!ok)
+    throw UsageError("pattern '" + base.text +
+                     "+cache': '+cache' applies to translation-invariant patterns only, not '" + base.text +
+                     "'");
+  PatternSpec s;
+  s.kind = SpecKind::Cache;
+  s.text = base.text + "+cache";
+  s.parts.push_back(base);
+  return s;
+}
 
-std::uint64_t pattern_spec_parse_count() {
+std::uint64_t spec_parse_count() {
   return g_parses.load();
 }
+
+namespace detail {
 
 PatternSpec parse_spec_piece(const std::string& spec_in, bool allow_stack) {
   const std::string spec = trim(spec_in);

@@ -81,17 +81,26 @@ void check_options(const MixerOptions& o) {
         "Mixer: only the CPU device is planned by this library; for the GPU use solve_on "
         "(solve_backend.hpp) or mixgraph.solve on CUDA tensors");
 }
+/// The options checked first (their errors before the spec's), then the one parse.
+PatternSpec parse_checked(const std::string& spec, const MixerOptions& o) {
+  check_options(o);
+  return parse_pattern_spec(spec, false);
+}
 }  // namespace
 
-Mixer::Mixer(const Pattern& p, MixerOptions o) : spec_(p.spec), n_(p.n), opt_(o) {
+Mixer::Mixer(const Pattern& p, MixerOptions o) : spec_(p.spec), tree_(p.tree), n_(p.n), opt_(o) {
   check_options(o);
   plan_ = make_plan(p, opt_);
 }
 
-Mixer::Mixer(const std::string& spec, std::uint64_t n, MixerOptions o) : opt_(o) {
+Mixer::Mixer(const std::string& spec, std::uint64_t n, MixerOptions o)
+    : Mixer(parse_checked(spec, o), n, o) {}
+
+Mixer::Mixer(const PatternSpec& spec, std::uint64_t n, MixerOptions o) : opt_(o) {
   check_options(o);
   const Pattern p = make_pattern(spec, n);
   spec_ = p.spec;
+  tree_ = p.tree;
   n_ = p.n;
   plan_ = make_plan(p, opt_);
 }
@@ -99,8 +108,9 @@ Mixer::Mixer(const std::string& spec, std::uint64_t n, MixerOptions o) : opt_(o)
 std::shared_ptr<const Mixer::Plan> Mixer::plan() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (!plan_) {
-    const bool mtx = spec_.rfind("mtx:", 0) == 0;
-    plan_ = make_plan(make_pattern(spec_, mtx ? 0 : n_), opt_);
+    // the tree a Pattern made by make_pattern carries; one built by hand has none: its spec is parsed
+    plan_ = tree_.text.empty() ? make_plan(make_pattern(spec_, spec_.rfind("mtx:", 0) == 0 ? 0 : n_), opt_)
+                               : make_plan(make_pattern(tree_, tree_.has_matrix() ? 0 : n_), opt_);
     if (plan_->s.n != n_)
       throw RuntimeFailure("Mixer: the pattern " + spec_ + " changed size since it was planned");
   }
