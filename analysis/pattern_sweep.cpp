@@ -12,6 +12,10 @@
 namespace mixgraph::analysis {
 
 std::vector<std::uint64_t> pattern_sweep_ns(const PatternSweepQuery& q, const PatternSpec& spec) {
+  if (spec.is_stack())  // the CLI's words (tools/cmd_stack.cpp refuses the same for its other options)
+    throw UsageError(
+        "pattern with a stack: pattern does not take --sweep (docs/cli.md, \"Stacked layers\", lists what "
+        "stacks support)");
   if (spec.has_matrix()) throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
   const auto ns = parse_sweep(q.sweep);
   // the largest n first: a sweep that cannot finish is refused before any work
@@ -69,7 +73,8 @@ Document pattern_sweep_document(const PatternSweepQuery& q, const std::vector<Pa
 }
 
 PatternSweepResult pattern_sweep(const PatternSweepQuery& q) {
-  const PatternSpec spec = parse_pattern_spec(q.pattern, false);  // the one parse of the pattern
+  const PatternSpec spec =
+      parse_pattern_spec(q.pattern, true);  // the one parse (a stack: refused with the CLI's words)
   const auto ns = pattern_sweep_ns(q, spec);
   PatternSweepResult r;
   for (std::size_t i = 0; i < ns.size(); ++i) {
