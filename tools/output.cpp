@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/thread_probe.hpp"
+#include "result_json.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -87,12 +87,7 @@ void add_common_options(CLI::App& app, CommonOptions& o, bool with_format) {
 }
 
 ojson json_header(const std::string& command, int schema_version, const ojson& params) {
-  ojson j;
-  j["schema"] = "mixgraph." + command + "/" + std::to_string(schema_version);
-  j["mixgraph_version"] = mixgraph::version();
-  j["command"] = command;
-  j["parameters"] = params;
-  return j;
+  return json::header(command, schema_version, params);
 }
 
 namespace {

@@ -25,6 +25,10 @@ J value_or_null(const std::optional<T>& v) {
   return v ? J(*v) : J(nullptr);
 }
 
+/// {"schema": "mixgraph.<command>/<schema_version>", "mixgraph_version", "command", "parameters"}: the first
+/// four fields of every JSON document (the CLI's json_header, and the Python results' `header`).
+ojson header(const std::string& command, int schema_version, const ojson& params);
+
 /// A distance (UNREACHABLE -> null) and a list of them.
 ojson distance(std::uint32_t d);
 ojson distance_list(const std::vector<std::uint32_t>& d);
