@@ -53,7 +53,7 @@ ojson design(const std::string& spec, const GalleryQuery& q) {
 
   CongestionOptions co;
   co.mem_limit = q.mem_limit;
-  const auto cong = analyse_congestion(spec, q.n / 2, co);
+  const auto cong = analyse_congestion(tree, q.n / 2, co);
 
   CutRankParams cp;
   cp.method = CutRankMethod::Flow;

@@ -210,17 +210,21 @@ int run_report(const ReportOptions& o) {
   std::vector<PatternRun> runs;
   std::set<std::string> stems;
   std::string stack_list;  // the stacks, as `spec`, `spec`
-  for (const auto& spec : params.patterns) {
+  for (std::size_t k = 0; k < params.patterns.size(); ++k) {
+    const std::string& spec = params.patterns[k];
     if (is_stack_spec(spec)) {
       step(runs.size(), spec + ": layers");
-      const PatternSpec tree = parse_pattern_spec(spec);  // the one parse: the estimate and the build
+      // the one parse of each spec: the estimate, the build and every section's patterns at other n
+      params.trees.push_back(parse_pattern_spec(spec));
+      const PatternSpec& tree = params.trees.back();
       check_memory(estimate_stack_bytes(tree, params.n), params.mem_limit,
                    "pattern " + spec + " at n = " + std::to_string(params.n));
       (void)make_stack(tree, params.n);
       stack_list += (stack_list.empty() ? "`" : ", `") + spec + "`";
       continue;
     }
-    const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: estimate and build
+    params.trees.push_back(parse_pattern_spec(spec, false));
+    const PatternSpec& tree = params.trees.back();
     const bool is_mtx = tree.is_matrix();
     const std::uint64_t n = is_mtx && !n_given ? 0 : params.n;
     step(runs.size(), spec + ": pattern and cache profile");
@@ -229,6 +233,7 @@ int run_report(const ReportOptions& o) {
                    "pattern " + spec + " at n = " + std::to_string(n));
     PatternRun r;
     r.spec = spec;
+    r.tree = tree;
     r.pattern = make_pattern(tree, n);
     ProfileOptions po;
     po.threads = params.threads;

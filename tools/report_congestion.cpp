@@ -97,7 +97,7 @@ void section_congestion(ReportContext& ctx) {
       const auto t0 = std::chrono::steady_clock::now();
       CongestionResult c;
       try {
-        c = analyse_congestion(r.spec, N, co);
+        c = analyse_congestion(r.tree, N, co);
       } catch (
           const std::exception& e) {  // RuntimeFailure (memory, work), UsageError (size): noted, not fatal
         ctx.out.note("skipped", "congestion of " + r.spec + " at N = " + nstr(N) + ": " + e.what());

@@ -96,9 +96,9 @@ void run_profile(ReportContext& ctx) {
         if (m == r.pattern.n) {
           pr = r.profile;  // the run's own n: already computed (building it again would double the memory)
         } else {
-          check_memory(estimate_pattern_bytes(r.spec, m, false), ctx.params.mem_limit,
+          check_memory(estimate_pattern_bytes(r.tree, m, false), ctx.params.mem_limit,
                        r.spec + " at n = " + nstr(m));
-          const Pattern pm = make_pattern(r.spec, m);
+          const Pattern pm = make_pattern(r.tree, m);
           ProfileOptions po;
           po.threads = ctx.params.threads;
           po.per_position = false;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "mixgraph/pattern.hpp"
+#include "mixgraph/pattern_spec.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/report_writer.hpp"
 #include "mixgraph/table.hpp"
@@ -37,6 +38,7 @@ namespace mixgraph::cli {
 /// The report's parameters (after defaults); every cap is a flag of `mixgraph report`.
 struct ReportParams {
   std::vector<std::string> patterns;
+  std::vector<PatternSpec> trees;  ///< patterns parsed, once each (mixgraph/pattern_spec.hpp)
   std::uint64_t n = 1024;
   std::uint64_t seed = 1;
   std::uint64_t dense_cap = 1024;     ///< --dense-cap: |M| heatmaps (dense (I-B)^{-1}A) only for n <= this
@@ -58,6 +60,7 @@ struct ReportParams {
 /// One pattern of the report, built once and shared by every section.
 struct PatternRun {
   std::string spec;  ///< as given on the command line
+  PatternSpec tree;  ///< spec parsed: the sections build the pattern at other n from it
   std::string stem;  ///< file-name stem (unique within the report)
   Pattern pattern;
   PatternProfile profile;  ///< per-position decode cost and cache at n

@@ -46,10 +46,11 @@ void run_stacks(ReportContext& ctx) {
                   {"stack", "cut", "rank_flow", "rank_numeric"},
                   {}};
   std::size_t count = 0;
-  for (const auto& spec : P.patterns) {
+  for (std::size_t k = 0; k < P.patterns.size(); ++k) {
+    const std::string& spec = P.patterns[k];
     if (!is_stack_spec(spec)) continue;
     ++count;
-    const PatternSpec tree = parse_pattern_spec(spec);  // the one parse: the estimate and the build
+    const PatternSpec& tree = P.trees.at(k);  // parsed once, by the report
     check_memory(estimate_stack_bytes(tree, P.n), P.mem_limit,
                  "pattern " + spec + " at n = " + std::to_string(P.n));
     const Stack s = make_stack(tree, P.n);
