@@ -5,13 +5,13 @@
 // say so (cmd_report.cpp).
 #include <exception>
 
+#include "mixgraph/analysis/report_section.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/stack.hpp"
 #include "mixgraph/stack_congestion.hpp"
-#include "report_section.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 namespace {
 
 /// Stack distances that need every source refuse more relaxations than this (as `distances` does).
@@ -195,7 +195,10 @@ void run_stacks(ReportContext& ctx) {
   if (!ranks.rows.empty()) ctx.out.table(ranks, 20);
 }
 
-ReportSectionRegistrar reg_stacks("stacks", "Stacked layers", 75, {}, run_stacks);
-
 }  // namespace
-}  // namespace mixgraph::cli
+
+ReportSection stacks_section() {
+  return running_section("stacks", "Stacked layers", 75, {}, run_stacks);
+}
+
+}  // namespace mixgraph::analysis
