@@ -108,5 +108,6 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_cli(m);
   mixgraph::py::bind_gallery(m);
   mixgraph::py::bind_stack(m);
+  mixgraph::py::bind_report(m);
   mixgraph::py::bind_interrupt(m);
 }
