@@ -4,16 +4,13 @@
 // combined pattern.
 #include <nlohmann/json.hpp>
 
+#include "mixgraph/analysis/heads.hpp"
 #include "mixgraph/pattern.hpp"
 
 namespace mixgraph::cli {
 
-/// For `pattern`: each head's nnz_A, nnz_B, total/max decode cost and max cache. Empty array unless p.heads.
-nlohmann::ordered_json head_pattern_rows(const Pattern& p, int threads);
-
-/// For `distances`: each head's diameter, mean distance and reachable/unreachable pairs (the distance
-/// profile for translation-invariant heads, all-pairs BFS otherwise). Empty array unless p.heads.
-nlohmann::ordered_json head_distance_rows(const Pattern& p, int threads, std::uint64_t mem_limit);
+using analysis::head_distance_rows;  // mixgraph/analysis/heads.hpp
+using analysis::head_pattern_rows;
 
 /// Prints a table of the rows above (one line per head) after a blank line; nothing when rows is empty.
 void print_head_rows(std::ostream& os, const nlohmann::ordered_json& rows);

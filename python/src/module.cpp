@@ -109,5 +109,6 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_gallery(m);
   mixgraph::py::bind_stack(m);
   mixgraph::py::bind_report(m);
+  mixgraph::py::bind_heads(m);
   mixgraph::py::bind_interrupt(m);
 }
