@@ -2,10 +2,8 @@
 result documents as Results, their argument errors with the Python argument names."""
 
 from . import _args, _core
-from ._commands import _progress, _python_names
+from ._commands import _HEADER, _progress, _python_names
 from ._results import Result
-
-_HEADER = ("schema", "mixgraph_version", "command", "parameters")
 
 
 def text(v):
