@@ -6,11 +6,8 @@
 
 #include "cmd_stack.hpp"
 #include "congestion_text.hpp"
+#include "mixgraph/analysis/stack.hpp"
 #include "mixgraph/atomic_file.hpp"
-#include "mixgraph/error.hpp"
-#include "mixgraph/stack_congestion.hpp"
-#include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::cli {
 
@@ -42,36 +39,16 @@ int run_stack_congestion(const StackCongestionRequest& q) {
                        "one stack and one --copy-length; docs/cli.md, \"Stacked layers\"");
   q.common.apply();
   const Format fmt = q.common.fmt();
-  StackCongestionOptions co;
-  co.seed = q.seed;
-  co.mem_limit = q.common.mem_limit_bytes();
-  co.keep_paths = !q.paths_file.empty();
-  co.lp = q.lp;
-  if (!q.routing.empty()) select_routings(co, q.routing);  // CLI11 checked the name
-  std::uint64_t N = 0;
-  if (!q.n_text.empty()) {
-    N = parse_count(q.n_text, "--copy-length");
-    if (N < 1) throw UsageError("--copy-length (the copy length N) must be >= 1");
-  }
-  const auto sr = analyse_stack_congestion(q.spec, N, co);
+  analysis::StackCongestionQuery aq{
+      q.spec, q.n_text, q.routing, q.seed, q.lp, !q.paths_file.empty(), q.common.mem_limit_bytes()};
+  const auto sr = analysis::stack_congestion(aq);  // CLI11 checked the routing's name
   const auto& r = sr.base;
-  nlohmann::json params = {{"pattern", q.spec},
-                           {"routing", q.routing.empty() ? "default" : q.routing},
-                           {"lp", q.lp},
-                           {"seed", q.seed},
-                           {"format", q.common.format},
-                           {"n", r.N}};
   if (!q.paths_file.empty()) {
-    params["paths"] = q.paths_file;
     const std::string which = (q.routing.empty() || q.routing == "all") ? r.best_routing : q.routing;
     write_stack_paths(q.paths_file, sr, which);
   }
   if (fmt == Format::Json) {
-    auto j = json_header("congestion", 1, params);
-    j.update(json::congestion(r, true));
-    j["depth"] = sr.layer_specs.size();
-    j["layers"] = sr.layer_specs;
-    print_json(std::cout, j);
+    print_json(std::cout, analysis::stack_congestion_document(aq, sr, q.common.format, q.paths_file));
     return 0;
   }
   if (fmt == Format::Csv) {

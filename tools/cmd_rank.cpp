@@ -60,25 +60,6 @@ struct HeadsOptions {
   double tol = 0.0;
 };
 
-std::vector<pos_t> parse_cuts(const std::string& text, pos_t n) {
-  if (text.empty()) return {};
-  if (text == "all") return all_cuts(n);
-  if (text.find(',') == std::string::npos && text.find("..") == std::string::npos) {
-    const auto count = parse_count(text, "--cuts");
-    return spaced_cuts(n, count);
-  }
-  std::vector<pos_t> c;
-  std::string list = text;
-  if (!list.empty() && list.back() == ',') list.pop_back();  // "128," = the single cut 128
-  for (auto k : parse_position_list(list, "--cuts")) {
-    if (k < 1 || k >= n)
-      throw UsageError("--cuts: cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1) +
-                       " (cut K separates positions 1..K from K+1..n)");
-    c.push_back(static_cast<pos_t>(k));
-  }
-  return c;
-}
-
 /// The value, or `none` when that method was not run ("-" in tables, empty in CSV).
 std::string opt_u(const std::vector<std::uint32_t>& v, std::size_t i, const char* none = "-") {
   return i < v.size() ? std::to_string(v[i]) : none;
@@ -100,12 +81,7 @@ int run_rank(const RankOptions& o) {
     sr.method = o.method;
     sr.seed = o.seed;
     sr.tol = o.tol;
-    if (!o.cuts_text.empty())
-      sr.cuts_of = [text = o.cuts_text](pos_t n) {
-        auto cuts = parse_cuts(text, n);
-        if (cuts.empty()) throw UsageError("--cuts selected no cut");
-        return cuts;
-      };
+    sr.cuts_text = o.cuts_text;
     for (const auto& [given, name] : {std::pair{o.dyadic, "--dyadic"},
                                       {!o.checkpoint_dir.empty(), "--checkpoint"},
                                       {!o.weights_a.empty(), "--weights-a"},
@@ -165,7 +141,7 @@ int run_rank(const RankOptions& o) {
     user = load_attention(p, o.attn, seed, key_dim);
     params.weights = &user;
   }
-  params.cuts = parse_cuts(o.cuts_text, p.n);
+  params.cuts = analysis::parse_cuts(o.cuts_text, p.n);
   if (!o.cuts_text.empty() && params.cuts.empty()) throw UsageError("--cuts selected no cut");
   const bool want_dyadic = o.dyadic;
   if (want_dyadic) {  // checked before the profile, which can take long at large n

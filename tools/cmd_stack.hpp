@@ -1,8 +1,8 @@
 #pragma once
 // `stack:P1,P2,...` in pattern, distances and rank (docs/cli.md "Stacked layers"): the commands hand a stack
 // spec here before building a single-layer pattern; options a stack does not support are refused (exit 2).
+// The analyses are mixgraph/analysis/stack.hpp's queries; these print their results.
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,8 +22,7 @@ struct StackRequest {
   bool summary = false;     ///< pattern/distances: no lists
   std::string source_text;  ///< distances: final-layer distances from this input position
   std::string method;       ///< rank: both | dense | flow
-  /// rank: --cuts for the stack's n (unset or empty result: the default cuts)
-  std::function<std::vector<std::uint32_t>(std::uint32_t)> cuts_of;
+  std::string cuts_text;    ///< rank: --cuts ("" for the default cuts)
   std::uint64_t seed = 1;
   double tol = 0.0;
   /// Options the caller saw that stacks do not take (e.g. "--sweep"): refused with one line.
@@ -38,8 +37,5 @@ void refuse_stack_options(const std::vector<std::string>& unsupported, const std
 int run_stack_pattern(const StackRequest& r);
 int run_stack_distances(const StackRequest& r);
 int run_stack_rank(const StackRequest& r);
-
-/// Tokens of a stack spec (the layers), for callers that need n before parsing cuts.
-std::uint64_t stack_n(const StackRequest& r);
 
 }  // namespace mixgraph::cli

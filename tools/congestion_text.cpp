@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "mixgraph/analysis/format.hpp"
 #include "mixgraph/error.hpp"
 #include "output.hpp"
 
@@ -33,9 +34,7 @@ const RoutingStats* find_routing(const CongestionResult& r, const std::string& n
 }
 
 std::string verdict(const CongestionResult& r) {
-  if (!r.copy_possible) return "impossible";
-  if (!r.upper_bound) return "no routing";
-  return r.optimal || *r.upper_bound == r.lower_bound ? "optimal" : "open";
+  return analysis::congestion_verdict(r);
 }
 
 std::vector<std::string> congestion_row_header(const std::vector<std::string>& extra) {

@@ -13,9 +13,6 @@
 namespace mixgraph::cli {
 namespace {
 
-/// The most values a position list may name (ranges included): checked before anything is allocated.
-constexpr std::uint64_t kMaxListValues = std::uint64_t{1} << 24;
-
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
@@ -93,36 +90,6 @@ CLI::Validator count_text() {
         }
       },
       "", "count_text");
-}
-
-std::vector<std::uint64_t> parse_position_list(const std::string& text, const std::string& what) {
-  std::vector<std::uint64_t> out;
-  if (trim(text).empty()) throw UsageError(what + ": empty list (write e.g. 1,5,6 or 1..5)");
-  std::size_t start = 0;
-  std::uint64_t total = 0;
-  while (true) {
-    const auto comma = text.find(',', start);
-    const std::string item =
-        trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (item.empty()) throw UsageError(what + ": empty item in list '" + text + "'");
-    const auto dots = item.find("..");
-    std::uint64_t lo = 0, hi = 0;
-    if (dots == std::string::npos) {
-      lo = hi = parse_count(item, what);
-    } else {
-      lo = parse_count(item.substr(0, dots), what);
-      hi = parse_count(item.substr(dots + 2), what);
-      if (hi < lo) throw UsageError(what + ": range '" + item + "' runs backwards (write LO..HI, LO <= HI)");
-    }
-    if (lo < 1) throw UsageError(what + ": '" + item + "' must be >= 1 (positions are 1-indexed)");
-    total += hi - lo + 1;
-    if (hi - lo >= kMaxListValues || total > kMaxListValues)
-      throw UsageError(what + ": '" + text + "' names more than 2^24 values");
-    for (std::uint64_t v = lo; v <= hi; ++v) out.push_back(v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
 }
 
 CLI::Validator position_list(std::vector<std::string> extra) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/analysis/cuts.hpp"
+
 namespace mixgraph::cli {
 
 /// Type names shown in --help for text options that are not a closed set of choices. An option whose type
@@ -46,9 +48,8 @@ CLI::Validator position_list(std::vector<std::string> extra = {});
 /// A --pattern value that names a .mtx file without the `mtx:` prefix: "did you mean mtx:B.mtx?".
 CLI::Validator pattern_spec();
 
-/// Items of a position list: "1,5,6" or "1..5,9" (a range is every value from LO to HI; at most 2^24
-/// values in all). Throws UsageError naming `what`.
-std::vector<std::uint64_t> parse_position_list(const std::string& text, const std::string& what);
+/// Items of a position list: "1,5,6" or "1..5,9" (mixgraph/analysis/cuts.hpp).
+using analysis::parse_position_list;
 
 /// --seed: an unsigned 64-bit integer (0..2^64-1, also 2^k and 1e6 forms), default 1.
 CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& what);

@@ -6,11 +6,12 @@
 #include <cstdio>
 #include <vector>
 
-#include "mixgraph/build_info.hpp"
+#include "mixgraph/analysis/format.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/thread_probe.hpp"
+#include "result_json.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -87,52 +88,11 @@ void add_common_options(CLI::App& app, CommonOptions& o, bool with_format) {
 }
 
 ojson json_header(const std::string& command, int schema_version, const ojson& params) {
-  ojson j;
-  j["schema"] = "mixgraph." + command + "/" + std::to_string(schema_version);
-  j["mixgraph_version"] = mixgraph::version();
-  j["command"] = command;
-  j["parameters"] = params;
-  return j;
+  return json::header(command, schema_version, params);
 }
-
-namespace {
-bool scalar_array(const ojson& j) {
-  return j.is_array() && std::all_of(j.begin(), j.end(), [](const ojson& e) { return e.is_primitive(); });
-}
-void print_rec(std::ostream& os, const ojson& j, int indent) {
-  const std::string pad(static_cast<std::size_t>(indent), ' ');
-  if (j.is_object()) {
-    if (j.empty()) {
-      os << "{}";
-      return;
-    }
-    os << "{\n";
-    std::size_t k = 0;
-    for (auto it = j.begin(); it != j.end(); ++it, ++k) {
-      os << pad << "  " << ojson(it.key()).dump() << ": ";
-      print_rec(os, it.value(), indent + 2);
-      if (k + 1 < j.size()) os << ",";
-      os << "\n";
-    }
-    os << pad << "}";
-  } else if (j.is_array() && !scalar_array(j)) {
-    os << "[\n";
-    for (std::size_t k = 0; k < j.size(); ++k) {
-      os << pad << "  ";
-      print_rec(os, j[k], indent + 2);
-      if (k + 1 < j.size()) os << ",";
-      os << "\n";
-    }
-    os << pad << "]";
-  } else {
-    os << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
-}
-}  // namespace
 
 void print_json(std::ostream& os, const ojson& j) {
-  print_rec(os, j, 0);
-  os << "\n";
+  json::print(os, j);
 }
 
 void Table::print_text(std::ostream& os) const {
@@ -183,12 +143,7 @@ void print_kv(std::ostream& os, const std::vector<std::pair<std::string, std::st
 }
 
 std::string fmt_double(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  std::string s = buf;
-  // a real always reads as one (pandas: float64, not int64): 1 -> 1.0
-  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
-  return s;
+  return analysis::fmt_double(v, digits);
 }
 
 std::string fmt_list(const std::vector<std::uint64_t>& v, std::size_t show) {

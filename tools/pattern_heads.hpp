@@ -4,20 +4,13 @@
 // combined pattern.
 #include <nlohmann/json.hpp>
 
-#include "mixgraph/distances.hpp"
+#include "mixgraph/analysis/heads.hpp"
 #include "mixgraph/pattern.hpp"
 
 namespace mixgraph::cli {
 
-/// For `pattern`: each head's nnz_A, nnz_B, total/max decode cost and max cache. Empty array unless p.heads.
-nlohmann::ordered_json head_pattern_rows(const Pattern& p, int threads);
-
-/// For `distances`: each head's diameter, mean distance and reachable/unreachable pairs, by the route
-/// choose_distance_route picks for the head under the command's request (the distance profile where it
-/// describes the head and all-pairs was not asked for, all-pairs BFS otherwise; its refusal for a head too
-/// big for automatic all-pairs). Empty array unless p.heads.
-nlohmann::ordered_json head_distance_rows(const Pattern& p, int threads, std::uint64_t mem_limit,
-                                          const DistanceRouteRequest& request);
+using analysis::head_distance_rows;  // mixgraph/analysis/heads.hpp
+using analysis::head_pattern_rows;
 
 /// Prints a table of the rows above (one line per head) after a blank line; nothing when rows is empty.
 void print_head_rows(std::ostream& os, const nlohmann::ordered_json& rows);

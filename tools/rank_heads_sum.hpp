@@ -5,25 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/analysis/heads.hpp"
 #include "mixgraph/rank.hpp"
 #include "output.hpp"
 
 namespace mixgraph::cli {
 
-struct HeadsSumRanks {
-  std::vector<std::string> specs;
-  std::vector<std::vector<std::uint32_t>> flow;  ///< per head, parallel to the cuts
-  std::vector<std::uint32_t> sum_numeric;        ///< rank of the sum's cut blocks (empty above n = 1024)
-  std::vector<std::uint32_t> sum_bound;          ///< min(sum_h flow_h(K), K, n - K)
-  bool all_b_empty = true;                       ///< every head has B = 0: the sum is generic on the union
-  double tolerance = 0.0;
-};
+using analysis::heads_sum_json;  // mixgraph/analysis/heads.hpp
+using analysis::heads_sum_ranks;
+using analysis::HeadsSumRanks;
 
-/// Per-head flow ranks on `cuts` and, for n <= 1024, the dense numeric ranks of the sum (head h: seed + h).
-HeadsSumRanks heads_sum_ranks(const Pattern& p, const std::vector<pos_t>& cuts, std::uint64_t seed,
-                              double tol, std::uint64_t mem_limit);
-
-ojson heads_sum_json(const HeadsSumRanks& h);
 void print_heads_sum(std::ostream& os, const HeadsSumRanks& h, const std::vector<pos_t>& cuts,
                      const std::vector<std::uint32_t>& union_flow);
 

@@ -13,9 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "report_section.hpp"
+#include "mixgraph/analysis/report.hpp"
 
 namespace mixgraph::cli {
+
+using analysis::PatternRun;
+using analysis::ReportContext;
+using analysis::ReportParams;
+using analysis::ReportSection;
+using analysis::SectionOutcome;
 
 /// The modelled cost (seconds on one thread, measured: docs/scaling.md) of running section `id` for these
 /// patterns at the report's n and caps. Only the ratios matter to the plan.
@@ -24,15 +30,6 @@ double report_section_cost(const std::string& id, const ReportParams& params,
 
 /// Called on the computing rank before a shard runs: (index among the running sections, what runs).
 using SectionStart = std::function<void(std::size_t, const std::string&)>;
-
-/// What rank 0 gets for one running section: the serialised section (`whole`), or, for a section made of
-/// units (ReportSection::units), each unit's result in order, which rank 0 renders; `seconds`: the time
-/// the section (or the sum of its units) took on the ranks that ran it.
-struct SectionOutcome {
-  std::string whole;
-  std::vector<std::string> units;
-  double seconds = 0;
-};
 
 /// Runs `todo` (the running sections, in document order) over the ranks; collective. A section is one
 /// shard, or one shard per unit when it has units. Rank 0 gets one outcome per section, in order; the
@@ -48,5 +45,8 @@ std::optional<std::vector<SectionOutcome>> run_report_section_shards(
 nlohmann::json import_report_section(const std::string& outcome, ReportWriter& out,
                                      std::map<std::string, std::map<std::string, Cell>>& table1,
                                      double& seconds);
+
+/// Gives the sections made of units (verify's claims, report_verify_units.cpp) their unit hooks.
+void add_report_units(std::vector<ReportSection>& sections);
 
 }  // namespace mixgraph::cli

@@ -216,20 +216,15 @@ def report(out, patterns=None, n=None, *, force=False, seed=1, dense_cap=None, h
             (all_pairs_cap, "all_pairs_cap"), (rank_cap, "rank_cap"), (rank_cuts, "rank_cuts"),
             (routing_cap, "routing_cap"), (lp_cap, "lp_cap")))
     threads, mem_limit = _args.threads(threads), _args.mem_limit(mem_limit)
-    args = ["report", "--out", out]
-    for p in [] if patterns is None else patterns:
-        args += ["--pattern", p]
-    _opt(args, "-n", n)
-    if force:
-        args.append("--force")
-    args += ["--seed", seed]
-    for flag, v in (("--dense-cap", dense_cap), ("--heatmap-cap", heatmap_cap), ("--svg-cap", svg_cap),
-                    ("--all-pairs-cap", all_pairs_cap), ("--rank-cap", rank_cap), ("--rank-cuts", rank_cuts),
-                    ("--routing-cap", routing_cap), ("--lp-cap", lp_cap)):
-        _opt(args, flag, v)
-    if pdf:
-        args.append("--pdf")
-    return _run("report", _common(args, threads, mem_limit), progress, names={"--pattern": "patterns"})
+    caps = [(flag, "" if v is None else str(v)) for flag, v in (
+        ("--dense-cap", dense_cap), ("--heatmap-cap", heatmap_cap), ("--svg-cap", svg_cap),
+        ("--all-pairs-cap", all_pairs_cap), ("--rank-cap", rank_cap), ("--rank-cuts", rank_cuts),
+        ("--routing-cap", routing_cap), ("--lp-cap", lp_cap))]
+    from . import _analysis  # the report engine called directly (analysis/report.hpp)
+
+    return _analysis.call("report", _core._report, str(out), [] if patterns is None else list(patterns),
+                          _analysis.text(n), force, str(seed), caps, pdf, _analysis.text(threads),
+                          _analysis.text(mem_limit), progress=progress, names={"--pattern": "patterns"})
 
 
 def pattern_sweep(pattern, sweep, *, threads=0, mem_limit=None, progress=None):

@@ -1,7 +1,7 @@
 """mixgraph.gallery and mixgraph.compare: mixer designs side by side as pandas DataFrames, with the numbers of
-``mixgraph gallery`` (its code runs in-process)."""
+``mixgraph gallery`` (the same query, analysis/gallery.hpp, called directly)."""
 
-from ._commands import _common, _run
+from . import _analysis, _core
 
 # The columns of gallery(), in order, with their pandas dtypes (Int64 / string: nullable, <NA> where the CLI's
 # JSON has null).
@@ -41,11 +41,9 @@ def _spec_text(s):
 
 def gallery_json(specs, n, cuts=16, threads=0, mem_limit=None):
     """The Result of ``mixgraph gallery -n n --cuts cuts -p ...`` (``designs``: one dict per design)."""
-    args = ["gallery", "-n", n, "--cuts", cuts]
-    if specs is not None:
-        for s in [specs] if isinstance(specs, str) else list(specs):
-            args += ["-p", _spec_text(s)]
-    return _run("gallery", _common(args, threads, mem_limit))
+    names = [] if specs is None else [_spec_text(s) for s in ([specs] if isinstance(specs, str) else list(specs))]
+    t = _analysis.text
+    return _analysis.call("gallery", _core._gallery, names, t(n), t(cuts), t(threads), t(mem_limit))
 
 
 def _frame(designs, n, cuts):
@@ -63,7 +61,7 @@ def _frame(designs, n, cuts):
 
 
 def gallery(specs=None, n=4096, *, cuts=16, threads=0, mem_limit=None):
-    """Mixer designs side by side at one n, one row per design (``mixgraph gallery``, run in-process).
+    """Mixer designs side by side at one n, one row per design (the numbers of ``mixgraph gallery``).
 
     specs: a list of spec strings (or Patterns; their spec is used), any family the CLI takes: single
     layers, unions ``P|Q``, ``heads:P;Q`` and ``stack:P1,P2,...`` stacks; None gives the CLI's 14 default

@@ -1,10 +1,9 @@
 """`stack:P1,P2,...` specs (L mixers applied in sequence) from Python: the CLI's pattern, distances, rank and
-congestion for stacks, run in-process; their results are the CLI's JSON (schemas mixgraph.pattern.stack,
+congestion for stacks (the same queries, analysis/stack.hpp, called directly); their results are the CLI's JSON (schemas mixgraph.pattern.stack,
 mixgraph.distances.stack, mixgraph.rank.stack, mixgraph.congestion). A stack is not a single-layer
 Pattern: ``Pattern('stack:...')`` raises UsageError."""
 
-from . import _args, _core
-from ._commands import _common, _opt, _run
+from . import _analysis, _args, _core
 
 
 def is_stack(pattern):
@@ -37,22 +36,17 @@ def stack(spec, n, *, profile=False, summary=False, threads=0, mem_limit=None):
     if not is_stack(spec):
         raise _core.UsageError(f"stack() takes a stack:P1,P2,... spec (got '{spec}'); a single-layer pattern "
                                "is mixgraph.Pattern(spec, n)")
-    args = ["pattern", "-p", spec, "-n", n]
-    if profile:
-        args.append("--profile")
-    if summary:
-        args.append("--summary")
-    return _run("pattern", _common(args, threads, mem_limit), names={"--pattern": "spec"})
+    t = _analysis.text
+    return _analysis.call("pattern", _core._stack_pattern, spec, str(n), profile, summary, t(threads), t(mem_limit),
+                          names={"--pattern": "spec"})
 
 
 def distances(spec, n, *, source=None, summary=False, threads=0, mem_limit=None, refused=()):
     """``mixgraph distances -p 'stack:...'``: distances from input j to the last layer's position i."""
     _refuse("distances", refused)
-    args = ["distances", "-p", spec, "-n", n]
-    _opt(args, "--source", source)
-    if summary:
-        args.append("--summary")
-    return _run("distances", _common(args, threads, mem_limit))
+    t = _analysis.text
+    return _analysis.call("distances", _core._stack_distances, spec, str(n), t(source), bool(summary), t(threads),
+                          t(mem_limit))
 
 
 def _cuts_text(cuts):
@@ -68,19 +62,15 @@ def _cuts_text(cuts):
 def rank(spec, n, *, method="both", cuts=None, seed=1, tol=0.0, mem_limit=None, progress=None, refused=()):
     """``mixgraph rank -p 'stack:...'``: cut ranks of the product M = M_L ... M_1."""
     _refuse("rank", refused)
-    args = ["rank", "-p", spec, "-n", n, "--method", method, "--seed", seed]
-    _opt(args, "--cuts", _cuts_text(cuts))
-    if tol:
-        args += ["--tol", repr(float(tol))]
-    return _run("rank", _common(args, None, mem_limit), progress=progress)
+    t = _analysis.text
+    return _analysis.call("rank", _core._stack_rank, spec, str(n), str(method), t(_cuts_text(cuts)), str(seed),
+                          repr(float(tol)) if tol else "", t(mem_limit), progress=progress)
 
 
 def congestion(spec, N, *, routing=None, lp=False, seed=1, mem_limit=None, refused=()):
     """``mixgraph congestion -p 'stack:...' -N N``: the copy task across layers (``--lp``: the LP and
     integer bounds on the stacked graph)."""
     _refuse("congestion", refused)
-    args = ["congestion", "-p", spec, "-N", N, "--seed", seed]
-    _opt(args, "--routing", routing)
-    if lp:
-        args.append("--lp")
-    return _run("congestion", _common(args, None, mem_limit))
+    t = _analysis.text
+    return _analysis.call("congestion", _core._stack_congestion, spec, str(N), t(routing), bool(lp), str(seed),
+                          t(mem_limit))

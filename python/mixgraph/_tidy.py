@@ -188,16 +188,12 @@ TABLES = {
 
 def _heads_of(kind, f):
     """The CLI's per-head fields of a heads:P1;P2 result computed by the compiled core (which leaves them
-    out): the CLI's own code run in-process for the same pattern, n and cuts (per-head distances and flow
-    ranks depend on nothing else)."""
-    from ._commands import _run
+    out): the same analysis (analysis/heads.hpp) for the same pattern, n and cuts (per-head distances and
+    flow ranks depend on nothing else)."""
+    from . import _core
 
-    if kind == "distances":
-        args = ["distances", "-p", f["pattern"], "-n", f["n"], "--summary", "--format", "json"]
-    else:
-        cuts = ",".join(str(int(k)) for k in f["cuts"]) + ","
-        args = ["rank", "-p", f["pattern"], "-n", f["n"], "--method", "flow", "--cuts", cuts, "--format", "json"]
-    return {**f, "heads": _run(kind, args).heads}
+    cuts = [] if kind == "distances" else [int(k) for k in f["cuts"]]
+    return {**f, "heads": _core._head_rows(kind, f["pattern"], int(f["n"]), cuts)}
 
 
 def _is_heads_spec(kind, f):

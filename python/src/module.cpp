@@ -1,5 +1,6 @@
 // mixgraph._core: the compiled half of the `mixgraph` Python package (python/mixgraph/__init__.py
 // re-exports it). Errors of the library become Python exceptions by kind.
+#include "analysis_call.hpp"
 #include "common.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -107,5 +108,9 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_solve_device(m);
   mixgraph::py::bind_analysis(m);
   mixgraph::py::bind_cli(m);
+  mixgraph::py::bind_gallery(m);
+  mixgraph::py::bind_stack(m);
+  mixgraph::py::bind_report(m);
+  mixgraph::py::bind_heads(m);
   mixgraph::py::bind_interrupt(m);
 }

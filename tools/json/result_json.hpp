@@ -5,6 +5,7 @@
 // Conventions: positions 1-indexed; unreachable and "not computed" are null; booleans are JSON booleans.
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ template <class J = ojson, class T>
 J value_or_null(const std::optional<T>& v) {
   return v ? J(*v) : J(nullptr);
 }
+
+/// {"schema": "mixgraph.<command>/<schema_version>", "mixgraph_version", "command", "parameters"}: the first
+/// four fields of every JSON document (the CLI's json_header, and the Python results' `header`).
+ojson header(const std::string& command, int schema_version, const ojson& params);
+
+/// Pretty JSON where arrays of scalars stay on one line (per-position lists of length n stay readable): the
+/// CLI's `--format json` output and report.json.
+void print(std::ostream& os, const ojson& j);
 
 /// A distance (UNREACHABLE -> null) and a list of them.
 ojson distance(std::uint32_t d);

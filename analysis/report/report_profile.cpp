@@ -5,15 +5,15 @@
 #include <limits>
 #include <tuple>
 
+#include "mixgraph/analysis/format.hpp"
+#include "mixgraph/analysis/report_section.hpp"
 #include "mixgraph/growth.hpp"
 #include "mixgraph/induced.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/plot.hpp"
-#include "output.hpp"
-#include "report_section.hpp"
 #include "result_json.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 namespace {
 
 // ---- summary ----------------------------------------------------------------------------------------
@@ -96,9 +96,9 @@ void run_profile(ReportContext& ctx) {
         if (m == r.pattern.n) {
           pr = r.profile;  // the run's own n: already computed (building it again would double the memory)
         } else {
-          check_memory(estimate_pattern_bytes(r.spec, m, false), ctx.params.mem_limit,
+          check_memory(estimate_pattern_bytes(r.tree, m, false), ctx.params.mem_limit,
                        r.spec + " at n = " + nstr(m));
-          const Pattern pm = make_pattern(r.spec, m);
+          const Pattern pm = make_pattern(r.tree, m);
           ProfileOptions po;
           po.threads = ctx.params.threads;
           po.per_position = false;
@@ -336,12 +336,23 @@ void run_operator(ReportContext& ctx) {
   if (!t.rows.empty()) ctx.out.table(t);
 }
 
-ReportSectionRegistrar reg_summary("summary", "Pattern summary", 10, {"time_per_token", "cache"},
-                                   run_summary);
-ReportSectionRegistrar reg_profile("profile", "Decode cost and cache", 20,
-                                   {"time_per_token_fit", "cache_fit"}, run_profile);
-ReportSectionRegistrar reg_masks("masks", "The A and B masks", 30, {}, run_masks);
-ReportSectionRegistrar reg_operator("operator", "The induced operator |M|", 40, {}, run_operator);
-
 }  // namespace
-}  // namespace mixgraph::cli
+
+ReportSection summary_section() {
+  return running_section("summary", "Pattern summary", 10, {"time_per_token", "cache"}, run_summary);
+}
+
+ReportSection profile_section() {
+  return running_section("profile", "Decode cost and cache", 20, {"time_per_token_fit", "cache_fit"},
+                         run_profile);
+}
+
+ReportSection masks_section() {
+  return running_section("masks", "The A and B masks", 30, {}, run_masks);
+}
+
+ReportSection operator_section() {
+  return running_section("operator", "The induced operator |M|", 40, {}, run_operator);
+}
+
+}  // namespace mixgraph::analysis

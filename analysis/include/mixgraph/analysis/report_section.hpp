@@ -1,7 +1,8 @@
 #pragma once
-// Sections of `mixgraph report`. Each analysis contributes one ReportSection: a function that calls the
-// analysis (in lib/) for every pattern and hands plain tables, matrices and vectors to the ReportWriter
-// (notebooks_export/). Sections register themselves, so adding one is one static object in a tools/*.cpp:
+// Sections of the report (mixgraph/analysis/report.hpp). Each analysis contributes one ReportSection: a
+// function that calls the analysis (in lib/) for every pattern and hands plain tables, matrices and vectors
+// to the ReportWriter (notebooks_export/). Adding one is a function in an analysis/report/report_<area>.cpp,
+// declared below and listed in report_sections() (analysis/report/report.cpp):
 //
 //   void run_distances(ReportContext& ctx) {
 //     for (auto& r : ctx.runs) {
@@ -13,12 +14,12 @@
 //       ctx.results[r.spec] = {{"diameter", d.diameter}};             // report.json
 //     }
 //   }
-//   ReportSectionRegistrar reg_distances("distances", "Shortest paths", 50, {"shortest_path"},
-//   run_distances);
+//   ReportSection distances_section() {
+//     return running_section("distances", "Shortest paths", 50, {"shortest_path"}, run_distances);
+//   }
 //
-// A section whose analysis is not available in this build can be registered as pending
-// (tools/report_pending.cpp): the report then says what it would add and marks its Table 1 columns
-// "pending (<why>)".
+// A section whose analysis is not available in this build can be listed as pending (pending_section): the
+// report then says what it would add and marks its Table 1 columns "pending (<why>)".
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -27,16 +28,19 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/claims.hpp"
 #include "mixgraph/pattern.hpp"
+#include "mixgraph/pattern_spec.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/report_writer.hpp"
 #include "mixgraph/table.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 
 /// The report's parameters (after defaults); every cap is a flag of `mixgraph report`.
 struct ReportParams {
   std::vector<std::string> patterns;
+  std::vector<PatternSpec> trees;  ///< patterns parsed, once each (mixgraph/pattern_spec.hpp)
   std::uint64_t n = 1024;
   std::uint64_t seed = 1;
   std::uint64_t dense_cap = 1024;     ///< --dense-cap: |M| heatmaps (dense (I-B)^{-1}A) only for n <= this
@@ -58,6 +62,7 @@ struct ReportParams {
 /// One pattern of the report, built once and shared by every section.
 struct PatternRun {
   std::string spec;  ///< as given on the command line
+  PatternSpec tree;  ///< spec parsed: the sections build the pattern at other n from it
   std::string stem;  ///< file-name stem (unique within the report)
   Pattern pattern;
   PatternProfile profile;  ///< per-position decode cost and cache at n
@@ -97,22 +102,18 @@ struct ReportSection {
   std::function<void(ReportContext&, const std::vector<std::string>&)> render;
 };
 
-std::vector<ReportSection>& report_sections();
-
-struct ReportSectionRegistrar {
-  explicit ReportSectionRegistrar(ReportSection s) { report_sections().push_back(std::move(s)); }
-  /// A section that runs.
-  ReportSectionRegistrar(std::string id, std::string title, int order,
-                         std::vector<std::string> table1_columns, std::function<void(ReportContext&)> run) {
-    ReportSection s;
-    s.id = std::move(id);
-    s.title = std::move(title);
-    s.order = order;
-    s.table1_columns = std::move(table1_columns);
-    s.run = std::move(run);
-    report_sections().push_back(std::move(s));
-  }
-};
+/// A section that runs.
+inline ReportSection running_section(std::string id, std::string title, int order,
+                                     std::vector<std::string> table1_columns,
+                                     std::function<void(ReportContext&)> run) {
+  ReportSection s;
+  s.id = std::move(id);
+  s.title = std::move(title);
+  s.order = order;
+  s.table1_columns = std::move(table1_columns);
+  s.run = std::move(run);
+  return s;
+}
 
 /// Table cells and labels shared by the section files.
 inline Cell u64(std::uint64_t v) {
@@ -146,4 +147,21 @@ inline ReportSection pending_section(std::string id, std::string title, int orde
   return s;
 }
 
-}  // namespace mixgraph::cli
+/// The sections (analysis/report/report_<area>.cpp).
+ReportSection summary_section();
+ReportSection profile_section();
+ReportSection masks_section();
+ReportSection operator_section();
+ReportSection distances_section();
+ReportSection congestion_section();
+ReportSection ranks_section();
+ReportSection stacks_section();
+ReportSection validation_section();
+ReportSection verify_section();
+
+/// The "verify" section's claims for these parameters (the report's single-layer patterns, n_max = n), and
+/// the section drawn from the claims' results (under several MPI ranks the CLI renders the claims' shards).
+ClaimContext report_claim_context(const ReportParams& params);
+void render_report_verify(ReportContext& ctx, const std::vector<ClaimResult>& results);
+
+}  // namespace mixgraph::analysis

@@ -3,7 +3,7 @@
 // interrupted, failed or concurrent run never leaves a directory that looks complete but mixes two runs.
 #include <string>
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 
 /// The directory `report --out out` writes: `out` itself, or, when `out` is a symbolic link, the directory it
 /// names (the link stays; a link to nothing is refused). Refuses (UsageError) an `out` that is the current
@@ -31,4 +31,4 @@ class ReportStaging {
   bool committed_ = false;
 };
 
-}  // namespace mixgraph::cli
+}  // namespace mixgraph::analysis

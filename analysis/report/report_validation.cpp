@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include "mixgraph/analysis/format.hpp"
+#include "mixgraph/analysis/report_section.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/validate.hpp"
-#include "output.hpp"
-#include "report_section.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 namespace {
 
 void run_validation(ReportContext& ctx) {
@@ -67,7 +67,10 @@ void run_validation(ReportContext& ctx) {
   ctx.out.table(t, 100);
 }
 
-ReportSectionRegistrar reg_validation("validation", "Solver validation", 80, {}, run_validation);
-
 }  // namespace
-}  // namespace mixgraph::cli
+
+ReportSection validation_section() {
+  return running_section("validation", "Solver validation", 80, {}, run_validation);
+}
+
+}  // namespace mixgraph::analysis

@@ -5,13 +5,13 @@
 // say so (cmd_report.cpp).
 #include <exception>
 
+#include "mixgraph/analysis/report_section.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/stack.hpp"
 #include "mixgraph/stack_congestion.hpp"
-#include "report_section.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 namespace {
 
 /// Stack distances that need every source refuse more relaxations than this (as `distances` does).
@@ -46,10 +46,11 @@ void run_stacks(ReportContext& ctx) {
                   {"stack", "cut", "rank_flow", "rank_numeric"},
                   {}};
   std::size_t count = 0;
-  for (const auto& spec : P.patterns) {
+  for (std::size_t k = 0; k < P.patterns.size(); ++k) {
+    const std::string& spec = P.patterns[k];
     if (!is_stack_spec(spec)) continue;
     ++count;
-    const PatternSpec tree = parse_pattern_spec(spec);  // the one parse: the estimate and the build
+    const PatternSpec& tree = P.trees.at(k);  // parsed once, by the report
     check_memory(estimate_stack_bytes(tree, P.n), P.mem_limit,
                  "pattern " + spec + " at n = " + std::to_string(P.n));
     const Stack s = make_stack(tree, P.n);
@@ -194,7 +195,10 @@ void run_stacks(ReportContext& ctx) {
   if (!ranks.rows.empty()) ctx.out.table(ranks, 20);
 }
 
-ReportSectionRegistrar reg_stacks("stacks", "Stacked layers", 75, {}, run_stacks);
-
 }  // namespace
-}  // namespace mixgraph::cli
+
+ReportSection stacks_section() {
+  return running_section("stacks", "Stacked layers", 75, {}, run_stacks);
+}
+
+}  // namespace mixgraph::analysis

@@ -7,13 +7,13 @@
 #include <limits>
 #include <memory>
 
+#include "mixgraph/analysis/format.hpp"
+#include "mixgraph/analysis/report_section.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/plot.hpp"
-#include "output.hpp"
-#include "report_section.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 namespace {
 
 Cell report_dist_cell(std::uint32_t d) {
@@ -313,7 +313,10 @@ void section_distances(ReportContext& ctx) {
       "dist");
 }
 
-ReportSectionRegistrar reg_distances("distances", "Shortest paths", 50, {"shortest_path"}, section_distances);
-
 }  // namespace
-}  // namespace mixgraph::cli
+
+ReportSection distances_section() {
+  return running_section("distances", "Shortest paths", 50, {"shortest_path"}, section_distances);
+}
+
+}  // namespace mixgraph::analysis

@@ -1,4 +1,4 @@
-#include "report_staging.hpp"
+#include "mixgraph/analysis/report_staging.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 
 #include "mixgraph/error.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 
 namespace fs = std::filesystem;
 
@@ -135,4 +135,4 @@ void ReportStaging::commit(bool force) {
   fs::remove_all(old, ec);
 }
 
-}  // namespace mixgraph::cli
+}  // namespace mixgraph::analysis

@@ -9,15 +9,21 @@
 #include <limits>
 #include <map>
 
-#include "congestion_text.hpp"
+#include "mixgraph/analysis/format.hpp"
+#include "mixgraph/analysis/report_section.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/plot.hpp"
-#include "output.hpp"
-#include "report_section.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 namespace {
+
+/// The checked routing named `name`, or nullptr.
+const RoutingStats* find_routing(const CongestionResult& r, const std::string& name) {
+  for (const auto& s : r.routings)
+    if (s.name == name) return &s;
+  return nullptr;
+}
 
 Cell opt_cell(const std::optional<std::uint32_t>& v) {
   return v ? u64(*v) : Cell::empty();
@@ -59,7 +65,7 @@ void section_congestion(ReportContext& ctx) {
   std::size_t lp_skipped = 0, minmax_skipped = 0;
   std::string key;  // one line per pattern: its hardest copy length
   for (const auto& r : ctx.runs) {
-    const bool is_mtx = is_mtx_spec(r.spec);
+    const bool is_mtx = r.spec.rfind("mtx:", 0) == 0;
     std::vector<std::uint64_t> Ns = is_mtx ? std::vector<std::uint64_t>{0} : copy_lengths(r.pattern.n);
     // Per pattern: the certified bounds as a band (lower .. best checked routing's congestion, where the
     // optimum lies) and the congestion the best checked routing achieves as points on top.
@@ -97,7 +103,7 @@ void section_congestion(ReportContext& ctx) {
       const auto t0 = std::chrono::steady_clock::now();
       CongestionResult c;
       try {
-        c = analyse_congestion(r.spec, N, co);
+        c = analyse_congestion(r.tree, N, co);
       } catch (
           const std::exception& e) {  // RuntimeFailure (memory, work), UsageError (size): noted, not fatal
         ctx.out.note("skipped", "congestion of " + r.spec + " at N = " + nstr(N) + ": " + e.what());
@@ -121,7 +127,7 @@ void section_congestion(ReportContext& ctx) {
         }
         row.push_back(opt_cell(c.upper_bound));
         row.push_back(c.upper_bound ? u64(*c.upper_bound - c.lower_bound) : Cell::empty());
-        row.push_back(Cell::text(verdict(c)));
+        row.push_back(Cell::text(congestion_verdict(c)));
         row.push_back(c.best_routing.empty() ? Cell::empty() : Cell::text(c.best_routing));
         // Integer values at a few copy lengths: points only (a NaN between points breaks the line).
         if (c.upper_bound) {
@@ -263,8 +269,10 @@ void section_congestion(ReportContext& ctx) {
       "cong[[\"pattern\", \"N\", \"copy_distance\", \"lower\", \"upper\", \"status\"]]");
 }
 
-ReportSectionRegistrar reg_congestion("congestion", "Copy task and congestion", 60, {"congestion"},
-                                      section_congestion);
-
 }  // namespace
-}  // namespace mixgraph::cli
+
+ReportSection congestion_section() {
+  return running_section("congestion", "Copy task and congestion", 60, {"congestion"}, section_congestion);
+}
+
+}  // namespace mixgraph::analysis

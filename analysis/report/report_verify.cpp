@@ -3,14 +3,13 @@
 // patterns, or about no mixer pattern, is NOT APPLICABLE. A table with a one-line verdict per claim.
 #include <algorithm>
 
+#include "mixgraph/analysis/format.hpp"
+#include "mixgraph/analysis/report_section.hpp"
 #include "mixgraph/claims.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/stack.hpp"
-#include "output.hpp"
-#include "report_section.hpp"
-#include "shard_commands.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 namespace {
 
 ClaimContext claim_context(const ReportParams& params) {
@@ -76,32 +75,14 @@ void section_verify(ReportContext& ctx) {
   render_verify(ctx, results);
 }
 
-/// Under several MPI ranks: one unit per claim instance (one per claim for the claims that do not split;
-/// verify's shards), rendered on rank 0 from the claims merged in order.
-std::vector<std::string> claim_ids() {
-  std::vector<std::string> ids;
-  for (const auto& c : registered_claims()) ids.push_back(c.id);
-  return ids;
+}  // namespace
+
+ClaimContext report_claim_context(const ReportParams& params) {
+  return claim_context(params);
 }
-std::vector<std::string> verify_units(const ReportParams& params) {
-  std::vector<std::string> names;
-  for (const auto& s : claim_shards(claim_ids(), claim_context(params))) names.push_back(s.name);
-  return names;
-}
-std::vector<double> verify_unit_costs(const ReportParams& params) {
-  std::vector<double> costs;
-  for (const auto& s : claim_shards(claim_ids(), claim_context(params))) costs.push_back(s.cost);
-  return costs;
-}
-std::string verify_unit(const ReportParams& params, const std::vector<PatternRun>&, std::size_t i) {
-  const auto ids = claim_ids();
-  const auto cc = claim_context(params);
-  return run_claim_shard(ids, cc, claim_shards(ids, cc).at(i));
-}
-void render_verify_units(ReportContext& ctx, const std::vector<std::string>& units) {
-  const auto ids = claim_ids();
-  const auto cc = claim_context(ctx.params);
-  render_verify(ctx, merge_claim_shards(ids, cc, claim_shards(ids, cc), units));
+
+void render_report_verify(ReportContext& ctx, const std::vector<ClaimResult>& results) {
+  render_verify(ctx, results);
 }
 
 ReportSection verify_section() {
@@ -109,14 +90,8 @@ ReportSection verify_section() {
   s.id = "verify";
   s.title = "Propositions checked";
   s.order = 90;
-  s.run = section_verify;
-  s.units = verify_units;
-  s.unit_costs = verify_unit_costs;
-  s.unit = verify_unit;
-  s.render = render_verify_units;
+  s.run = section_verify;  // under several MPI ranks the CLI adds its units (tools/report_verify_units.cpp)
   return s;
 }
-ReportSectionRegistrar reg_verify(verify_section());
 
-}  // namespace
-}  // namespace mixgraph::cli
+}  // namespace mixgraph::analysis

@@ -7,13 +7,13 @@
 #include <cmath>
 #include <map>
 
+#include "mixgraph/analysis/format.hpp"
+#include "mixgraph/analysis/report_section.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/plot.hpp"
 #include "mixgraph/rank.hpp"
-#include "output.hpp"
-#include "report_section.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
 namespace {
 
 /// Equal sequences, NaN (a break between points) equal to NaN.
@@ -212,7 +212,10 @@ void run_ranks(ReportContext& ctx) {
       "plt.show()");
 }
 
-ReportSectionRegistrar reg_ranks("ranks", "Interaction rank", 70, {}, run_ranks);
-
 }  // namespace
-}  // namespace mixgraph::cli
+
+ReportSection ranks_section() {
+  return running_section("ranks", "Interaction rank", 70, {}, run_ranks);
+}
+
+}  // namespace mixgraph::analysis
