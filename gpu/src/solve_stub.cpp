@@ -1,5 +1,6 @@
 // CPU-only builds: the GPU solve entry points report that CUDA is not built in.
 #include "mixgraph/blockinv_reference.hpp"
+#include "mixgraph/gpu_plan.hpp"
 #include "mixgraph/gpu_solve.hpp"
 
 namespace mixgraph::gpu {
@@ -24,6 +25,17 @@ SolveRun solve_device(const SolveProblem&, const void*, void*, const SolveOption
 SolveRun solve_seeded_x(const SolveProblem&, std::uint64_t, void*, const SolveOptions&) {
   SolveRun r;
   r.note = kNote;
+  return r;
+}
+
+std::string make_device_plan(DevicePlan& plan, const SolveProblem&, const SolveOptions&) {
+  plan.reset(nullptr);
+  return kNote;
+}
+
+SolveRun solve_planned(DevicePlan& plan, const SolveProblem&, const void*, void*, void*) {
+  SolveRun r;
+  r.note = plan.state() ? kNote : "the device plan is empty (make_device_plan makes it)";
   return r;
 }
 

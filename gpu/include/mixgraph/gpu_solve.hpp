@@ -59,6 +59,10 @@ struct SolveMatrix {
   ///    the solve's layout (every plan). The workspace slot is not reused by value across calls (the
   ///    values are not on the host): each call writes the expanded array again (heads n k values).
   bool vals_on_device = false;
+  /// solve_planned (gpu_plan.hpp) only: host Values at vals that do not change while the plan lives (e.g.
+  /// the files' values of an mtx: pattern held by a Mixer), so the plan uploads them once per address and
+  /// reuses its device copy. Ignored elsewhere.
+  bool vals_constant = false;
 };
 
 struct SolveProblem {
