@@ -137,6 +137,10 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// once Y is written (one event synchronization at its end). total_ms: device weights + kernel. Never
 /// throws; errors in note.
 ///
+/// Each call plans the structure anew (uploads of the structure, the planner's O(n + nnz) host passes for
+/// CSR structures): for repeated calls on one structure, gpu_plan.hpp's DevicePlan does that once
+/// (solve_device is a temporary plan run through the same per-call path, so both give the same bits).
+///
 /// Device memory: solve_device allocates nothing per call once warm. Its device buffers (coefficient
 /// arrays, structure copies, the plan's workspace) come from a per-device cache, grow-only: the j-th buffer
 /// of a call reuses the cache's j-th slot, reallocated only when too small. The cache is held until
