@@ -12,9 +12,11 @@
 #include <thread>
 #include <vector>
 
+#include "mixgraph/device_mixer.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/gpu_plan.hpp"
 #include "mixgraph/gpu_solve.hpp"
+#include "mixgraph/mixer.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_backend.hpp"
@@ -338,5 +340,50 @@ TEST(GpuPlan, TwoThreadsShareOnePlanOnTwoStreams) {
   EXPECT_TRUE(ref.host() == yb.host());
 }
 #endif
+
+}  // namespace
+
+namespace {
+
+using namespace mixgraph;
+
+// DeviceMixer (device_mixer.hpp): a Mixer on the GPU through one device plan.
+TEST(DeviceMixer, RefusesWithoutAGpuOrWithBadArguments) {
+  EXPECT_THROW(DeviceMixer(nullptr), UsageError);
+  auto m = std::make_shared<const Mixer>("pow2+cache", 256, MixerOptions{2, Precision::Fp32});
+  DeviceMixer g(m);
+  EXPECT_FALSE(g.planned());
+  EXPECT_EQ(g.device_bytes(), 0u);
+  EXPECT_THROW(g.solve<float>(nullptr, nullptr, 3, 1), UsageError);   // d not a multiple of 2 heads
+  EXPECT_THROW(g.solve<double>(nullptr, nullptr, 4, 1), UsageError);  // another precision
+  if (!gpu::device_info().usable()) {
+    EXPECT_THROW(g.solve<float>(nullptr, nullptr, 4, 1), GpuRequired);
+  }
+  g.release();
+  EXPECT_FALSE(g.planned());
+}
+
+TEST(GpuDeviceMixer, PlansOnceAndGivesSolveDeviceBits) {
+  REQUIRE_GPU();
+  const pos_t n = 5000;
+  const std::uint32_t d = 64;
+  auto m = std::make_shared<const Mixer>("sq1+cache", n, MixerOptions{2, Precision::Fp32});
+  DeviceMixer g(m);
+  const std::size_t bytes = std::size_t(n) * d * sizeof(float);
+  Dev x(bytes), y1(bytes), y2(bytes);
+  ASSERT_EQ(gpu::fill_seeded_x(x.p, n, d, false, 4), "");
+  for (std::uint64_t seed : {1, 1, 2}) {
+    const auto r = g.solve<float>(static_cast<const float*>(x.p), static_cast<float*>(y1.p), d, seed);
+    EXPECT_TRUE(g.planned());
+    const auto w = seeded_mixer_weights<float>(make_pattern("sq1+cache", n), 2, seed);
+    const auto rd = gpu::solve_device(gpu_problem(w, d), x.p, y2.p);
+    ASSERT_TRUE(rd.ran) << rd.note;
+    EXPECT_EQ(r.kernel, rd.kernel);
+    EXPECT_TRUE(y1.host() == y2.host()) << seed;
+  }
+  EXPECT_GT(g.device_bytes(), 0u);
+  g.release();
+  EXPECT_EQ(g.device_bytes(), 0u);
+}
 
 }  // namespace

@@ -563,6 +563,12 @@ std::string copy_to_host(void* host, const void* dev, std::size_t bytes) {
   return e == cudaSuccess ? "" : err_text(e, "copy to the host");
 }
 
+int current_device() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  return dev;
+}
+
 std::string set_device(int device) {
   const cudaError_t e = cudaSetDevice(device);
   return e == cudaSuccess ? "" : err_text(e, "cudaSetDevice");

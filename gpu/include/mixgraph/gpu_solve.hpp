@@ -181,5 +181,7 @@ std::string copy_to_device(void* dev, const void* host, std::size_t bytes);
 std::string copy_to_host(void* host, const void* dev, std::size_t bytes);
 /// Makes `device` the calling thread's current CUDA device (the device of a tensor).
 std::string set_device(int device);
+/// The calling thread's current CUDA device (0 where there is none).
+int current_device();
 
 }  // namespace mixgraph::gpu
