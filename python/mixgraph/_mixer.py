@@ -30,9 +30,9 @@ class Mixer:
     'cpu' (host arrays), or 'cuda': ``solve`` takes CUDA tensors too (X and Y stay on X's device, on torch's
     current stream) with a device plan made by the first such call per d and kept (the structure on the
     device and the GPU planner's choices: a repeated solve pays the coefficients and the kernel alone;
-    ``device_bytes`` says how much GPU memory the plans hold; ``solve_adjoint`` stays on the CPU). The weights are the seeded ones of
-    ``mixgraph.solve`` (head h uses seed + h), made by the kernel where it uses them: nothing per nonzero is
-    stored, so a solve's working memory is O(threads x tile) beside X and Y. ``keep_weights=True`` stores
+    ``device_bytes`` says how much GPU memory the plans hold; ``solve_adjoint`` stays on the CPU). The
+    weights are the seeded ones of ``mixgraph.solve`` (head h uses seed + h), made by the kernel where it
+    uses them: nothing per nonzero is stored, so a solve's working memory is O(threads x tile) beside X and Y. ``keep_weights=True`` stores
     every coefficient of the last seed instead (O(heads (n K + nnz)) values, held until another seed or
     ``release()``) and reads them in later calls: faster repeated solves, most at small d and for patterns
     with many reads per row, at that memory (the same bits either way).
