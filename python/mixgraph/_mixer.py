@@ -32,9 +32,10 @@ class Mixer:
     device and the GPU planner's choices: a repeated solve pays the coefficients and the kernel alone;
     ``device_bytes`` says how much GPU memory the plans hold; ``solve_adjoint`` stays on the CPU). The
     weights are the seeded ones of ``mixgraph.solve`` (head h uses seed + h), made by the kernel where it
-    uses them: nothing per nonzero is stored, so a solve's working memory is O(threads x tile) beside X and Y. ``keep_weights=True`` stores
-    every coefficient of the last seed instead (O(heads (n K + nnz)) values, held until another seed or
-    ``release()``) and reads them in later calls: faster repeated solves, most at small d and for patterns
+    uses them: nothing per nonzero is stored, so a solve's working memory is O(threads x tile) beside X and
+    Y. ``keep_weights=True`` stores every coefficient of the last seed instead (O(heads (n K + nnz)) values,
+    held until another seed or ``release()``) and reads them in later calls: faster repeated solves, most at
+    small d and for patterns
     with many reads per row, at that memory (the same bits either way).
 
     ``solve(X, *, seed=1, threads=0, out=None, info=False)``: the same bits as ``mixgraph.solve(pattern, X,
