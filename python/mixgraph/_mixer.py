@@ -35,8 +35,7 @@ class Mixer:
     uses them: nothing per nonzero is stored, so a solve's working memory is O(threads x tile) beside X and
     Y. ``keep_weights=True`` stores every coefficient of the last seed instead (O(heads (n K + nnz)) values,
     held until another seed or ``release()``) and reads them in later calls: faster repeated solves, most at
-    small d and for patterns
-    with many reads per row, at that memory (the same bits either way).
+    small d and for patterns with many reads per row, at that memory (the same bits either way).
 
     ``solve(X, *, seed=1, threads=0, out=None, info=False)``: the same bits as ``mixgraph.solve(pattern, X,
     heads=heads, seed=seed)``; X as there (numpy, torch CPU tensor, DLPack or buffer object, read in
