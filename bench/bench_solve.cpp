@@ -22,6 +22,7 @@
 #include "gpu_options_env.hpp"  // tools/: the MIXGRAPH_GPU_* variables
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/gpu.hpp"
+#include "mixgraph/gpu_plan.hpp"
 #include "mixgraph/gpu_solve.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve.hpp"
@@ -221,6 +222,16 @@ void run_gpu_case(const GpuCase& g) {
     dkern.push_back(dr.kernel_ms);
     dcall.push_back(dr.total_ms);
   }
+  // the same through a device plan made once (what mixgraph.solve on a CUDA tensor pays per call)
+  std::vector<double> pcall;
+  gpu::DevicePlan plan;
+  if (err.empty()) err = gpu::make_device_plan(plan, gpu_problem(w, g.d), s.options);
+  for (int rep = 0; rep <= 3 && err.empty(); ++rep) {
+    const gpu::SolveRun pr = gpu::solve_planned(plan, gpu_problem(w, g.d), dx, dy);
+    if (!pr.ran) err = pr.note;
+    if (rep) pcall.push_back(pr.total_ms);
+  }
+  plan.release();
   gpu::device_free(dx);
   gpu::device_free(dy);
   if (!err.empty()) {
@@ -229,10 +240,134 @@ void run_gpu_case(const GpuCase& g) {
   } else {
     std::printf(
         "{\"bench\": \"gpu_solve_public_device\", \"case\": \"%s\", \"pattern\": \"%s\", \"n\": %u, "
-        "\"d\": %u, \"heads\": %u, \"kernel\": \"%s\", \"kernel_ms\": %.4f, \"call_ms\": %.4f}\n",
-        g.label.c_str(), g.spec.c_str(), n, g.d, g.heads, dr.kernel.c_str(), median(dkern), median(dcall));
+        "\"d\": %u, \"heads\": %u, \"kernel\": \"%s\", \"kernel_ms\": %.4f, \"call_ms\": %.4f, "
+        "\"planned_call_ms\": %.4f, \"planned_ratio\": %.3f}\n",
+        g.label.c_str(), g.spec.c_str(), n, g.d, g.heads, dr.kernel.c_str(), median(dkern), median(dcall),
+        median(pcall), median(pcall) / median(dkern));
   }
   std::fflush(stdout);
+}
+
+// ---- GPU per-call cost: the public paths beside the kernel ----
+
+// An mtx file of n rows with 16 reads per row (i - 1 and 15 hashed earlier columns, values in [-0.5, 0.5] /
+// 16): an unstructured explicit pattern for the calls suite.
+std::string write_mtx(pos_t n, const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + path);
+  std::vector<std::pair<pos_t, pos_t>> e;
+  for (pos_t i = 1; i < n; ++i) {
+    std::vector<pos_t> cols = {i - 1};
+    for (int k = 0; k < 15 && i > 1; ++k) cols.push_back(pos_t(hash_uniform(5, 0, i, k) * double(i - 1)));
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (pos_t c : cols) e.push_back({i, c});
+  }
+  std::fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%u %u %zu\n", unsigned(n), unsigned(n),
+               e.size());
+  for (std::size_t k = 0; k < e.size(); ++k)
+    std::fprintf(f, "%u %u %.6f\n", unsigned(e[k].first + 1), unsigned(e[k].second + 1),
+                 (hash_uniform(6, 0, k, 0) - 0.5) / 16);
+  std::fclose(f);
+  return path;
+}
+
+// One case of `bench_solve gpu calls`: the kernel and the whole public calls on the same problem (seeded
+// weights, fp32, one head; mtx: the files' values): make_device_plan once, then solve_planned (X on the
+// device: what mixgraph.solve on a CUDA tensor and Mixer(device='cuda') pay per call), solve_device (X on
+// the device, everything planned per call: the path before device plans) and solve (X and Y on the host).
+// Ratios are call / kernel (median of reps calls after one warm-up each); bits_equal: solve_planned's Y is
+// solve_device's.
+void run_calls_case(const std::string& label, const std::string& spec, pos_t n, std::uint32_t d, bool csr,
+                    int reps) {
+  const Pattern p = make_pattern(spec, spec.rfind("mtx:", 0) == 0 ? 0 : n);
+  MixerWeights<float> w = seeded_mixer_weights<float>(p, 1, 1);
+  if (csr && w.s.implicit) {  // the same reads as an explicit structure (csr-equal-nnz)
+    w.s.implicit = false;
+    w.s.b = b_csr(p);
+    w.s.a = a_csr(p);
+    w.s.family = "csr";
+  }
+  gpu::SolveProblem prob = gpu_problem(w, d);
+  for (gpu::SolveMatrix* m : {&prob.a, &prob.b})
+    if (m->gen == gpu::CoefGen::Values) m->vals_constant = true;  // (mtx: the files' values)
+  const std::size_t count = std::size_t(p.n) * d, bytes = count * sizeof(float);
+  std::vector<float> x(count), y(count);
+  for (std::size_t k = 0; k < count; ++k) x[k] = float(2 * hash_uniform(7, 0, k / d, k % d) - 1);
+  void *dx = nullptr, *dy = nullptr, *dy2 = nullptr;
+  std::string err = gpu::device_alloc(&dx, bytes);
+  if (err.empty()) err = gpu::device_alloc(&dy, bytes);
+  if (err.empty()) err = gpu::device_alloc(&dy2, bytes);
+  if (err.empty()) err = gpu::copy_to_device(dx, x.data(), bytes);
+  gpu::DevicePlan plan;
+  const double t0 = now();
+  if (err.empty()) err = gpu::make_device_plan(plan, prob);
+  const double plan_ms = (now() - t0) * 1e3;
+  std::vector<double> kern, planned, device, host;
+  gpu::SolveRun r;
+  for (int rep = 0; rep <= reps && err.empty(); ++rep) {
+    r = gpu::solve_planned(plan, prob, dx, dy);
+    if (!r.ran) break;
+    if (rep) kern.push_back(r.kernel_ms), planned.push_back(r.total_ms);
+  }
+  if (err.empty() && !r.ran) err = "solve_planned: " + r.note;
+  for (int rep = 0; rep <= reps && err.empty(); ++rep) {
+    const gpu::SolveRun rd = gpu::solve_device(prob, dx, dy2);
+    if (!rd.ran) err = "solve_device: " + rd.note;
+    if (rep) device.push_back(rd.total_ms);
+  }
+  for (int rep = 0; rep <= reps && err.empty(); ++rep) {
+    const gpu::SolveRun rh = gpu::solve(prob, x.data(), y.data());
+    if (!rh.ran) err = "solve: " + rh.note;
+    if (rep) host.push_back(rh.total_ms);
+  }
+  bool same = false;
+  if (err.empty()) {
+    std::vector<float> a(count), b(count);
+    err = gpu::copy_to_host(a.data(), dy, bytes);
+    if (err.empty()) err = gpu::copy_to_host(b.data(), dy2, bytes);
+    same = err.empty() && std::memcmp(a.data(), b.data(), bytes) == 0;
+  }
+  const std::uint64_t plan_bytes = plan.device_bytes();
+  plan.release();
+  for (void* q : {dx, dy, dy2}) gpu::device_free(q);
+  if (!err.empty()) {
+    std::printf("{\"bench\": \"gpu_solve_calls\", \"case\": \"%s\", \"pattern\": \"%s\", \"note\": \"%s\"}\n",
+                label.c_str(), spec.c_str(), err.c_str());
+    std::fflush(stdout);
+    return;
+  }
+  const double k = median(kern);
+  std::printf(
+      "{\"bench\": \"gpu_solve_calls\", \"case\": \"%s\", \"pattern\": \"%s\", \"n\": %u, \"d\": %u, "
+      "\"structure\": \"%s\", \"kernel\": \"%s\", \"plan_ms\": %.3f, \"plan_device_bytes\": %llu, "
+      "\"kernel_ms\": %.4f, \"planned_call_ms\": %.4f, \"device_call_ms\": %.4f, \"host_call_ms\": %.4f, "
+      "\"planned_ratio\": %.3f, \"device_ratio\": %.3f, \"host_ratio\": %.3f, \"target_ratio\": 1.25, "
+      "\"bits_equal\": %s}\n",
+      label.c_str(), spec.c_str(), unsigned(p.n), d, w.s.implicit ? "implicit" : "csr", r.kernel.c_str(),
+      plan_ms, (unsigned long long)plan_bytes, k, median(planned), median(device), median(host),
+      median(planned) / k, median(device) / k, median(host) / k, same ? "true" : "false");
+  std::fflush(stdout);
+}
+
+// bench_solve gpu calls [log2n] [d] [reps]: per-call cost of the public paths against the kernel for
+// explicit structures (and pow2 as the implicit baseline).
+int bench_gpu_calls(int log2n, std::uint32_t d, int reps) {
+  const auto info = gpu::device_info();
+  if (!info.usable()) {
+    std::printf("{\"bench\": \"gpu_solve_calls\", \"skipped\": \"%s\"}\n", info.note.c_str());
+    return 0;
+  }
+  const pos_t n = pos_t(1) << log2n;
+  const std::string mtx = write_mtx(n, "/tmp/mixgraph_bench_calls_" + std::to_string(n) + ".mtx");
+  run_calls_case("implicit", "pow2", n, d, false, reps);
+  run_calls_case("cache-efficient", "pow2+cache", n, d, false, reps);
+  run_calls_case("cache-efficient", "sq1+cache", n, d, false, reps);
+  run_calls_case("csr-equal-nnz", "pow2", n, d, true, reps);
+  run_calls_case("union", "window:32|sink:4", n, d, false, reps);
+  run_calls_case("mtx", "mtx:" + mtx, n, d, false, reps);
+  std::remove(mtx.c_str());
+  return 0;
 }
 
 int bench_gpu(bool quick) {
@@ -300,9 +435,16 @@ int main(int argc, char** argv) {
       run_gpu_case(c);
       return 0;
     }
+    if (mode == "gpu" && argc > 2 && std::string(argv[2]) == "calls") {
+      // bench_solve gpu calls [log2n = 16] [d = 256] [reps = 5]
+      return bench_gpu_calls(argc > 3 ? std::atoi(argv[3]) : 16,
+                             argc > 4 ? std::uint32_t(std::atoi(argv[4])) : 256,
+                             argc > 5 ? std::atoi(argv[5]) : 5);
+    }
     if (mode == "gpu") return bench_gpu(argc > 2 && std::string(argv[2]) == "quick");
     std::fprintf(stderr,
                  "usage: bench_solve cpu [log2n] [d] [reps] [pattern] | bench_solve gpu [quick] | "
+                 "bench_solve gpu calls [log2n] [d] [reps] | "
                  "bench_solve gpu case "
                  "<label> <pattern> <log2n> <d> <heads> [csr] [fp64] [shared] [nocheck]\n");
     return 2;

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -103,6 +104,7 @@ struct WsScope {
 
 struct DevBuf {
   void* p = nullptr;
+  std::size_t size = 0;                             // bytes asked for (a slot may be larger)
   bool owned = true;                                // false: a workspace slot (WsScope), never freed here
   std::size_t slot = static_cast<std::size_t>(-1);  // that slot's index
   DevBuf() = default;
@@ -110,6 +112,7 @@ struct DevBuf {
   explicit DevBuf(std::size_t bytes, const SlotKey* key = nullptr, bool* hit = nullptr) {
     if (hit) *hit = false;
     if (!bytes) return;
+    size = bytes;
     if (tl_ws) {
       p = tl_ws->take(bytes, slot, key, hit);
       owned = false;
@@ -123,9 +126,11 @@ struct DevBuf {
     if (this != &o) {
       if (p && owned) cudaFree(p);
       p = o.p;
+      size = o.size;
       owned = o.owned;
       slot = o.slot;
       o.p = nullptr;
+      o.size = 0;
       o.owned = true;
       o.slot = static_cast<std::size_t>(-1);
     }
@@ -157,6 +162,23 @@ void upload(DevBuf& b, const U* h, std::size_t count, cudaStream_t st = nullptr)
     MG_CUDA(cudaMemcpyAsync(b.p, h, count * sizeof(U), cudaMemcpyHostToDevice, st), "upload");
   else
     MG_CUDA(cudaMemcpy(b.p, h, count * sizeof(U), cudaMemcpyHostToDevice), "upload");
+}
+
+// Raises fn's dynamic shared memory limit on the current device to at least `bytes`, never lowers it: the
+// limit is a per-function setting of the device, and plans made earlier (gpu_plan.hpp's DevicePlan, maybe
+// launching on another thread) rely on the limit they set. A launch passes its own size, so a higher limit
+// changes nothing else.
+void raise_smem_limit(const void* fn, std::size_t bytes) {
+  static std::mutex mu;
+  static auto* set = new std::map<std::pair<int, const void*>, std::size_t>();  // never destroyed
+  int dev = 0;
+  MG_CUDA(cudaGetDevice(&dev), "cudaGetDevice");
+  const std::lock_guard<std::mutex> lk(mu);
+  std::size_t& cur = (*set)[{dev, fn}];
+  if (cur >= bytes) return;
+  MG_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+          "cudaFuncSetAttribute");
+  cur = bytes;
 }
 
 int num_sms() {

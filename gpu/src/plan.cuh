@@ -124,8 +124,7 @@ void make_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveM
   const bool imp = b.implicit;
   const void* fn = imp ? reinterpret_cast<const void*>(pipeline_solve<T, true>)
                        : reinterpret_cast<const void*>(pipeline_solve<T, false>);
-  MG_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.smem)),
-          "cudaFuncSetAttribute");
+  raise_smem_limit(fn, pl.smem);
   int occ = 0;
   MG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, kThreads, pl.smem), "occupancy");
   const unsigned resident = unsigned(std::max(occ, 1) * num_sms());

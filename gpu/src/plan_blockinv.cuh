@@ -228,7 +228,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   }
   const void* sfn = split ? reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufsSplit>)
                           : reinterpret_cast<const void*>(bi::bi_solve<T, C, bi::kEBufs>);
-  MG_CUDA(cudaFuncSetAttribute(sfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), "attribute");
+  raise_smem_limit(sfn, smem);
   if (split) {  // the cooperative grid (tiles + one far worker per other multiprocessor) must be resident
     int occ = 0;
     MG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sfn, C * W + bi::kPubThreads, smem),
@@ -309,7 +309,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
     if constexpr (sizeof(T) == 4)
       for (const void* f : {reinterpret_cast<const void*>(bi::bi_solve_ws<C, false>),
                             reinterpret_cast<const void*>(bi::bi_solve_ws<C, true>)})
-        MG_CUDA(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), "attribute");
+        raise_smem_limit(f, smem);
   }
   if (pl.bq.tma) {
     std::uint32_t j = 0;
@@ -319,8 +319,7 @@ bool bi_plan(Plan<T>& pl, DevProblem<T>& P, const SolveMatrix& a, const SolveMat
   pl.bi_build_smem = bi::linv_rows_bytes<T, C>() + eb + bi::build_rd_bytes<T, C>(kin, pl.bi_ku);
   const void* bfn = b.implicit ? reinterpret_cast<const void*>(bi_build_kernel<T, C, true>(pl.bi_ku))
                                : reinterpret_cast<const void*>(bi_build_kernel<T, C, false>(pl.bi_ku));
-  MG_CUDA(cudaFuncSetAttribute(bfn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pl.bi_build_smem)),
-          "attribute");
+  raise_smem_limit(bfn, pl.bi_build_smem);
   pl.bi_launch = b.implicit ? bi_launch<T, C, true> : bi_launch<T, C, false>;
   pl.name = std::string("gpu-blockinv-") + (b.implicit ? "implicit" : "csr") + "<" +
             (sizeof(T) == 8 ? "fp64" : "fp32") + (mma ? ",3xtf32" : "") + ",chunk=" + std::to_string(C) +

@@ -31,14 +31,19 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "device_io.cuh"
 #include "host.cuh"
 #include "mixgraph/blockinv_reference.hpp"
+#include "mixgraph/gpu_plan.hpp"
 #include "mixgraph/gpu_solve.hpp"
 #include "plan.cuh"
+#include "plan_state.hpp"
 #include "weights_fill.cuh"
 
 namespace mixgraph::gpu {
@@ -67,84 +72,115 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The device coefficients, the plan and one solve from dx to dy, ordered on st (the coefficients are made
-// first, on the default stream, and synchronized); returns once Y is written, or with nowait (a no-wait
-// solve_device call) once the solve and the copy of its status words into nowait->status are queued. Sets
-// r.kernel, r.plan and r.kernel_ms (0 with nowait: not measured).
+// The device plan of one problem: the structure on the device (and, for a DevicePlan, a host copy of it),
+// the planner's Plan and the DevProblem fields that depend on the structure alone. A DevicePlan's state
+// (gpu_plan.hpp) owns its buffers; a temporary one (solve_core: solve, solve_device, solve_seeded_x) takes
+// them from the active WsScope (solve_device's cache) or owns them for the call.
 template <class T>
-void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, const T* dx, T* dy,
-                SolveRun& r, Workspace* nowait = nullptr) {
-  const bool cm = channel_major(p, o), fuse = fused_seeded(p, o);
-  DevStruct sa, sb;
-  DevBuf va, vb;
-  ScanGen sg;
-  int arrays = 0;  // coefficient arrays of this call, and whether each came from the device cache
-  bool reused_all = true;
-  // the device coefficients of one matrix: the caller's device array, none (made in the scan kernels),
-  // or device_coefs's array
-  auto coefs = [&](const SolveMatrix& m, DevBuf& v, ScanSeed& seed) -> SolveMatrix {
-    if (m.vals_on_device) {
-      const bool empty = m.implicit ? m.k == 0 : m.ptr[p.n] == 0;  // nothing to read: null is fine
-      if ((!m.vals && !empty) || (m.gen != CoefGen::Values && m.gen != CoefGen::PerOffset))
-        throw std::string("device coefficients need gen = Values or PerOffset and a device pointer");
-      if (m.gen == CoefGen::Values) return m;  // read in place (PerOffset: expanded by device_coefs below)
-    }
-    if (fuse && m.gen == CoefGen::Seeded) {
-      seed.on = 1;
-      seed.seed = m.gen_seed;
-      seed.matrix = m.gen_matrix;
-      seed.total = m.gen_total;
-      SolveMatrix r = m;
-      r.vals = nullptr;
-      return r;
-    }
-    bool reused = false;
-    const SolveMatrix dm = device_coefs<T>(m, p.n, p.heads, v, cm, &reused, st);
-    ++arrays;
-    reused_all = reused_all && reused;
-    return dm;
+struct PlanState final : DevicePlan::State {
+  struct Dev {
+    DevStruct sa, sb;
+    Plan<T> plan;
+    DevProblem<T> P{};
   };
-  const SolveMatrix ma = coefs(p.a, va, sg.a), mb = coefs(p.b, vb, sg.b);
-  r.coefs_reused = arrays > 0 && reused_all;
-  auto vals_of = [](const SolveMatrix& m, const DevBuf& v) {
-    return m.vals_on_device && m.gen == CoefGen::Values ? static_cast<const T*>(m.vals) : v.as<T>();
+  // DevicePlan: host copies of the structure (a temporary plan points at the caller's arrays)
+  std::vector<std::uint32_t> a_off, b_off, a_idx, b_idx;
+  std::vector<std::uint64_t> a_ptr, b_ptr;
+  SolveMatrix a, b;  // the structure (host pointers); the coefficient fields are the call's
+  SolveOptions o;
+  bool cm = false, fuse = false;  // channel-major coefficients, seeded coefficients made in gpu-scan1
+  std::unique_ptr<Dev> dev;
+  Workspace ws;  // DevicePlan: the per-call coefficient arrays (keyed slots, this structure only)
+  bool persistent = false;
+  void free_device() override {
+    int cur = 0;
+    cudaGetDevice(&cur);
+    cudaSetDevice(key.device);
+    {
+      const std::lock_guard<std::mutex> lk(ws.mu);
+      ws.release();
+    }
+    dev.reset();
+    a_off = {};
+    b_off = {};
+    a_idx = {};
+    b_idx = {};
+    a_ptr = {};
+    b_ptr = {};
+    cudaSetDevice(cur);
+  }
+  std::uint64_t bytes() const override {
+    if (!dev) return 0;
+    std::uint64_t b = 0;
+    for (const DevStruct* d : {&dev->sa, &dev->sb})
+      for (const DevBuf* x : {&d->off, &d->ptr, &d->idx}) b += x->size;
+    const Plan<T>& pl = dev->plan;
+    for (const DevBuf* x :
+         {&pl.vring, &pl.flags, &pl.prof, &pl.pm, &pl.qm, &pl.carry, &pl.bi_pkg, &pl.bi_err, &pl.bi_flags})
+      b += x->size;
+    for (const auto& sl : ws.slots) b += sl.second;
+    return b;
+  }
+};
+
+// Plans p's structure into s (the coefficient values of p are not read): uploads on st, make_plan.
+template <class T>
+void make_state(PlanState<T>& s, const SolveProblem& p, const SolveOptions& o, cudaStream_t st, int device) {
+  s.o = o;
+  s.cm = channel_major(p, o);
+  s.fuse = fused_seeded(p, o);
+  auto take = [&](const SolveMatrix& m, SolveMatrix& out, std::vector<std::uint32_t>& off,
+                  std::vector<std::uint64_t>& ptr, std::vector<std::uint32_t>& idx) {
+    out = SolveMatrix{};
+    out.implicit = m.implicit;
+    out.k = m.implicit ? m.k : 0;
+    if (!s.persistent) {
+      out.offsets = m.offsets;
+      out.ptr = m.ptr;
+      out.idx = m.idx;
+    } else if (m.implicit) {
+      if (m.k) off.assign(m.offsets, m.offsets + m.k);
+      out.offsets = off.data();
+    } else {
+      ptr.assign(m.ptr, m.ptr + std::size_t(p.n) + 1);
+      idx.assign(m.idx, m.idx + m.ptr[p.n]);
+      out.ptr = ptr.data();
+      out.idx = idx.data();
+    }
   };
-  DevProblem<T> P{};
+  take(p.a, s.a, s.a_off, s.a_ptr, s.a_idx);
+  take(p.b, s.b, s.b_off, s.b_ptr, s.b_idx);
+  s.dev = std::make_unique<typename PlanState<T>::Dev>();
+  auto& D = *s.dev;
+  DevProblem<T>& P = D.P;
   P.n = p.n;
   P.d = p.d;
   P.dh = p.d / p.heads;
-  P.a = dev_matrix<T>(ma, p.n, sa, vals_of(ma, va), st);  // (queued on st: the kernels follow the copies)
-  P.b = dev_matrix<T>(mb, p.n, sb, vals_of(mb, vb), st);
-  P.x = dx;
-  P.y = dy;
-  Plan<T> plan;
-  make_plan(plan, P, ma, mb, p.heads, o);
-  // The caller's device values are read in place with their strides. gpu-scan1 takes any strides; the
-  // other plans read them as they read device_coefs's arrays, so they take the canonical layouts alone
-  // (implicit head-major [h][i][k], CSR [h][e]).
-  auto canonical = [&](const SolveMatrix& m) {
-    if (!(m.vals_on_device && m.gen == CoefGen::Values)) return true;
-    if (m.implicit) return m.hs == std::uint64_t(p.n) * m.k && m.is == m.k && m.ks == 1;
-    return m.hs == m.ptr[p.n] && m.is == 1;
-  };
-  if (!plan.scan && !(canonical(ma) && canonical(mb)))
-    throw std::string(
-        "coefficients on the device outside gpu-scan1 need the canonical layout (implicit hs = n k, is = k, "
-        "ks = 1; CSR hs = nnz, is = 1); " +
-        plan.explain);
-  if ((sg.a.on || sg.b.on) && !plan.scan)  // fused_seeded() holds only where the planner takes gpu-scan1
+  P.a = dev_matrix<T>(s.a, p.n, D.sa, nullptr, st);  // (queued on st: the kernels follow the copies)
+  P.b = dev_matrix<T>(s.b, p.n, D.sb, nullptr, st);
+  Plan<T>& plan = D.plan;
+  make_plan(plan, P, s.a, s.b, p.heads, o);
+  if (s.fuse && !plan.scan)  // fused_seeded() holds only where the planner takes gpu-scan1
     throw std::string("internal error: seeded coefficients without an array outside gpu-scan1");
-  if (plan.scan) plan.sg = sg;
-  if (cm) {
+  if (s.cm) {
     plan.name.insert(plan.name.size() - 1, ",channel-major");
     plan.explain += "; coefficients channel-major ([k][i][h]: a warp's columns span several heads)";
   }
-  if (sg.a.on || sg.b.on) {
+  if (s.fuse) {
     plan.name.insert(plan.name.size() - 1, ",fused-seeded");
     plan.explain += "; seeded coefficients made in the scan kernels (no coefficient array)";
   }
-  r.plan = plan.explain;
-  if (o.verbose) std::fprintf(stderr, "%s\n", plan.explain.c_str());
+  s.key = plan_key(p, device);
+  s.kernel = plan.name;
+  s.explain = plan.explain;
+}
+
+// The kernel from P's X to P's Y on st, then the end of the call: waits for Y, checks the kernel's status,
+// sets r.kernel and r.kernel_ms. With nowait (a call with SolveOptions::wait = false) it returns once the
+// kernel and the copy of its status words into nowait->status are queued (r.kernel_ms 0: not measured).
+template <class T>
+void launch_and_wait(Plan<T>& plan, const DevProblem<T>& P, cudaStream_t st, SolveRun& r,
+                     Workspace* nowait = nullptr) {
   r.kernel = plan.name;
   if (nowait) {
     run_plan(plan, P, st);
@@ -158,6 +194,104 @@ void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, c
   MG_CUDA(cudaEventSynchronize(ev.e[1]), "solve");
   check_plan(plan);
   r.kernel_ms = ev.ms();
+}
+
+// One solve from dx to dy with s's plan and c's coefficients (c.a / c.b: gen, vals, strides, seed; the
+// structure is s's), ordered on st; returns once Y is written (nowait: once queued, launch_and_wait). Sets
+// r.kernel, r.plan, r.kernel_ms and r.coefs_reused. The coefficient buffers come from the active WsScope
+// (or are owned for the call).
+template <class T>
+void run_state(PlanState<T>& s, const SolveProblem& c, cudaStream_t st, const T* dx, T* dy, SolveRun& r,
+               Workspace* nowait = nullptr) {
+  auto& D = *s.dev;
+  const std::uint32_t n = s.key.n, heads = s.key.heads;
+  DevBuf va, vb;
+  ScanGen sg;
+  int arrays = 0;  // coefficient arrays of this call, and whether each came from the device cache
+  bool reused_all = true;
+  // the device coefficients of one matrix: the caller's device array, none (made in the scan kernels),
+  // or device_coefs's array
+  auto coefs = [&](const SolveMatrix& cm, const SolveMatrix& sm, const PlanKey::Matrix& km,
+                   const DevStruct& ds, DevBuf& v, ScanSeed& seed) -> SolveMatrix {
+    SolveMatrix m = sm;  // the plan's structure, the call's coefficients
+    m.vals = cm.vals;
+    m.hs = cm.hs;
+    m.is = cm.is;
+    m.ks = cm.ks;
+    m.gen = cm.gen;
+    m.gen_seed = cm.gen_seed;
+    m.gen_matrix = cm.gen_matrix;
+    m.gen_total = cm.gen_total;
+    m.vals_on_device = cm.vals_on_device;
+    m.vals_constant = cm.vals_constant;
+    if (m.vals_on_device) {
+      const bool empty = m.implicit ? m.k == 0 : km.nnz == 0;  // nothing to read: null is fine
+      if ((!m.vals && !empty) || (m.gen != CoefGen::Values && m.gen != CoefGen::PerOffset))
+        throw std::string("device coefficients need gen = Values or PerOffset and a device pointer");
+      if (m.gen == CoefGen::Values) return m;  // read in place (PerOffset: expanded by device_coefs below)
+    }
+    if (s.fuse && m.gen == CoefGen::Seeded) {
+      seed.on = 1;
+      seed.seed = m.gen_seed;
+      seed.matrix = m.gen_matrix;
+      seed.total = m.gen_total;
+      SolveMatrix r = m;
+      r.vals = nullptr;
+      return r;
+    }
+    bool reused = false;
+    const SolveMatrix dm = device_coefs<T>(m, n, heads, v, s.cm, &reused, st, &ds, s.persistent);
+    ++arrays;
+    reused_all = reused_all && reused;
+    return dm;
+  };
+  const SolveMatrix ma = coefs(c.a, s.a, s.key.a, D.sa, va, sg.a),
+                    mb = coefs(c.b, s.b, s.key.b, D.sb, vb, sg.b);
+  r.coefs_reused = arrays > 0 && reused_all;
+  auto vals_of = [](const SolveMatrix& m, const DevBuf& v) {
+    return m.vals_on_device && m.gen == CoefGen::Values ? static_cast<const T*>(m.vals) : v.as<T>();
+  };
+  DevProblem<T> P = D.P;
+  auto set_vals = [&](DevMatrix<T>& dm, const SolveMatrix& m, const DevBuf& v) {
+    dm.val = vals_of(m, v);
+    dm.hs = m.hs;
+    dm.is = m.is;
+    dm.ks = m.ks;
+  };
+  set_vals(P.a, ma, va);
+  set_vals(P.b, mb, vb);
+  P.x = dx;
+  P.y = dy;
+  Plan<T>& plan = D.plan;
+  // The caller's device values are read in place with their strides. gpu-scan1 takes any strides; the
+  // other plans read them as they read device_coefs's arrays, so they take the canonical layouts alone
+  // (implicit head-major [h][i][k], CSR [h][e]).
+  auto canonical = [&](const SolveMatrix& m, const PlanKey::Matrix& km) {
+    if (!(m.vals_on_device && m.gen == CoefGen::Values)) return true;
+    if (m.implicit) return m.hs == std::uint64_t(n) * m.k && m.is == m.k && m.ks == 1;
+    return m.hs == km.nnz && m.is == 1;
+  };
+  if (!plan.scan && !(canonical(ma, s.key.a) && canonical(mb, s.key.b)))
+    throw std::string(
+        "coefficients on the device outside gpu-scan1 need the canonical layout (implicit hs = n k, is = k, "
+        "ks = 1; CSR hs = nnz, is = 1); " +
+        plan.explain);
+  if (plan.scan) plan.sg = sg;
+  r.plan = plan.explain;
+  if (s.o.verbose) std::fprintf(stderr, "%s\n", plan.explain.c_str());
+  launch_and_wait(plan, P, st, r, nowait);
+}
+
+// A temporary plan of p, then one solve from dx to dy, ordered on st; returns once Y is written (nowait:
+// once queued). Sets r.kernel, r.plan, r.kernel_ms and r.coefs_reused.
+template <class T>
+void solve_core(const SolveProblem& p, const SolveOptions& o, cudaStream_t st, const T* dx, T* dy,
+                SolveRun& r, Workspace* nowait = nullptr) {
+  int dev = 0;
+  MG_CUDA(cudaGetDevice(&dev), "cudaGetDevice");
+  PlanState<T> s;
+  make_state<T>(s, p, o, st, dev);
+  run_state<T>(s, p, st, dx, dy, r, nowait);
 }
 
 // The start of a solve_device call on the workspace w (its mutex held): an error that an earlier no-wait
@@ -245,6 +379,26 @@ SolveRun solve_seeded_x_t(const SolveProblem& p, std::uint64_t seed, void* y, co
   r.total_ms = ms_since(t0);
   r.ran = true;
   return r;
+}
+
+// DevicePlan (gpu_plan.hpp): a persistent PlanState, its buffers owned (made outside any WsScope).
+template <class T>
+std::shared_ptr<DevicePlan::State> make_plan_t(const SolveProblem& p, const SolveOptions& o, int device) {
+  auto s = std::make_shared<PlanState<T>>();
+  s->persistent = true;
+  make_state<T>(*s, p, o, nullptr, device);
+  s->ready = true;
+  return s;
+}
+
+template <class T>
+void solve_planned_t(PlanState<T>& s, const SolveProblem& c, const void* x, void* y, cudaStream_t st,
+                     SolveRun& r, bool wait) {
+  const WsScope ws(s.ws);  // the coefficient arrays of this call from the plan's own slots
+  const bool nowait = !wait && !s.o.profile;
+  begin_call(s.ws, st, nowait);  // the plan's buffers: after the previous call's end, on the device
+  const EndCall end(s.ws, st);
+  run_state<T>(s, c, st, static_cast<const T*>(x), static_cast<T*>(y), r, nowait ? &s.ws : nullptr);
 }
 
 // The packages of a blockinv plan (blockinv_packages), after one solve of X = 0.
@@ -340,6 +494,64 @@ SolveRun solve_device(const SolveProblem& p, const void* x, void* y, const Solve
   });
 }
 
+std::string make_device_plan(DevicePlan& plan, const SolveProblem& p, const SolveOptions& options) {
+  plan.reset(nullptr);
+  std::string note = precheck(p);
+  if (!note.empty()) return note;
+  try {
+    int dev = 0;
+    MG_CUDA(cudaGetDevice(&dev), "cudaGetDevice");
+    plan.reset(p.fp64 ? make_plan_t<double>(p, options, dev) : make_plan_t<float>(p, options, dev));
+    return "";
+  } catch (const std::string& e) {
+    note = e;
+  } catch (const std::bad_alloc&) {
+    note = "out of host memory";
+  }
+  plan.reset(nullptr);
+  return note;
+}
+
+SolveRun solve_planned(DevicePlan& plan, const SolveProblem& c, const void* x, void* y, void* stream,
+                       bool wait) {
+  SolveRun r;
+  const std::shared_ptr<DevicePlan::State> sp = plan.state();
+  if (!sp) {
+    r.note = "the device plan is empty (make_device_plan makes it)";
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::lock_guard<std::mutex> lk(sp->mu);  // one call at a time (the plan's buffers)
+  if (!sp->ready) {
+    r.note = "the device plan was released (make_device_plan makes it again)";
+    return r;
+  }
+  int dev = 0;
+  const cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) {
+    r.note = err_text(e, "cudaGetDevice");
+    return r;
+  }
+  r.note = plan_mismatch(sp->key, c, dev);
+  if (!r.note.empty()) return r;
+  try {
+    const auto st = static_cast<cudaStream_t>(stream);
+    if (sp->key.fp64)
+      solve_planned_t<double>(static_cast<PlanState<double>&>(*sp), c, x, y, st, r, wait);
+    else
+      solve_planned_t<float>(static_cast<PlanState<float>&>(*sp), c, x, y, st, r, wait);
+  } catch (const std::string& err) {
+    r.note = err;
+    return r;
+  } catch (const std::bad_alloc&) {
+    r.note = "out of host memory";
+    return r;
+  }
+  r.total_ms = ms_since(t0);
+  r.ran = true;
+  return r;
+}
+
 SolveRun solve_seeded_x(const SolveProblem& p, std::uint64_t x_seed, void* y, const SolveOptions& options) {
   return guarded(p, [&] {
     return p.fp64 ? solve_seeded_x_t<double>(p, x_seed, y, options)
@@ -403,6 +615,12 @@ std::string copy_to_device(void* dev, const void* host, std::size_t bytes) {
 std::string copy_to_host(void* host, const void* dev, std::size_t bytes) {
   const cudaError_t e = cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
   return e == cudaSuccess ? "" : err_text(e, "copy to the host");
+}
+
+int current_device() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  return dev;
 }
 
 std::string set_device(int device) {

@@ -1,5 +1,6 @@
 // CPU-only builds: the GPU solve entry points report that CUDA is not built in.
 #include "mixgraph/blockinv_reference.hpp"
+#include "mixgraph/gpu_plan.hpp"
 #include "mixgraph/gpu_solve.hpp"
 
 namespace mixgraph::gpu {
@@ -27,6 +28,17 @@ SolveRun solve_seeded_x(const SolveProblem&, std::uint64_t, void*, const SolveOp
   return r;
 }
 
+std::string make_device_plan(DevicePlan& plan, const SolveProblem&, const SolveOptions&) {
+  plan.reset(nullptr);
+  return kNote;
+}
+
+SolveRun solve_planned(DevicePlan& plan, const SolveProblem&, const void*, void*, void*, bool) {
+  SolveRun r;
+  r.note = plan.state() ? kNote : "the device plan is empty (make_device_plan makes it)";
+  return r;
+}
+
 std::string release_workspace() {
   return "";
 }
@@ -48,6 +60,10 @@ std::string copy_to_device(void*, const void*, std::size_t) {
 
 std::string copy_to_host(void*, const void*, std::size_t) {
   return kNote;
+}
+
+int current_device() {
+  return 0;
 }
 
 std::string set_device(int) {

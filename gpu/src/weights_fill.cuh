@@ -120,9 +120,14 @@ __global__ void fill_csr(T* out, const std::uint64_t* ptr, const std::uint32_t* 
 // already in v's workspace slot (solve_device's cache; seeded implicit coefficients only) and not rewritten.
 // The fill kernels run on st (the solve's stream). PerOffset with vals_on_device: m.vals is the (heads, K)
 // table in device memory, read by the fill (nothing uploaded, no slot reuse: its values are not known here).
+// dev: the structure already on the device (a device plan's), read by the fills instead of temporary
+// uploads. fixed: the workspace serves one structure only (a device plan's own, gpu_plan.hpp), so seeded
+// CSR coefficients and host values marked vals_constant are keyed too (by seed, resp. address), without
+// the structure in the key.
 template <class T>
 SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t heads, DevBuf& v,
-                         bool chmajor = false, bool* reused = nullptr, cudaStream_t st = nullptr) {
+                         bool chmajor = false, bool* reused = nullptr, cudaStream_t st = nullptr,
+                         const DevStruct* dev = nullptr, bool fixed = false) {
   if (reused) *reused = false;
   chmajor = chmajor && m.implicit;
   // a per-offset table the caller keeps on the device (SolveMatrix::vals_on_device): read there by the fill
@@ -130,7 +135,19 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
   const bool dev_table = m.gen == CoefGen::PerOffset && m.vals_on_device;
   if (dev_table && !m.implicit) throw std::string("weights per offset need implicit offsets");
   if (m.gen == CoefGen::Values && !chmajor) {
-    upload(v, static_cast<const T*>(m.vals), value_count(m, n, heads), st);
+    const std::uint64_t count = value_count(m, n, heads);
+    if (fixed && m.vals_constant && count) {  // uploaded once per address (the caller's promise)
+      const SlotKey key = {4u, sizeof(T), reinterpret_cast<std::uintptr_t>(m.vals), count};
+      bool hit = false;
+      v = DevBuf(count * sizeof(T), &key, &hit);
+      if (reused) *reused = hit;
+      if (!hit) {
+        MG_CUDA(cudaMemcpy(v.p, m.vals, count * sizeof(T), cudaMemcpyHostToDevice), "upload");
+        remember(v, key);
+      }
+      return m;
+    }
+    upload(v, static_cast<const T*>(m.vals), count, st);
     return m;
   }
   SolveMatrix r = m;
@@ -150,7 +167,11 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
   // the table's values too), so a solve_device workspace slot that still holds them (the same key,
   // compared in full) is used as it is: a repeated call pays the kernel alone.
   SlotKey key;
-  if (m.implicit && (m.gen == CoefGen::Seeded || m.gen == CoefGen::PerOffset) && !dev_table) {
+  if (fixed && !m.implicit && m.gen == CoefGen::Seeded) {  // the structure is the workspace's own
+    std::uint64_t total_bits = 0;
+    std::memcpy(&total_bits, &m.gen_total, sizeof total_bits);
+    key = {3u, sizeof(T), n, heads, r.hs, m.gen_seed, m.gen_matrix, total_bits};
+  } else if (m.implicit && (m.gen == CoefGen::Seeded || m.gen == CoefGen::PerOffset) && !dev_table) {
     std::uint64_t total_bits = 0;
     std::memcpy(&total_bits, &m.gen_total, sizeof total_bits);
     key = {m.gen == CoefGen::Seeded ? 1u : 2u,
@@ -181,7 +202,7 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
   DevStruct s;
   DevBuf table;
   if (hit) {  // take the slot the fill's offsets take, so the call's later buffers keep their slots
-    s.off = DevBuf(std::size_t(m.k) * sizeof(std::uint32_t));
+    if (m.implicit && !dev) s.off = DevBuf(std::size_t(m.k) * sizeof(std::uint32_t));
     if (m.gen == CoefGen::PerOffset) table = DevBuf(std::size_t(heads) * m.k * sizeof(T));
     if (reused) *reused = true;
     return r;
@@ -191,18 +212,22 @@ SolveMatrix device_coefs(const SolveMatrix& m, std::uint32_t n, std::uint32_t he
     to_channel_major<T><<<grid, kBlock, 0, st>>>(v.as<T>(), table.as<T>(), m.k, n, heads, m.hs, m.is, m.ks);
     MG_CUDA(cudaGetLastError(), "to_channel_major");
   } else if (m.implicit) {
-    upload(s.off, m.offsets, m.k, st);
+    if (!dev) upload(s.off, m.offsets, m.k, st);
     if (m.gen == CoefGen::PerOffset && !dev_table)
       upload(table, static_cast<const T*>(m.vals), std::size_t(heads) * m.k, st);
     const T* tab = dev_table ? static_cast<const T*>(m.vals) : table.as<T>();
-    fill_implicit<T><<<grid, kBlock, 0, st>>>(v.as<T>(), s.off.as<std::uint32_t>(), m.k, n, heads,
-                                              chmajor ? 1 : 0, m.gen == CoefGen::PerOffset, tab, m.gen_seed,
-                                              m.gen_matrix, m.gen_total);
+    const std::uint32_t* off = dev ? dev->off.as<std::uint32_t>() : s.off.as<std::uint32_t>();
+    fill_implicit<T><<<grid, kBlock, 0, st>>>(v.as<T>(), off, m.k, n, heads, chmajor ? 1 : 0,
+                                              m.gen == CoefGen::PerOffset, tab, m.gen_seed, m.gen_matrix,
+                                              m.gen_total);
     MG_CUDA(cudaGetLastError(), "fill_implicit");
   } else {
-    upload(s.ptr, m.ptr, std::size_t(n) + 1, st);
-    upload(s.idx, m.idx, m.ptr[n], st);
-    fill_csr<T><<<grid, kBlock, 0, st>>>(v.as<T>(), s.ptr.as<std::uint64_t>(), s.idx.as<std::uint32_t>(), n,
+    if (!dev) {
+      upload(s.ptr, m.ptr, std::size_t(n) + 1, st);
+      upload(s.idx, m.idx, m.ptr[n], st);
+    }
+    const DevStruct& ds = dev ? *dev : s;
+    fill_csr<T><<<grid, kBlock, 0, st>>>(v.as<T>(), ds.ptr.as<std::uint64_t>(), ds.idx.as<std::uint32_t>(), n,
                                          heads, m.gen_seed, m.gen_matrix, m.gen_total);
     MG_CUDA(cudaGetLastError(), "fill_csr");
   }

@@ -27,19 +27,23 @@ class Mixer:
     structure (the pattern's solver form: implicit offsets or CSR; on the first ``solve_adjoint`` the
     transposed structure of the backward pass) and keeps it, so every ``solve`` pays the kernel alone.
     pattern: a Pattern or a spec (with n). precision: 'fp32' or 'fp64' (X must have that dtype). device:
-    'cpu' (CUDA tensors go through ``mixgraph.solve``). The weights are the seeded ones of
-    ``mixgraph.solve`` (head h uses seed + h), made by the kernel where it uses them: nothing per nonzero is
-    stored, so a solve's working memory is O(threads x tile) beside X and Y. ``keep_weights=True`` stores
-    every coefficient of the last seed instead (O(heads (n K + nnz)) values, held until another seed or
-    ``release()``) and reads them in later calls: faster repeated solves, most at small d and for patterns
-    with many reads per row, at that memory (the same bits either way).
+    'cpu' (host arrays), or 'cuda': ``solve`` takes CUDA tensors too (X and Y stay on X's device, on torch's
+    current stream) with a device plan made by the first such call per d and kept (the structure on the
+    device and the GPU planner's choices: a repeated solve pays the coefficients and the kernel alone;
+    ``device_bytes`` says how much GPU memory the plans hold; ``solve_adjoint`` stays on the CPU). The
+    weights are the seeded ones of ``mixgraph.solve`` (head h uses seed + h), made by the kernel where it
+    uses them: nothing per nonzero is stored, so a solve's working memory is O(threads x tile) beside X and
+    Y. ``keep_weights=True`` stores every coefficient of the last seed instead (O(heads (n K + nnz)) values,
+    held until another seed or ``release()``) and reads them in later calls: faster repeated solves, most at
+    small d and for patterns with many reads per row, at that memory (the same bits either way).
 
     ``solve(X, *, seed=1, threads=0, out=None, info=False)``: the same bits as ``mixgraph.solve(pattern, X,
     heads=heads, seed=seed)``; X as there (numpy, torch CPU tensor, DLPack or buffer object, read in
     place); Y of X's kind, or ``out`` written in place. ``solve_adjoint(X, Y, dY, *, seed=1, threads=0,
     out=None, info=False)``: dL/dX = A^T (I - B)^{-T} dY for the forward solve's X and Y. Both release
     the GIL; Ctrl-C stops them within a second. Calls from several threads at once are safe.
-    ``release()`` frees the plan (``planned`` becomes False, ``bytes`` 0); the next call plans again.
+    ``release()`` frees the plan and the device plans (``planned`` becomes False, ``bytes`` and
+    ``device_bytes`` 0); the next call plans again.
     """
 
     def __init__(self, pattern, n=None, *, heads=1, precision="fp32", device="cpu", keep_weights=False):
@@ -67,8 +71,19 @@ class Mixer:
         return (dx, meta) if info else dx
 
     def release(self):
-        """Frees the plan; the next call builds it again."""
+        """Frees the plan (and the device plans, GPU memory included); the next call builds it again."""
         self._m.release()
+
+    @property
+    def device(self):
+        """'cpu' or 'cuda' (as made)."""
+        return self._m.device
+
+    @property
+    def device_bytes(self):
+        """GPU memory the device plans hold now (device='cuda'; 0 before the first CUDA solve and after
+        release())."""
+        return self._m.device_bytes
 
     @property
     def planned(self):
@@ -112,8 +127,10 @@ def _is_numpy(X):
 
 def clear_mixer_cache():
     """Drops the Mixers that ``mixgraph.solve`` keeps (the 8 most recently used plans, keyed by pattern spec,
-    n, heads, precision and device), freeing their memory; the next solve plans again."""
+    n, heads, precision and device) and the device plans of solves on CUDA tensors (``mixgraph.solve``'s and
+    ``mixgraph.torch``'s), freeing their memory, GPU memory included; the next solve plans again."""
     _core._mixer_cache_clear()
+    _core._device_plans_clear()
 
 
 def mixer_cache_info():

@@ -1,12 +1,15 @@
 // mixgraph.Mixer: a plan made once (mixer.hpp) and its solves on numpy arrays and CPU tensors, read and
-// written in place (dlpack_array.hpp); and the cache of Mixers behind mixgraph.solve (mixer_cache.hpp).
+// written in place (dlpack_array.hpp), and with device='cuda' on CUDA tensors too (device plans kept with
+// it, device_plans.hpp); and the cache of Mixers behind mixgraph.solve (mixer_cache.hpp).
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "device_plans.hpp"
 #include "dlpack_array.hpp"
 #include "interrupt.hpp"
 #include "mixer_cache.hpp"
 #include "mixgraph/error.hpp"
+#include "mixgraph/gpu.hpp"
 #include "mixgraph/mixer.hpp"
 
 namespace mixgraph::py {
@@ -22,14 +25,16 @@ struct PyMixer {
   PatternPtr h;
   std::shared_ptr<Mixer> m;
   std::string precision;
+  bool cuda = false;                                                     // device='cuda'
+  std::shared_ptr<DevicePlans> plans = std::make_shared<DevicePlans>();  // cuda: the device plans
 };
 
 ArrayView host_array(const pb::object& o, bool writable, const char* name, const PyMixer& pm) {
   const ArrayView v = array_view(o, writable, name);
   if (v.cuda)
     throw UsageError(std::string(name) +
-                     " is on a CUDA device; mixgraph.Mixer solves host (CPU) arrays (mixgraph.solve takes "
-                     "CUDA tensors)");
+                     " is on a CUDA device; this Mixer solves host (CPU) arrays (make it with device='cuda' "
+                     "for CUDA tensors; its solve_adjoint is on the CPU only)");
   const int want = pm.m->precision() == Precision::Fp64 ? 8 : 4;
   if (v.itemsize != want)
     throw UsageError(std::string(name) + " must be " + (want == 8 ? "float64" : "float32") +
@@ -85,9 +90,71 @@ pb::tuple solve_t(const PyMixer& pm, const ArrayView& xv, const pb::object& out,
   return pb::make_tuple(out.is_none() ? y_obj : out, info_of(info, xv, y));
 }
 
+// device='cuda' and X on a CUDA device: the seeded solve with the Mixer's device plan (made by the first
+// such call per d), from X to out on X's device, on torch's current stream; returns once Y is written.
+template <class T>
+pb::tuple solve_cuda_t(const PyMixer& pm, const ArrayView& xv, const pb::object& x, const pb::object& out,
+                       std::uint64_t seed) {
+  const std::size_t d = std::size_t(xv.cols);
+  if (out.is_none())
+    throw UsageError("X is a CUDA array without empty_like: pass out= (a CUDA array like X)");
+  const ArrayView yv = array_view(out, true, "out");
+  if (!yv.cuda || yv.device_id != xv.device_id)
+    throw UsageError("out must be on X's device (cuda:" + std::to_string(xv.device_id) + ")");
+  if (yv.itemsize != xv.itemsize || yv.ndim != xv.ndim || yv.rows != xv.rows || yv.cols != xv.cols)
+    throw UsageError("out must have X's dtype and shape and be C-contiguous");
+  const auto* x0 = static_cast<const char*>(xv.data);
+  const auto* y0 = static_cast<const char*>(yv.data);
+  const std::size_t bytes = std::size_t(xv.rows) * d * sizeof(T);
+  if (x0 < y0 + bytes && y0 < x0 + bytes)
+    throw UsageError("out must not overlap X (the solve is not in place)");
+  if (d % std::size_t(pm.m->heads()) != 0)
+    throw UsageError("X has " + std::to_string(d) +
+                     " columns, not a multiple of heads = " + std::to_string(pm.m->heads()));
+  const auto info = gpu::device_info();
+  if (!info.usable()) throw GpuRequired("X is a CUDA tensor, but no GPU is usable here (" + info.note + ")");
+  void* stream = torch_stream_of(x, xv.device_id);
+  std::shared_ptr<const SolveStructure> hold;
+  gpu::SolveProblem prob;
+  {
+    pb::gil_scoped_release nogil;  // (after release() the Mixer plans again here)
+    prob = seeded_problem<T>(*pm.m, d, seed, &hold);
+  }
+  bool plan_hit = false;
+  const gpu::SolveRun r = planned_solve(*pm.plans, prob, xv.data, yv.data, stream, xv.device_id, &plan_hit);
+  pb::dict i;
+  i["kernel"] = r.kernel;
+  i["threads"] = 0;
+  i["seconds"] = r.kernel_ms / 1000.0;
+  i["total_seconds"] = r.total_ms / 1000.0;
+  i["plan_cached"] = plan_hit;
+  i["weights_cached"] = r.coefs_reused;
+  i["plan"] = r.plan;
+  i["input"] = xv.kind;
+  i["device"] = "cuda:" + std::to_string(xv.device_id);
+  i["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);
+  i["y_address"] = reinterpret_cast<std::uintptr_t>(yv.data);
+  return pb::make_tuple(out, i);
+}
+
 pb::tuple solve(const PyMixer& pm, const pb::object& x, const pb::object& out, std::uint64_t seed,
                 int threads) {
   check_threads(threads);
+  if (pm.cuda) {
+    const ArrayView xv = array_view(x, false, "X");
+    if (xv.cuda) {
+      const int want = pm.m->precision() == Precision::Fp64 ? 8 : 4;
+      if (xv.itemsize != want)
+        throw UsageError(std::string("X must be ") + (want == 8 ? "float64" : "float32") +
+                         ": the Mixer was made with precision '" + pm.precision + "'");
+      if (std::uint64_t(xv.rows) != pm.m->n())
+        throw UsageError("X has " + std::to_string(xv.rows) +
+                         " rows but the pattern has n = " + std::to_string(pm.m->n()));
+      if (xv.cols < 1) throw UsageError("X needs at least one column");
+      return want == 8 ? solve_cuda_t<double>(pm, xv, x, out, seed)
+                       : solve_cuda_t<float>(pm, xv, x, out, seed);
+    }
+  }
   const ArrayView xv = host_array(x, false, "X", pm);
   if (xv.cols < 1) throw UsageError("X needs at least one column");
   return pm.m->precision() == Precision::Fp64 ? solve_t<double>(pm, xv, out, seed, threads)
@@ -128,11 +195,11 @@ void bind_mixer(pb::module_& m) {
   pb::class_<PyMixer>(m, "_Mixer")
       .def(pb::init([](const pb::object& pat, const pb::object& n, int heads, const std::string& precision,
                        const std::string& device, bool keep_weights) {
-             if (device != "cpu")
-               throw UsageError("device must be 'cpu' (got '" + device +
-                                "'): mixgraph.solve solves CUDA tensors on their device");
+             if (device != "cpu" && device != "cuda")
+               throw UsageError("device must be 'cpu' or 'cuda' (got '" + device + "')");
              const Precision prec = precision_of(precision);
              PyMixer pm;
+             pm.cuda = device == "cuda";
              pm.h = pattern_from(pat, n);
              pm.precision = prec == Precision::Fp64 ? "fp64" : "fp32";
              {
@@ -147,7 +214,13 @@ void bind_mixer(pb::module_& m) {
       .def("solve", &solve, pb::arg("X"), pb::arg("out"), pb::arg("seed"), pb::arg("threads"))
       .def("solve_adjoint", &solve_adjoint, pb::arg("X"), pb::arg("Y"), pb::arg("dY"), pb::arg("out"),
            pb::arg("seed"), pb::arg("threads"))
-      .def("release", [](PyMixer& pm) { pm.m->release(); })
+      .def("release",
+           [](PyMixer& pm) {
+             pm.m->release();
+             pm.plans->clear();
+           })
+      .def_property_readonly("device_bytes", [](const PyMixer& pm) { return pm.plans->bytes(); })
+      .def_property_readonly("device", [](const PyMixer& pm) { return pm.cuda ? "cuda" : "cpu"; })
       .def_property_readonly("planned", [](const PyMixer& pm) { return pm.m->planned(); })
       .def_property_readonly("bytes", [](const PyMixer& pm) { return pm.m->bytes(); })
       .def_property_readonly("n", [](const PyMixer& pm) { return pm.m->n(); })

@@ -121,9 +121,11 @@ pb::tuple run(const PatternPtr& hp, const ArrayView& xv, const pb::object& out, 
   return pb::make_tuple(out.is_none() ? y_obj : out, i);
 }
 
-// X on a CUDA device: the device-pointer solve (gpu::solve_device) from X to `out` on the same device,
-// seeded weights made on the device; neither X nor Y crosses the bus. Ordered on torch's current stream
-// when X is a torch tensor (else the default stream); returns once Y is written.
+// X on a CUDA device: the device-pointer solve from X to `out` on the same device, seeded weights made on
+// the device; neither X nor Y crosses the bus. The structure is planned once (gpu::DevicePlan, kept with
+// the cached Mixer: device_plans.hpp), so a repeated call pays the coefficients and the kernel alone.
+// Ordered on torch's current stream when X is a torch tensor (else the default stream); returns once Y is
+// written.
 template <class T>
 pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& x, const pb::object& out,
                    int heads, std::uint64_t seed, std::uint64_t mem_limit, const pb::object& gates,
@@ -144,20 +146,18 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
     throw UsageError("out must not overlap X (the solve is not in place)");
   check_memory(mixer_weights_bytes(p, heads, sizeof(T), CoefSource::Seeded), mem_limit,
                "solve weights for " + p.spec + " at n = " + std::to_string(p.n));
-  void* stream = nullptr;
-  const std::string mod = pb::str(pb::type::handle_of(x).attr("__module__")).cast<std::string>();
-  if (mod.rfind("torch", 0) == 0) {
-    const pb::object cur = pb::module_::import("torch").attr("cuda").attr("current_stream")(xv.device_id);
-    stream = reinterpret_cast<void*>(cur.attr("cuda_stream").cast<std::uintptr_t>());
-  }
+  void* stream = torch_stream_of(x, xv.device_id);
   const std::string dev_note = gpu::set_device(xv.device_id);
   if (!dev_note.empty()) throw RuntimeFailure("GPU solve: " + dev_note);
   // the seeded weights on the structure of a cached Mixer (nothing of the structure rebuilt per call on
   // the host)
-  const std::shared_ptr<const Mixer> mixer =
-      mixer_for(hp, heads, sizeof(T) == 8 ? Precision::Fp64 : Precision::Fp32);
-  const std::shared_ptr<const SolveStructure> structure = mixer->structure();
-  gpu::SolveProblem prob = gpu_problem(*structure, mixer->seeded<T>(seed), d);
+  const Precision prec = sizeof(T) == 8 ? Precision::Fp64 : Precision::Fp32;
+  bool mixer_hit = false;
+  const std::shared_ptr<const Mixer> mixer = mixer_for(hp, heads, prec, &mixer_hit);
+  std::shared_ptr<DevicePlans> plans = mixer_device_plans(hp, heads, prec);
+  if (!plans) plans = std::make_shared<DevicePlans>();  // (the entry is there: mixer_for just kept it)
+  std::shared_ptr<const SolveStructure> structure;
+  gpu::SolveProblem prob = seeded_problem<T>(*mixer, d, seed, &structure);
   // Per-channel gates read in place (the CLI's --gates / --input-gates): B's coefficient of row i, channel
   // c from gates[i, c], A's from input_gates[i, c], or 1 where only gates are given (y = G y_prev + X).
   const std::vector<T> ones(heads, T(1));
@@ -191,12 +191,8 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
       prob.a.vals_on_device = false;
     }
   }
-  gpu::SolveRun r;
-  {
-    pb::gil_scoped_release nogil;
-    r = gpu::solve_device(prob, xv.data, yv.data, {}, stream);
-  }
-  if (!r.ran) throw RuntimeFailure("GPU solve failed: " + r.note);
+  bool plan_hit = false;
+  const gpu::SolveRun r = planned_solve(*plans, prob, xv.data, yv.data, stream, xv.device_id, &plan_hit);
   pb::dict i;
   i["kernel"] = r.kernel;
   i["threads"] = 0;
@@ -208,6 +204,9 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
   i["gates"] = !gates.is_none();
   i["input_gates"] = !input_gates.is_none();
   i["weights_cached"] = r.coefs_reused;  // the device's copy of the seeded weights from an earlier call
+  i["mixer_cached"] = mixer_hit;
+  i["plan_cached"] = plan_hit;  // the device plan (structure on the device, planner's choices) was kept
+  i["plan"] = r.plan;
   i["input"] = xv.kind;
   i["device"] = "cuda:" + std::to_string(xv.device_id);
   i["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);

@@ -14,6 +14,7 @@ struct Entry {
       holder;  // set for patterns read from files: the entry serves that Pattern only
   bool by_holder = false;
   std::shared_ptr<const Mixer> mixer;
+  std::shared_ptr<DevicePlans> plans = std::make_shared<DevicePlans>();
 };
 
 std::list<Entry>& cache() {
@@ -78,7 +79,15 @@ std::shared_ptr<const Mixer> mixer_for(const PatternPtr& h, int heads, Precision
   return m;
 }
 
+std::shared_ptr<DevicePlans> mixer_device_plans(const PatternPtr& h, int heads, Precision precision) {
+  const std::string key = key_of(h->p, heads, precision);
+  for (const Entry& e : cache())
+    if (matches(e, h, key)) return e.plans;
+  return nullptr;
+}
+
 void mixer_cache_clear() {
+  for (Entry& e : cache()) e.plans->clear();  // the device memory now, also where a call still holds one
   cache().clear();
 }
 

@@ -2,12 +2,14 @@
 // The Mixers of recent solves (mixer.hpp), so that mixgraph.solve, mixgraph.torch's mix and a repeated call
 // with the same structure plan once: a least-recently-used list of kMixerCacheSize entries keyed by
 // (pattern spec, n, heads, precision, device). Patterns read from files (mtx:, topk-blocks:) are keyed by
-// their Pattern object too (a file may change between two Patterns of one spec). Touched only while
+// their Pattern object too (a file may change between two Patterns of one spec). Each entry keeps the
+// device plans (device_plans.hpp) of its structure too, for solves on CUDA tensors. Touched only while
 // holding the GIL.
 #include <cstddef>
 #include <memory>
 
 #include "common.hpp"
+#include "device_plans.hpp"
 #include "mixgraph/mixer.hpp"
 
 namespace mixgraph::py {
@@ -24,7 +26,11 @@ void mixer_cache_put(const PatternPtr& h, int heads, Precision precision, std::s
 std::shared_ptr<const Mixer> mixer_for(const PatternPtr& h, int heads, Precision precision,
                                        bool* hit = nullptr);
 
-/// Drops every entry (running calls keep the Mixers they hold).
+/// The device plans of the entry of (h, heads, precision), made empty with the entry (call mixer_for
+/// first); null when no entry is cached.
+std::shared_ptr<DevicePlans> mixer_device_plans(const PatternPtr& h, int heads, Precision precision);
+
+/// Drops every entry and frees its device plans (running calls keep the Mixers and plans they hold).
 void mixer_cache_clear();
 /// Entries held now.
 std::size_t mixer_cache_entries();

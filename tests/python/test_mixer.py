@@ -152,12 +152,23 @@ def test_bad_arguments():
         m.solve(np.zeros((63, 4), dtype=np.float32))
     with pytest.raises(mixgraph.UsageError, match="multiple"):
         m.solve(np.zeros((64, 3), dtype=np.float32))
-    with pytest.raises(mixgraph.UsageError, match="device"):
-        mixgraph.Mixer("pow2", 64, device="cuda")
+    with pytest.raises(mixgraph.UsageError, match="device must be 'cpu' or 'cuda'"):
+        mixgraph.Mixer("pow2", 64, device="tpu")
     with pytest.raises(mixgraph.UsageError, match="precision"):
         mixgraph.Mixer("pow2", 64, precision="fp16")
     with pytest.raises(mixgraph.ArgumentTypeError):
         m.solve("X")
+
+
+def test_cuda_mixer_solves_host_arrays_on_the_cpu():
+    """device='cuda' takes host arrays as a CPU Mixer does (the same bits); no device plan until a CUDA solve."""
+    X = np.random.default_rng(3).standard_normal((300, 4))
+    cpu, cuda = (mixgraph.Mixer("sq1+cache", 300, heads=2, precision="fp64", device=d) for d in ("cpu", "cuda"))
+    assert (cpu.device, cuda.device) == ("cpu", "cuda")
+    assert np.array_equal(cuda.solve(X, seed=4), cpu.solve(X, seed=4))
+    assert cuda.device_bytes == 0
+    cuda.release()
+    assert cuda.device_bytes == 0 and not cuda.planned
 
 
 def test_solve_keeps_a_small_cache_of_mixers():

@@ -59,6 +59,10 @@ struct SolveMatrix {
   ///    the solve's layout (every plan). The workspace slot is not reused by value across calls (the
   ///    values are not on the host): each call writes the expanded array again (heads n k values).
   bool vals_on_device = false;
+  /// solve_planned (gpu_plan.hpp) only: host Values at vals that do not change while the plan lives (e.g.
+  /// the files' values of an mtx: pattern held by a Mixer), so the plan uploads them once per address and
+  /// reuses its device copy. Ignored elsewhere.
+  bool vals_constant = false;
 };
 
 struct SolveProblem {
@@ -141,6 +145,10 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// work is queued. total_ms: device weights + kernel (wait = false: the host time of the call). Never
 /// throws; errors in note.
 ///
+/// Each call plans the structure anew (uploads of the structure, the planner's O(n + nnz) host passes for
+/// CSR structures): for repeated calls on one structure, gpu_plan.hpp's DevicePlan does that once
+/// (solve_device is a temporary plan run through the same per-call path, so both give the same bits).
+///
 /// Device memory: solve_device allocates nothing per call once warm. Its device buffers (coefficient
 /// arrays, structure copies, the plan's workspace) come from a per-device cache, grow-only: the j-th buffer
 /// of a call reuses the cache's j-th slot, reallocated only when too small. The cache is held until
@@ -181,5 +189,7 @@ std::string copy_to_device(void* dev, const void* host, std::size_t bytes);
 std::string copy_to_host(void* host, const void* dev, std::size_t bytes);
 /// Makes `device` the calling thread's current CUDA device (the device of a tensor).
 std::string set_device(int device);
+/// The calling thread's current CUDA device (0 where there is none).
+int current_device();
 
 }  // namespace mixgraph::gpu
