@@ -1,11 +1,10 @@
 """The CLI's remaining commands from Python: validate, verify, report, the pattern and congestion sweeps, and
 the interaction ranks (``rank loglinear|ssm|heads``). Each returns a Result whose ``to_dict()`` is the
 command's ``--format json`` output without the header fields (``header``). validate, verify, the sweeps and
-the ranks call the analyses both front ends share (analysis/, bound in python/src/bind_analysis.cpp)
-directly; report still runs the CLI's own code in-process (python/src/bind_cli.cpp). Long calls release the
+the ranks, and report, call the analyses both front ends share (analysis/, bound in
+python/src/bind_analysis.cpp and bind_report.cpp) directly: no CLI runs in-process. Long calls release the
 GIL, take ``progress=`` and stop on Ctrl-C (KeyboardInterrupt)."""
 
-import json
 import os
 import re
 import sys
@@ -68,24 +67,6 @@ _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 def _python_names(message, names):
     """The message with the CLI's option names replaced by the Python argument names."""
     return _FLAG.sub(lambda m: names.get(m.group(0), _NAMES.get(m.group(0), m.group(0))), message)
-
-
-def _run(kind, args, progress=None, names=None):
-    """Runs ``mixgraph <args>`` in-process (bind_cli.cpp) for the commands not yet in analysis/."""
-    cb, bar = _progress(_args.progress(progress), kind)
-    try:
-        code, out = _core._cli([str(a) for a in args], cb, -1)
-    except (_core.UsageError, _core.InputError) as e:  # the same class, with the Python argument names
-        names = {"--pattern": "pattern", **(names or {})}
-        raise type(e)(_python_names(str(e), names)) from None
-    finally:
-        if bar is not None:
-            bar.close()
-    if code != 0 or not out.strip():
-        raise _core.RuntimeFailure(f"mixgraph {args[0]} ended with exit code {code}")
-    j = json.loads(out)
-    header = {k: j.pop(k) for k in _HEADER if k in j}
-    return Result(kind, j, {"header": header})
 
 
 def _document(kind, call, progress=None, names=None):

@@ -77,7 +77,6 @@ void bind_distances(pb::module_& m);
 void bind_congestion(pb::module_& m);
 void bind_ranks(pb::module_& m);
 void bind_solve(pb::module_& m);
-void bind_cli(pb::module_& m);
 void bind_interrupt(pb::module_& m);
 
 }  // namespace mixgraph::py

@@ -107,7 +107,6 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_gated_scan(m);
   mixgraph::py::bind_solve_device(m);
   mixgraph::py::bind_analysis(m);
-  mixgraph::py::bind_cli(m);
   mixgraph::py::bind_gallery(m);
   mixgraph::py::bind_stack(m);
   mixgraph::py::bind_report(m);

@@ -443,10 +443,3 @@ def test_graph_of_the_model_is_the_stack_of_its_layers():
     assert r.table[0]["unreachable_pairs"] < one.table[0]["unreachable_pairs"]  # two layers reach 4 back, not 2
     with pytest.raises(mixgraph.UsageError, match="graph must be"):
         ex.run(["local:2"], "copy", [1], s, task_params=TINY.tasks, device="cpu", graph="stack")
-
-
-def test_experiment_command_is_refused_in_process():
-    """The package runs CLI commands in-process; `experiment` would replace the Python process, so there it
-    is refused with a UsageError pointing to mixgraph.experiments.run."""
-    with pytest.raises(mixgraph.UsageError, match="mixgraph.experiments.run"):
-        mixgraph._core._cli(["experiment", "--help"], None, -1)

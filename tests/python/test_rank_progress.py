@@ -2,7 +2,6 @@
 without a callback, and a KeyboardInterrupt (from the callback or SIGINT) that stops the loops at their
 next cut instead of letting them run on in the background."""
 
-import json
 import os
 import signal
 import subprocess
@@ -47,22 +46,6 @@ def test_rank_reports_every_cut(method, numeric):
     for key in ("cuts", "cut_rank_numeric", "cut_rank_flow"):
         a, b = r.to_dict()[key], plain.to_dict()[key]
         assert a == b, key
-
-
-def test_in_process_cli_rank_reports_every_cut():
-    """The CLI's rank run in-process (as the package runs commands) reports its cuts through the step hook
-    and prints the same JSON as the executable."""
-    seen = []
-    args = ["rank", "-p", "pow2", "--n", "200", "--format", "json"]
-    code, out = _core._cli(args, lambda s, d, t: seen.append((s, d, t)), -1)
-    assert code == 0
-    steps = per_cut(seen)
-    assert [d for _, d, _ in steps] == list(range(1, 2 * 199 + 1))
-    exe = subprocess.run([os.environ.get("MIXGRAPH_CLI", "mixgraph")] + args, capture_output=True, text=True,
-                         check=True)
-    a, b = json.loads(out), json.loads(exe.stdout)
-    for key in ("cuts", "cut_rank_numeric", "cut_rank_flow", "max_cut_rank"):
-        assert a[key] == b[key], key
 
 
 def cpu_while_idle(seconds=0.5):
