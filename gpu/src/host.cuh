@@ -49,6 +49,15 @@ struct Workspace {
       if (s.first) cudaFree(s.first);
     slots.clear();
     keys.clear();
+  }  // release(), and the event and the status word too: a DevicePlan's own workspace when the plan is freed
+  // (a status bit its last call left unreported is dropped with it). With mu held.
+  void release_all() {
+    release();
+    if (done) cudaEventDestroy(done);
+    if (status) cudaFreeHost(const_cast<std::uint32_t*>(status));
+    done = nullptr;
+    status = nullptr;
+    status_dev = nullptr;
   }
 };
 

@@ -98,7 +98,7 @@ struct PlanState final : DevicePlan::State {
     cudaSetDevice(key.device);
     {
       const std::lock_guard<std::mutex> lk(ws.mu);
-      ws.release();
+      ws.release_all();
     }
     dev.reset();
     a_off = {};
