@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "analysis_call.hpp"
 #include "common.hpp"
 #include "gpu_options_env.hpp"
 #include "interrupt.hpp"
@@ -26,34 +27,23 @@
 namespace mixgraph::py {
 namespace {
 
-/// The common options as the CLI applies them, on the worker thread: the memory limit becomes the default of
-/// every check (file readers included), threads > 0 this thread's OpenMP team size.
+/// The common options, checked here and applied on the worker thread by run_analysis (analysis_call.hpp: the
+/// memory limit the default of every check, file readers included; threads > 0 the OpenMP team size).
 struct Common {
   int threads = 0;
   std::uint64_t mem_limit = 0;
-  void apply() const {
-    set_default_mem_limit(mem_limit);
-    if (threads > 0) omp_set_num_threads(threads);
-  }
 };
 
 Common common_from(int threads, const pb::object& mem) {
   check_threads(threads);
-  Common c{threads, mem_limit_from(mem)};
-  ensure_threads(threads);  // a process limit: a clear error, not the OpenMP runtime's exit
-  return c;
+  return Common{threads, mem_limit_from(mem)};  // (run_analysis checks a process limit first)
 }
 
 /// Runs `make(job)` (returning a Document) on a worker thread; the document as Python objects.
 template <class Make>
 pb::object run_document(const Common& c, const pb::object& progress, Make make) {
   auto doc = std::make_shared<analysis::Document>();
-  run_interruptible(
-      [c, doc, make](Job& job) {
-        c.apply();
-        *doc = make(job);
-      },
-      progress, -1, {});
+  run_analysis(c.threads, c.mem_limit, progress, -1, [doc, make](Job& job) { *doc = make(job); });
   return json_to_py(doc->json("json"));
 }
 
@@ -165,21 +155,14 @@ pb::object validate(std::string pattern, std::string n, std::string backend, std
   auto plan = std::make_shared<analysis::ValidatePlan>();
   auto doc = std::make_shared<analysis::Document>();
   if (!u.any()) {  // one worker thread (and one OpenMP team) for the whole call
-    run_interruptible(
-        [c, q, plan, doc](Job&) {
-          c.apply();
-          *plan = analysis::validate_plan(*q);
-          *doc = analysis::validate_run(*q, *plan).document;
-        },
-        pb::none(), -1, {});
+    run_analysis(c.threads, c.mem_limit, pb::none(), -1, [q, plan, doc](Job&) {
+      *plan = analysis::validate_plan(*q);
+      *doc = analysis::validate_run(*q, *plan).document;
+    });
     return json_to_py(doc->json("json"));
   }
-  run_interruptible(
-      [c, q, plan](Job&) {
-        c.apply();
-        *plan = analysis::validate_plan(*q);
-      },
-      pb::none(), -1, {});
+  run_analysis(c.threads, c.mem_limit, pb::none(), -1,
+               [q, plan](Job&) { *plan = analysis::validate_plan(*q); });
   // the user's weights replace the seeded ones in every (+, x) check and its references; arrays are read
   // here, with the GIL held
   const Pattern& p = plan->pattern;
@@ -196,12 +179,8 @@ pb::object validate(std::string pattern, std::string n, std::string backend, std
   vo.user_dh = dh;
   vo.user_label =
       (!u.q.is_none() || !u.k.is_none()) ? "heads, attention weights" : "heads, weights from files";
-  run_interruptible(
-      [c, q, plan, doc](Job&) {
-        c.apply();
-        *doc = analysis::validate_run(*q, *plan).document;
-      },
-      pb::none(), -1, {});
+  run_analysis(c.threads, c.mem_limit, pb::none(), -1,
+               [q, plan, doc](Job&) { *doc = analysis::validate_run(*q, *plan).document; });
   return json_to_py(doc->json("json"));
 }
 
