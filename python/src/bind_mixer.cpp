@@ -96,18 +96,7 @@ template <class T>
 pb::tuple solve_cuda_t(const PyMixer& pm, const ArrayView& xv, const pb::object& x, const pb::object& out,
                        std::uint64_t seed) {
   const std::size_t d = std::size_t(xv.cols);
-  if (out.is_none())
-    throw UsageError("X is a CUDA array without empty_like: pass out= (a CUDA array like X)");
-  const ArrayView yv = array_view(out, true, "out");
-  if (!yv.cuda || yv.device_id != xv.device_id)
-    throw UsageError("out must be on X's device (cuda:" + std::to_string(xv.device_id) + ")");
-  if (yv.itemsize != xv.itemsize || yv.ndim != xv.ndim || yv.rows != xv.rows || yv.cols != xv.cols)
-    throw UsageError("out must have X's dtype and shape and be C-contiguous");
-  const auto* x0 = static_cast<const char*>(xv.data);
-  const auto* y0 = static_cast<const char*>(yv.data);
-  const std::size_t bytes = std::size_t(xv.rows) * d * sizeof(T);
-  if (x0 < y0 + bytes && y0 < x0 + bytes)
-    throw UsageError("out must not overlap X (the solve is not in place)");
+  const ArrayView yv = cuda_out_view(xv, out);
   if (d % std::size_t(pm.m->heads()) != 0)
     throw UsageError("X has " + std::to_string(d) +
                      " columns, not a multiple of heads = " + std::to_string(pm.m->heads()));

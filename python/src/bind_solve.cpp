@@ -132,18 +132,7 @@ pb::tuple run_cuda(const PatternPtr& hp, const ArrayView& xv, const pb::object& 
                    const pb::object& input_gates) {
   const Pattern& p = hp->p;
   const std::size_t d = static_cast<std::size_t>(xv.cols);
-  if (out.is_none())
-    throw UsageError("X is a CUDA array without empty_like: pass out= (a CUDA array of X's dtype and shape)");
-  const ArrayView yv = array_view(out, true, "out");
-  if (!yv.cuda || yv.device_id != xv.device_id)
-    throw UsageError("out must be on X's device (cuda:" + std::to_string(xv.device_id) + ")");
-  if (yv.itemsize != xv.itemsize || yv.ndim != xv.ndim || yv.rows != xv.rows || yv.cols != xv.cols)
-    throw UsageError("out must have X's dtype and shape and be C-contiguous");
-  const auto* x0 = static_cast<const char*>(xv.data);
-  const auto* y0 = static_cast<const char*>(yv.data);
-  const std::size_t bytes = std::size_t(p.n) * d * sizeof(T);
-  if (x0 < y0 + bytes && y0 < x0 + bytes)
-    throw UsageError("out must not overlap X (the solve is not in place)");
+  const ArrayView yv = cuda_out_view(xv, out);
   check_memory(mixer_weights_bytes(p, heads, sizeof(T), CoefSource::Seeded), mem_limit,
                "solve weights for " + p.spec + " at n = " + std::to_string(p.n));
   void* stream = torch_stream_of(x, xv.device_id);

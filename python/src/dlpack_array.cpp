@@ -153,4 +153,20 @@ ArrayView array_view(const pb::handle& obj, bool writable, const char* what) {
                    "buffer protocol (float32 or float64, C-contiguous, n x d)");
 }
 
+ArrayView cuda_out_view(const ArrayView& xv, const pb::object& out) {
+  if (out.is_none())
+    throw UsageError("X is a CUDA array without empty_like: pass out= (a CUDA array of X's dtype and shape)");
+  ArrayView yv = array_view(out, true, "out");
+  if (!yv.cuda || yv.device_id != xv.device_id)
+    throw UsageError("out must be on X's device (cuda:" + std::to_string(xv.device_id) + ")");
+  if (yv.itemsize != xv.itemsize || yv.ndim != xv.ndim || yv.rows != xv.rows || yv.cols != xv.cols)
+    throw UsageError("out must have X's dtype and shape and be C-contiguous");
+  const auto* x0 = static_cast<const char*>(xv.data);
+  const auto* y0 = static_cast<const char*>(yv.data);
+  const std::size_t bytes = std::size_t(xv.rows) * std::size_t(xv.cols) * std::size_t(xv.itemsize);
+  if (x0 < y0 + bytes && y0 < x0 + bytes)
+    throw UsageError("out must not overlap X (the solve is not in place)");
+  return yv;
+}
+
 }  // namespace mixgraph::py

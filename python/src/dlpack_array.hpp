@@ -25,4 +25,9 @@ struct ArrayView {
 /// buffer is read-only. UsageError (with what to do) for anything else. `what` names the argument.
 ArrayView array_view(const pb::handle& obj, bool writable, const char* what);
 
+/// The `out` of a solve of the CUDA array xv: a writable CUDA array on xv's device with its dtype and shape,
+/// C-contiguous, not overlapping X. UsageError naming what is wrong (out missing included: a CUDA X has no
+/// empty_like here).
+ArrayView cuda_out_view(const ArrayView& xv, const pb::object& out);
+
 }  // namespace mixgraph::py
