@@ -14,34 +14,13 @@
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve_backend.hpp"
+#include "problem_reads.hpp"
 
 using namespace mixgraph;
 
 namespace {
 
-struct Read {
-  std::uint32_t o;
-  double v;
-};
-
-// Row i's reads (offset, coefficient of head h) from the problem's definition: implicit B reads i - o for
-// every offset o <= i, CSR B reads the entries' columns.
-std::vector<Read> reads_of(const gpu::SolveProblem& p, std::uint32_t i, std::uint32_t h) {
-  std::vector<Read> r;
-  const gpu::SolveMatrix& b = p.b;
-  auto val = [&](std::uint64_t k) {
-    return p.fp64 ? static_cast<const double*>(b.vals)[k] : double(static_cast<const float*>(b.vals)[k]);
-  };
-  if (b.implicit) {
-    for (std::uint32_t k = 0; k < b.k; ++k)
-      if (b.offsets[k] >= 1 && b.offsets[k] <= i)
-        r.push_back({b.offsets[k], val(h * b.hs + i * b.is + k * b.ks)});
-  } else {
-    for (std::uint64_t e = b.ptr[i]; e < b.ptr[i + 1]; ++e)
-      if (b.idx[e] < i) r.push_back({i - b.idx[e], val(h * b.hs + e * b.is)});
-  }
-  return r;
-}
+using test::Read;
 
 struct Case {
   std::string spec;
@@ -62,7 +41,7 @@ void check_against_dense(const Case& cs, std::uint32_t C, bool mma) {
   std::uint32_t kx = 1, kin = 1;
   for (std::uint32_t i = 0; i < p.n; ++i) {
     std::uint32_t in = 0, out = 0;
-    for (const Read& r : reads_of(p, i, 0)) {
+    for (const Read& r : test::b_reads(p, i, 0)) {
       if (r.o > i % C)
         ++out;
       else if (r.o != 1)
@@ -85,7 +64,7 @@ void check_against_dense(const Case& cs, std::uint32_t C, bool mma) {
       // the chunk's block of I - B (rows past n: identity), inverted densely
       Eigen::MatrixXd M = Eigen::MatrixXd::Identity(C, C);
       for (std::uint32_t r = 0; r < C && c * C + r < p.n; ++r)
-        for (const Read& e : reads_of(p, c * C + r, h))
+        for (const Read& e : test::b_reads(p, c * C + r, h))
           if (e.o <= r) M(r, r - e.o) -= e.v;
       const Eigen::MatrixXd Minv = M.inverse();
       // L^{-1} from the package: padded rows, or mma fragments (documented layout, decoded here)
@@ -119,7 +98,7 @@ void check_against_dense(const Case& cs, std::uint32_t C, bool mma) {
       for (std::uint32_t r = 0; r < C; ++r) {
         std::vector<Read> want;
         if (c * C + r < p.n)
-          for (const Read& e : reads_of(p, c * C + r, h))
+          for (const Read& e : test::b_reads(p, c * C + r, h))
             if (e.o > r) want.push_back(e);
         std::sort(want.begin(), want.end(), [](const Read& a, const Read& b) { return a.o < b.o; });
         std::uint32_t nn = 0, nr = 0;

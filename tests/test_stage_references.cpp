@@ -14,6 +14,7 @@
 #include "mixgraph/scan_reference.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_backend.hpp"
+#include "problem_reads.hpp"
 
 using namespace mixgraph;
 
@@ -45,27 +46,8 @@ bool close(double a, double b, double t) {
   return std::fabs(a - b) <= t * std::max(1.0, std::fabs(b));
 }
 
-// Row i's B reads (offset, coefficient of head h) from the problem's definition.
-struct Read {
-  std::uint32_t o;
-  double v;
-};
-std::vector<Read> b_reads(const gpu::SolveProblem& p, std::uint32_t i, std::uint32_t h) {
-  std::vector<Read> r;
-  const gpu::SolveMatrix& b = p.b;
-  auto val = [&](std::uint64_t k) {
-    return p.fp64 ? static_cast<const double*>(b.vals)[k] : double(static_cast<const float*>(b.vals)[k]);
-  };
-  if (b.implicit) {
-    for (std::uint32_t k = 0; k < b.k; ++k)
-      if (b.offsets[k] >= 1 && b.offsets[k] <= i)
-        r.push_back({b.offsets[k], val(h * b.hs + i * b.is + k * b.ks)});
-  } else {
-    for (std::uint64_t e = b.ptr[i]; e < b.ptr[i + 1]; ++e)
-      if (b.idx[e] < i) r.push_back({i - b.idx[e], val(h * b.hs + e * b.is)});
-  }
-  return r;
-}
+using test::b_reads;
+using test::Read;
 
 // ---- gpu-scan1 ----
 
