@@ -10,6 +10,7 @@
 #include "mixgraph/pipeline_gather_reference.hpp"
 #include "mixgraph/scan_reference.hpp"
 #include "scan.cuh"
+#include "stage_buffers.cuh"
 
 namespace mixgraph::gpu {
 
@@ -20,22 +21,6 @@ static_assert(pipeline_far_offset<float>() == ring_rows<float>() &&
               "pipeline_gather_reference.hpp's F is ring_rows");
 
 namespace {
-
-// Device buffers freed on every exit path.
-struct DevBuffers {
-  std::vector<void*> held;
-  ~DevBuffers() {
-    for (void* p : held) cudaFree(p);
-  }
-  template <class U>
-  U* upload(const U* src, std::size_t count) {
-    void* p = nullptr;
-    if (cudaMalloc(&p, count * sizeof(U) + 16) != cudaSuccess) return nullptr;
-    held.push_back(p);
-    if (src && cudaMemcpy(p, src, count * sizeof(U), cudaMemcpyHostToDevice) != cudaSuccess) return nullptr;
-    return static_cast<U*>(p);
-  }
-};
 
 // Entries a strided implicit coefficient array spans: the largest index + 1.
 std::uint64_t span(const SolveProblem& p, const SolveMatrix& m) {
@@ -59,7 +44,7 @@ ScanStagesRun<T> scan_stages_gpu(const SolveProblem& p, const T* x) {
     r.note = "no CUDA device";
     return r;
   }
-  DevBuffers buf;
+  StageBuffers buf;
   DevProblem<T> P{};
   P.n = p.n;
   P.d = p.d;

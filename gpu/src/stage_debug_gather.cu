@@ -8,6 +8,7 @@
 #include "common.cuh"
 #include "mixgraph/pipeline_gather_reference.hpp"
 #include "pipeline_gather.cuh"
+#include "stage_buffers.cuh"
 
 namespace mixgraph::gpu {
 namespace {
@@ -17,22 +18,6 @@ __global__ void __launch_bounds__(kThreads, 1) gather_alone(DevProblem<T> P) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   gather_items<T, IMP, 1>(P, smem_raw, 0, 1);
 }
-
-// Device buffers freed on every exit path.
-struct GatherBuffers {
-  std::vector<void*> held;
-  ~GatherBuffers() {
-    for (void* p : held) cudaFree(p);
-  }
-  template <class U>
-  U* upload(const U* src, std::size_t count) {
-    void* p = nullptr;
-    if (cudaMalloc(&p, count * sizeof(U) + 16) != cudaSuccess) return nullptr;
-    held.push_back(p);
-    if (src && cudaMemcpy(p, src, count * sizeof(U), cudaMemcpyHostToDevice) != cudaSuccess) return nullptr;
-    return static_cast<U*>(p);
-  }
-};
 
 }  // namespace
 
@@ -55,7 +40,7 @@ GatherRun<T> pipeline_gather_gpu(const SolveProblem& p, const T* x, const T* y) 
     return r;
   }
   constexpr std::uint32_t F = ring_rows<T>(), L = F / TC;
-  GatherBuffers buf;
+  StageBuffers buf;
   DevProblem<T> P{};
   P.n = p.n;
   P.d = p.d;
