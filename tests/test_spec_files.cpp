@@ -111,3 +111,13 @@ TEST(SpecFiles, LeafPartsKeepReadMarksAndExpandEveryWrapper) {
 }
 
 }  // namespace
+
+TEST(SpecFiles, FileNameHintNamesTheBareMtxPieceOnly) {
+  EXPECT_EQ(spec_file_name_hint("pow2|B.mtx"), "'B.mtx' is a file name: did you mean mtx:B.mtx?");
+  EXPECT_EQ(spec_file_name_hint("heads:pow2;x/B.MTX@A"),
+            "'x/B.MTX@A' is a file name: did you mean mtx:x/B.MTX@A?");
+  EXPECT_EQ(spec_file_name_hint("stack:ssm,B.mtx"), "'B.mtx' is a file name: did you mean mtx:B.mtx?");
+  for (const char* fine :
+       {"pow2", "mtx:B.mtx", "mtx:B.mtx,A.mtx|sink:2", "topk-blocks:4,2,s.mtx", "window:3+cache"})
+    EXPECT_EQ(spec_file_name_hint(fine), "") << fine;
+}

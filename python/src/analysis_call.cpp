@@ -67,23 +67,8 @@ std::uint64_t cli_checked_count(const std::string& text, const std::string& flag
 }
 
 void cli_pattern_spec(const std::string& spec, const std::string& flag) {
-  // every union part, head and stack layer (a bad stack gives none: make_stack names its fault)
-  for (const auto& part : spec_leaf_parts(spec)) {
-    if (part.rfind("mtx:", 0) == 0 || part.rfind("topk-blocks:", 0) == 0) continue;
-    std::size_t start = 0;  // a ',' list that is not all layers stays one piece: stack:B.mtx,ssm
-    while (start <= part.size()) {
-      const auto comma = part.find(',', start);
-      const std::string piece =
-          trim(part.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-      std::string lower = strip_read_mark(piece);  // a read mark is not part of the file name: B.mtx@A
-      std::transform(lower.begin(), lower.end(), lower.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".mtx") == 0)
-        throw UsageError(flag + ": '" + piece + "' is a file name: did you mean mtx:" + piece + "?");
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
+  const std::string hint = spec_file_name_hint(spec);
+  if (!hint.empty()) throw UsageError(flag + ": " + hint);
 }
 
 void cli_member(const std::string& text, const std::vector<std::string>& choices, const std::string& flag) {

@@ -19,4 +19,10 @@ std::vector<std::string> spec_leaf_parts(const std::string& spec);
 /// mtx:B.mtx,A.mtx) and the score file of topk-blocks:b,k,FILE, wherever the piece sits in the spec.
 std::vector<std::string> spec_input_files(const std::string& spec);
 
+/// "" or, where a piece of the spec (a union part, head or stack layer, or one of a ',' list that is not a
+/// stack's) is a bare file name ending in .mtx, "'B.mtx' is a file name: did you mean mtx:B.mtx?" (the
+/// hint of the CLI's and the Python package's pattern checks). mtx: and topk-blocks: pieces are left alone.
+/// Reads no file; O(length of the spec + the stack's layers).
+std::string spec_file_name_hint(const std::string& spec);
+
 }  // namespace mixgraph

@@ -2,6 +2,7 @@
 #include "mixgraph/spec_files.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/text_util.hpp"
 #include "mixgraph/error.hpp"
@@ -86,6 +87,27 @@ std::vector<std::string> spec_input_files(const std::string& spec) {
     }
   }
   return files;
+}
+
+std::string spec_file_name_hint(const std::string& spec) {
+  // every union part, head and stack layer (a bad stack gives none: make_stack names its fault)
+  for (const auto& part : spec_leaf_parts(spec)) {
+    if (part.rfind("mtx:", 0) == 0 || part.rfind("topk-blocks:", 0) == 0) continue;
+    std::size_t start = 0;  // a ',' list that is not all layers stays one piece: stack:B.mtx,ssm
+    while (start <= part.size()) {
+      const auto comma = part.find(',', start);
+      const std::string piece =
+          trim(part.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      std::string lower = strip_read_mark(piece);  // a read mark is not part of the file name: B.mtx@A
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".mtx") == 0)
+        return "'" + piece + "' is a file name: did you mean mtx:" + piece + "?";
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return "";
 }
 
 }  // namespace mixgraph
