@@ -1,7 +1,8 @@
 // Benchmarks of the solve engine (docs/benchmarks.md).
-//   bench_solve cpu [log2n=20] [d=64] [reps=3]   CPU OpenMP solve vs Eigen's sparse triangular solve, fp64,
-//   pow2 bench_solve gpu [quick]                       the GPU suite (JSON lines), peers run
-//   beside it
+//   bench_solve cpu [log2n=20] [d=64] [reps=3]   CPU OpenMP solve vs Eigen's sparse triangular solve, fp64
+//   bench_solve gpu [quick]                      the GPU suite (JSON lines), peers run beside it
+//   bench_solve gpu calls [log2n] [d] [reps]     the public calls against the kernel, per family
+//   bench_solve gpu host-copy [MiB] [reps]       host <-> device copies: pinned, pageable, staged (sweep)
 // Both sides are timed from X to Y: ours takes X row-major n x d and writes Y; Eigen computes A X (sparse
 // times column-major dense) and then solves with triangularView<Lower> of a row-major SparseMatrix (I - B).
 #include <omp.h>
@@ -200,12 +201,15 @@ void run_gpu_case(const GpuCase& g) {
                 e.what());
     return;
   }
+  // the bus in the same run: X up and Y down from pinned memory is the floor of a host call
+  const gpu::HostCopyBench hc = gpu::bench_host_copy(x.size() * sizeof(float), 0, 0, 0, 3);
+  const double bus_ms = hc.pinned_up_ms + hc.pinned_down_ms;
   std::printf(
       "{\"bench\": \"gpu_solve_public\", \"case\": \"%s\", \"pattern\": \"%s\", \"n\": %u, \"d\": %u, "
       "\"heads\": %u, \"kernel\": \"%s\", \"kernel_ms\": %.4f, \"call_ms\": %.4f, \"prepare_ms\": %.4f, "
-      "\"end_to_end_ms\": %.4f}\n",
+      "\"end_to_end_ms\": %.4f, \"pinned_copy_ms\": %.4f, \"fraction_of_copy_bw\": %.3f}\n",
       g.label.c_str(), g.spec.c_str(), n, g.d, g.heads, info.kernel.c_str(), median(kern), median(call),
-      (t1 - t0) * 1e3, (t1 - t0) * 1e3 + call[0]);
+      (t1 - t0) * 1e3, (t1 - t0) * 1e3 + call[0], bus_ms, hc.ran ? bus_ms / median(call) : 0.0);
   std::fflush(stdout);  // The same entry point with X already on the device (gpu::solve_device, as the Python
                         // package calls it
   // for a CUDA tensor): call = device weights + kernel, nothing of X or Y over the bus.
@@ -370,6 +374,32 @@ int bench_gpu_calls(int log2n, std::uint32_t d, int reps) {
   return 0;
 }
 
+// bench_solve gpu host-copy [MiB = 1024] [reps = 3]: host <-> device copies of one array each way: pinned
+// (the bus), plain cudaMemcpy from pageable memory, and the solver's staged copies over a sweep of chunk
+// size and host threads (GB/s = bytes / median time).
+int bench_gpu_host_copy(std::size_t mib, int reps) {
+  const std::size_t bytes = mib << 20;
+  auto gbs = [&](double ms) { return ms > 0 ? double(bytes) / (ms * 1e-3) / 1e9 : 0.0; };
+  for (std::size_t chunk_mib : {4, 16, 64})
+    for (int threads : {1, 4, 8, 16}) {
+      const gpu::HostCopyBench r = gpu::bench_host_copy(bytes, chunk_mib << 20, 4, threads, reps);
+      if (!r.ran) {
+        std::printf("{\"bench\": \"gpu_host_copy\", \"note\": \"%s\"}\n", r.note.c_str());
+        return 0;
+      }
+      std::printf(
+          "{\"bench\": \"gpu_host_copy\", \"MiB\": %zu, \"chunk_MiB\": %zu, \"slots\": 4, \"threads\": %d, "
+          "\"pinned_up_GBs\": %.2f, \"pinned_down_GBs\": %.2f, \"pageable_up_GBs\": %.2f, "
+          "\"pageable_down_GBs\": %.2f, \"staged_up_GBs\": %.2f, \"staged_down_GBs\": %.2f, "
+          "\"register_ms\": %.2f, \"unregister_ms\": %.2f, \"bytes_equal\": %s}\n",
+          mib, chunk_mib, threads, gbs(r.pinned_up_ms), gbs(r.pinned_down_ms), gbs(r.pageable_up_ms),
+          gbs(r.pageable_down_ms), gbs(r.staged_up_ms), gbs(r.staged_down_ms), r.register_ms, r.unregister_ms,
+          r.bytes_equal ? "true" : "false");
+      std::fflush(stdout);
+    }
+  return 0;
+}
+
 int bench_gpu(bool quick) {
   const auto info = gpu::device_info();
   if (!info.usable()) {
@@ -435,6 +465,9 @@ int main(int argc, char** argv) {
       run_gpu_case(c);
       return 0;
     }
+    if (mode == "gpu" && argc > 2 && std::string(argv[2]) == "host-copy")
+      return bench_gpu_host_copy(argc > 3 ? std::size_t(std::atol(argv[3])) : 1024,
+                                 argc > 4 ? std::atoi(argv[4]) : 3);
     if (mode == "gpu" && argc > 2 && std::string(argv[2]) == "calls") {
       // bench_solve gpu calls [log2n = 16] [d = 256] [reps = 5]
       return bench_gpu_calls(argc > 3 ? std::atoi(argv[3]) : 16,
@@ -444,7 +477,7 @@ int main(int argc, char** argv) {
     if (mode == "gpu") return bench_gpu(argc > 2 && std::string(argv[2]) == "quick");
     std::fprintf(stderr,
                  "usage: bench_solve cpu [log2n] [d] [reps] [pattern] | bench_solve gpu [quick] | "
-                 "bench_solve gpu calls [log2n] [d] [reps] | "
+                 "bench_solve gpu calls [log2n] [d] [reps] | bench_solve gpu host-copy [MiB] [reps] | "
                  "bench_solve gpu case "
                  "<label> <pattern> <log2n> <d> <heads> [csr] [fp64] [shared] [nocheck]\n");
     return 2;

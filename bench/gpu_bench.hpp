@@ -38,4 +38,19 @@ struct BenchResult {
 };
 BenchResult bench_solve(const BenchSpec& spec);
 
+/// Host <-> device copies of `bytes` each way (median of reps, ms): the bus with pinned host memory (the
+/// machine's copy bandwidth), plain cudaMemcpy from pageable memory, the solver's staged copies from
+/// pageable memory (host_copy.hpp, with chunk / slots / threads; 0 = the defaults), and the cost of
+/// registering (pinning) the pageable buffer in place.
+struct HostCopyBench {
+  bool ran = false;
+  double pinned_up_ms = 0, pinned_down_ms = 0;
+  double pageable_up_ms = 0, pageable_down_ms = 0;
+  double staged_up_ms = 0, staged_down_ms = 0;
+  double register_ms = 0, unregister_ms = 0;
+  bool bytes_equal = false;  ///< the staged round trip gave the bytes back
+  std::string note;
+};
+HostCopyBench bench_host_copy(std::size_t bytes, std::size_t chunk, int slots, int threads, int reps);
+
 }  // namespace mixgraph::gpu

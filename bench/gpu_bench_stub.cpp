@@ -9,4 +9,10 @@ BenchResult bench_solve(const BenchSpec&) {
   return r;
 }
 
+HostCopyBench bench_host_copy(std::size_t, std::size_t, int, int, int) {
+  HostCopyBench r;
+  r.note = "CUDA is not built in (configure with MIXGRAPH_CUDA=ON on a machine with the CUDA toolkit)";
+  return r;
+}
+
 }  // namespace mixgraph::gpu

@@ -39,6 +39,7 @@
 
 #include "device_io.cuh"
 #include "host.cuh"
+#include "host_copy.hpp"
 #include "mixgraph/blockinv_reference.hpp"
 #include "mixgraph/gpu_plan.hpp"
 #include "mixgraph/gpu_solve.hpp"
@@ -335,16 +336,13 @@ struct EndCall {
 template <class T>
 SolveRun solve_t(const SolveProblem& p, const void* x, void* y, const SolveOptions& o) {
   SolveRun r;
-  const std::uint64_t nd = std::uint64_t(p.n) * p.d;
-  Events all;
-  MG_CUDA(cudaEventRecord(all.e[0]), "event");
-  DevBuf dx(nd * sizeof(T)), dy(nd * sizeof(T));
-  MG_CUDA(cudaMemcpy(dx.p, x, nd * sizeof(T), cudaMemcpyHostToDevice), "upload X");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t bytes = std::uint64_t(p.n) * p.d * sizeof(T);
+  DevBuf dx(bytes), dy(bytes);
+  upload_staged(dx.p, x, bytes, nullptr);  // pinned staging, host copies overlapping the bus (host_copy.hpp)
   solve_core<T>(p, o, nullptr, dx.as<T>(), dy.as<T>(), r);
-  MG_CUDA(cudaMemcpy(y, dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download Y");
-  MG_CUDA(cudaEventRecord(all.e[1]), "event");
-  MG_CUDA(cudaEventSynchronize(all.e[1]), "synchronize");
-  r.total_ms = all.ms();
+  download_staged(y, dy.p, bytes, nullptr);
+  r.total_ms = ms_since(t0);
   r.ran = true;
   return r;
 }
@@ -375,7 +373,7 @@ SolveRun solve_seeded_x_t(const SolveProblem& p, std::uint64_t seed, void* y, co
   seeded_x<T>(dx.as<T>(), p.n, p.d, seed, nullptr);
   solve_core<T>(p, o, nullptr, dx.as<T>(), dy.as<T>(), r);
   r.y_sum = device_sum<T>(dy.as<T>(), nd, nullptr);
-  if (y) MG_CUDA(cudaMemcpy(y, dy.p, nd * sizeof(T), cudaMemcpyDeviceToHost), "download Y");
+  if (y) download_staged(y, dy.p, nd * sizeof(T), nullptr);
   r.total_ms = ms_since(t0);
   r.ran = true;
   return r;
@@ -577,6 +575,7 @@ std::string release_workspace() {
     w.release();
   }
   cudaSetDevice(cur);
+  release_host_staging();
   return note;
 }
 
@@ -608,13 +607,21 @@ void device_free(void* p) {
 }
 
 std::string copy_to_device(void* dev, const void* host, std::size_t bytes) {
-  const cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
-  return e == cudaSuccess ? "" : err_text(e, "copy to the device");
+  try {
+    upload_staged(dev, host, bytes, nullptr);
+  } catch (const std::string& e) {
+    return "copy to the device: " + e;
+  }
+  return "";
 }
 
 std::string copy_to_host(void* host, const void* dev, std::size_t bytes) {
-  const cudaError_t e = cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
-  return e == cudaSuccess ? "" : err_text(e, "copy to the host");
+  try {
+    download_staged(host, dev, bytes, nullptr);
+  } catch (const std::string& e) {
+    return "copy to the host: " + e;
+  }
+  return "";
 }
 
 int current_device() {

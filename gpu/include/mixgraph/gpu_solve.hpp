@@ -132,7 +132,10 @@ struct SolveRun {
   std::string note;  ///< why it did not run
 };
 
-/// Host in, host out: X and Y row-major n x d (float or double as p.fp64). Never throws; errors in note.
+/// Host in, host out: X and Y row-major n x d (float or double as p.fp64). X goes up and Y comes down in
+/// chunks through pinned staging slots, the host copies of one chunk overlapping the bus transfer of the
+/// previous ones (pinned X or Y is copied directly); the staging (4 x 16 MiB of pinned memory) is kept for
+/// the next call until release_workspace(). Never throws; errors in note.
 SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions& options = {});
 
 /// Device in, device out: x_dev and y_dev are device pointers on the current CUDA device (row-major
@@ -167,7 +170,8 @@ SolveRun solve_device(const SolveProblem& p, const void* x_dev, void* y_dev, con
                       void* stream = nullptr);
 
 /// Frees solve_device's cached device buffers on every device (waits for a call in progress on a device
-/// to end first). Returns "" or what went wrong. The next solve_device allocates again.
+/// to end first), and the pinned staging of host copies. Returns "" or what went wrong. The next call
+/// allocates again.
 std::string release_workspace();
 
 /// Seeded X made on the device, the bits a host run makes (weight_gen.hpp, input_value(x_seed, i, c)), then
@@ -182,7 +186,8 @@ SolveRun solve_seeded_x(const SolveProblem& p, std::uint64_t x_seed, void* y_hos
 std::string fill_seeded_x(void* x_dev, std::uint32_t n, std::uint32_t d, bool fp64, std::uint64_t x_seed);
 
 /// Device memory and copies for callers without CUDA headers (tests, the Python package's CUDA results).
-/// Each returns "" or what went wrong; device_alloc sets *p = nullptr on failure.
+/// Each returns "" or what went wrong; device_alloc sets *p = nullptr on failure. The copies are staged
+/// as solve()'s are and return once complete.
 std::string device_alloc(void** p, std::size_t bytes);
 void device_free(void* p);
 std::string copy_to_device(void* dev, const void* host, std::size_t bytes);

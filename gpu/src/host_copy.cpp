@@ -1,0 +1,179 @@
+// Staged host <-> device copies (host_copy.hpp): chunks through pinned slots, host copies by an OpenMP
+// team overlapping the DMA of the chunks before them.
+#include "host_copy.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace mixgraph::gpu {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::string(what) + ": " + cudaGetErrorString(e);
+}
+
+// Below this a copy goes straight through cudaMemcpy: the staging would cost more than it saves.
+constexpr std::size_t kDirectBelow = std::size_t(1) << 20;
+
+struct Staging {
+  std::mutex mu;
+  char* base = nullptr;  // slots x chunk bytes of pinned memory
+  std::size_t chunk = 0;
+  int slots = 0;
+  void free_slots() {  // with mu held
+    if (base) cudaFreeHost(base);
+    base = nullptr;
+    chunk = 0;
+    slots = 0;
+  }
+};
+
+Staging& staging() {
+  static auto* s = new Staging();  // never destroyed: no CUDA calls in static destructors
+  return *s;
+}
+
+// The events of one staged copy, one per slot (made per copy: a few microseconds, and no event outlives the
+// device it was made on).
+struct SlotEvents {
+  std::vector<cudaEvent_t> e;
+  std::vector<bool> pending;
+  explicit SlotEvents(int n) : e(std::size_t(n), nullptr), pending(std::size_t(n), false) {
+    for (auto& ev : e) check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  SlotEvents(const SlotEvents&) = delete;
+  SlotEvents& operator=(const SlotEvents&) = delete;
+  ~SlotEvents() {
+    for (std::size_t s = 0; s < e.size(); ++s) {
+      if (pending[s]) cudaEventSynchronize(e[s]);  // a copy that failed part way: its DMA may still read
+      if (e[s]) cudaEventDestroy(e[s]);
+    }
+  }
+  void record(int s, cudaStream_t st) {
+    check(cudaEventRecord(e[std::size_t(s)], st), "cudaEventRecord");
+    pending[std::size_t(s)] = true;
+  }
+  void wait(int s) {
+    if (!pending[std::size_t(s)]) return;
+    check(cudaEventSynchronize(e[std::size_t(s)]), "staged copy");
+    pending[std::size_t(s)] = false;
+  }
+};
+
+int team_size(const HostCopyOptions& o) {
+  return o.threads > 0 ? o.threads : std::min(16, std::max(1, omp_get_max_threads()));
+}
+
+// memcpy by `threads` threads, each a contiguous piece (64-byte aligned boundaries).
+void team_copy(char* dst, const char* src, std::size_t bytes, int threads) {
+  if (threads <= 1 || bytes < (std::size_t(256) << 10)) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const std::size_t piece =
+      ((bytes + std::size_t(threads) - 1) / std::size_t(threads) + 63) & ~std::size_t(63);
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int t = 0; t < threads; ++t) {
+    const std::size_t b = std::size_t(t) * piece;
+    if (b < bytes) std::memcpy(dst + b, src + b, std::min(piece, bytes - b));
+  }
+}
+
+// The staging slots for o (made or remade as o asks), with s.mu held by the caller.
+char* slots_for(Staging& s, const HostCopyOptions& o) {
+  if (o.slots < 2 || o.chunk == 0 || o.chunk % 4096 != 0)
+    throw std::string("staged copy: slots must be >= 2 and chunk a positive multiple of 4096");
+  if (s.base && s.chunk == o.chunk && s.slots == o.slots) return s.base;
+  s.free_slots();
+  void* p = nullptr;
+  check(cudaHostAlloc(&p, o.chunk * std::size_t(o.slots), cudaHostAllocPortable), "cudaHostAlloc (staging)");
+  s.base = static_cast<char*>(p);
+  s.chunk = o.chunk;
+  s.slots = o.slots;
+  return s.base;
+}
+
+}  // namespace
+
+bool is_pinned_host(const void* host) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, host) != cudaSuccess) {
+    cudaGetLastError();  // older drivers report unregistered memory as an error: clear it
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+void upload_staged(void* dev, const void* host, std::size_t bytes, cudaStream_t st,
+                   const HostCopyOptions& o) {
+  if (!bytes) return;
+  if (bytes < kDirectBelow || is_pinned_host(host)) {
+    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, st), "upload");
+    check(cudaStreamSynchronize(st), "upload");
+    return;
+  }
+  Staging& s = staging();
+  const std::lock_guard<std::mutex> lk(s.mu);
+  char* base = slots_for(s, o);
+  const int threads = team_size(o);
+  SlotEvents ev(o.slots);
+  const char* src = static_cast<const char*>(host);
+  char* dst = static_cast<char*>(dev);
+  for (std::size_t off = 0, k = 0; off < bytes; off += o.chunk, ++k) {
+    const int slot = int(k % std::size_t(o.slots));
+    const std::size_t len = std::min(o.chunk, bytes - off);
+    char* buf = base + std::size_t(slot) * o.chunk;
+    ev.wait(slot);  // the slot's previous chunk is on the device
+    team_copy(buf, src + off, len, threads);
+    check(cudaMemcpyAsync(dst + off, buf, len, cudaMemcpyHostToDevice, st), "upload");
+    ev.record(slot, st);
+  }
+  for (int slot = 0; slot < o.slots; ++slot) ev.wait(slot);  // the slots are free for the next copy
+}
+
+void download_staged(void* host, const void* dev, std::size_t bytes, cudaStream_t st,
+                     const HostCopyOptions& o) {
+  if (!bytes) return;
+  if (bytes < kDirectBelow || is_pinned_host(host)) {
+    check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, st), "download");
+    check(cudaStreamSynchronize(st), "download");
+    return;
+  }
+  Staging& s = staging();
+  const std::lock_guard<std::mutex> lk(s.mu);
+  char* base = slots_for(s, o);
+  const int threads = team_size(o);
+  SlotEvents ev(o.slots);
+  const char* src = static_cast<const char*>(dev);
+  char* dst = static_cast<char*>(host);
+  const std::size_t chunks = (bytes + o.chunk - 1) / o.chunk;
+  auto queue = [&](std::size_t k) {  // chunk k onto the bus, into its slot
+    const int slot = int(k % std::size_t(o.slots));
+    const std::size_t off = k * o.chunk;
+    check(cudaMemcpyAsync(base + std::size_t(slot) * o.chunk, src + off, std::min(o.chunk, bytes - off),
+                          cudaMemcpyDeviceToHost, st),
+          "download");
+    ev.record(slot, st);
+  };
+  for (std::size_t k = 0; k < std::min(chunks, std::size_t(o.slots)); ++k) queue(k);
+  for (std::size_t k = 0; k < chunks; ++k) {
+    const int slot = int(k % std::size_t(o.slots));
+    const std::size_t off = k * o.chunk;
+    ev.wait(slot);
+    team_copy(dst + off, base + std::size_t(slot) * o.chunk, std::min(o.chunk, bytes - off), threads);
+    if (k + std::size_t(o.slots) < chunks) queue(k + std::size_t(o.slots));
+  }
+}
+
+void release_host_staging() {
+  Staging& s = staging();
+  const std::lock_guard<std::mutex> lk(s.mu);
+  s.free_slots();
+}
+
+}  // namespace mixgraph::gpu
