@@ -338,6 +338,11 @@ SolveRun solve_t(const SolveProblem& p, const void* x, void* y, const SolveOptio
   SolveRun r;
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t bytes = std::uint64_t(p.n) * p.d * sizeof(T);
+  int dev = 0;
+  MG_CUDA(cudaGetDevice(&dev), "cudaGetDevice");
+  const WsScope ws(workspace_of(dev));  // X, Y and the call's buffers from the device's cache, as solve_device
+  begin_call(ws.w, nullptr, false);
+  const EndCall end(ws.w, nullptr);
   DevBuf dx(bytes), dy(bytes);
   upload_staged(dx.p, x, bytes, nullptr);  // pinned staging, host copies overlapping the bus (host_copy.hpp)
   solve_core<T>(p, o, nullptr, dx.as<T>(), dy.as<T>(), r);

@@ -134,8 +134,10 @@ struct SolveRun {
 
 /// Host in, host out: X and Y row-major n x d (float or double as p.fp64). X goes up and Y comes down in
 /// chunks through pinned staging slots, the host copies of one chunk overlapping the bus transfer of the
-/// previous ones (pinned X or Y is copied directly); the staging (4 x 16 MiB of pinned memory) is kept for
-/// the next call until release_workspace(). Never throws; errors in note.
+/// previous ones (pinned X or Y is copied directly). The device copies of X and Y and the call's other
+/// buffers come from solve_device's per-device cache (below), and the staging (4 x 16 MiB of pinned
+/// memory) is kept too: both are held for the next call until release_workspace(). Never throws; errors
+/// in note.
 SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions& options = {});
 
 /// Device in, device out: x_dev and y_dev are device pointers on the current CUDA device (row-major
@@ -161,8 +163,8 @@ SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions
 /// per-offset coefficients of translation-invariant patterns are made once: a slot keeps what it holds, and a
 /// later call with the same weights (offsets, n, heads, seed or per-offset values, precision, layout:
 /// compared in full) reads them as they are (SolveRun::coefs_reused), so a repeated call costs the kernel
-/// alone (not for per-offset tables in device memory: those are expanded on every call). solve(),
-/// solve_seeded_x() and the benchmarks allocate, write and free per call as before.
+/// alone (not for per-offset tables in device memory: those are expanded on every call). solve() uses the
+/// same cache (X and Y included); solve_seeded_x() and the benchmarks allocate, write and free per call.
 ///
 ///   float *x, *y;  cudaMalloc(&x, n * d * 4); cudaMalloc(&y, n * d * 4);  // X filled on the device
 ///   auto r = mixgraph::gpu::solve_device(p, x, y, {}, stream);
