@@ -4,7 +4,7 @@
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::analysis {
 

@@ -11,7 +11,7 @@
 #include "mixgraph/rank.hpp"
 #include "mixgraph/stack.hpp"
 #include "mixgraph/stack_congestion.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::analysis {
 namespace {

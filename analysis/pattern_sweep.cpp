@@ -7,7 +7,7 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::analysis {
 

@@ -7,7 +7,7 @@
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern_spec.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::analysis {
 namespace {

@@ -18,7 +18,7 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"
 

@@ -15,7 +15,7 @@
 #include "output.hpp"
 #include "pattern_heads.hpp"
 #include "registry.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"

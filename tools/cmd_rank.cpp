@@ -21,7 +21,7 @@
 #include "rank_attention.hpp"
 #include "rank_heads_sum.hpp"
 #include "registry.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"

@@ -11,7 +11,7 @@
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/thread_probe.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

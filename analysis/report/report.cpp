@@ -17,7 +17,7 @@
 #include "mixgraph/memory.hpp"
 #include "mixgraph/stack.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::analysis {
 namespace {

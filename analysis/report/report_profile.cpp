@@ -11,7 +11,7 @@
 #include "mixgraph/induced.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/plot.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::analysis {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "analysis_call.hpp"
 #include "common.hpp"
-#include "gpu_options_env.hpp"
+#include "mixgraph/analysis/gpu_options_env.hpp"
 #include "interrupt.hpp"
 #include "json_py.hpp"
 #include "mixgraph/analysis/congestion_sweep.hpp"

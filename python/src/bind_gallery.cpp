@@ -5,7 +5,7 @@
 #include "analysis_call.hpp"
 #include "mixgraph/analysis/gallery.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::py {
 namespace {
