@@ -1,10 +1,10 @@
 // mixgraph::analysis::congestion_table (congestion_sweep.hpp).
 #include "mixgraph/analysis/congestion_sweep.hpp"
 
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::analysis {
 

@@ -1,6 +1,7 @@
 // The gallery's rows: each design's profile, distances, copy task and cut ranks (docs/gallery.md).
 #include "mixgraph/analysis/gallery.hpp"
 
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -11,7 +12,6 @@
 #include "mixgraph/rank.hpp"
 #include "mixgraph/stack.hpp"
 #include "mixgraph/stack_congestion.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::analysis {
 namespace {

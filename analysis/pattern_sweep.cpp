@@ -1,13 +1,13 @@
 // mixgraph::analysis::pattern_sweep (pattern_sweep.hpp).
 #include "mixgraph/analysis/pattern_sweep.hpp"
 
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/growth.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::analysis {
 

@@ -2,12 +2,12 @@
 #include "mixgraph/analysis/stack.hpp"
 
 #include "mixgraph/analysis/cuts.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/congestion.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern_spec.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::analysis {
 namespace {

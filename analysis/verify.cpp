@@ -1,10 +1,10 @@
 // mixgraph::analysis::verify (verify.hpp).
 #include "mixgraph/analysis/verify.hpp"
 
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::analysis {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "gpu_bench.hpp"
-#include "gpu_options_env.hpp"  // tools/: the MIXGRAPH_GPU_* variables
+#include "mixgraph/analysis/gpu_options_env.hpp"  // the MIXGRAPH_GPU_* variables
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/gpu_plan.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu_options_env.hpp"
+#include "mixgraph/analysis/gpu_options_env.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/gpu_solve.hpp"
 #include "mixgraph/weight_gen.hpp"

@@ -15,7 +15,7 @@
 
 #include "cli_util.hpp"
 #include "dense_mixer.hpp"
-#include "gpu_options_env.hpp"
+#include "mixgraph/analysis/gpu_options_env.hpp"
 #include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"

@@ -7,6 +7,7 @@
 #include "cmd_congestion_stack.hpp"
 #include "congestion_text.hpp"
 #include "mixgraph/analysis/congestion_sweep.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/congestion.hpp"
@@ -18,7 +19,6 @@
 #include "option_types.hpp"
 #include "output.hpp"
 #include "registry.hpp"
-#include "result_json.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cmd_stack.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
@@ -15,7 +16,6 @@
 #include "output.hpp"
 #include "pattern_heads.hpp"
 #include "registry.hpp"
-#include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"

@@ -4,6 +4,7 @@
 
 #include "cmd_stack.hpp"
 #include "mixgraph/analysis/pattern_sweep.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/growth.hpp"
@@ -16,7 +17,6 @@
 #include "output.hpp"
 #include "pattern_heads.hpp"
 #include "registry.hpp"
-#include "result_json.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"
 

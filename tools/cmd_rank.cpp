@@ -7,6 +7,7 @@
 
 #include "cmd_stack.hpp"
 #include "mixgraph/analysis/interaction_ranks.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/interaction.hpp"
@@ -21,7 +22,6 @@
 #include "rank_attention.hpp"
 #include "rank_heads_sum.hpp"
 #include "registry.hpp"
-#include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 #include "stage_hook.hpp"

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "gpu_options_env.hpp"
+#include "mixgraph/analysis/gpu_options_env.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"

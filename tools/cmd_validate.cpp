@@ -1,7 +1,7 @@
 // mixgraph validate: the solve engine against independent references, as a pass/fail table (validate.hpp).
 #include <iostream>
 
-#include "gpu_options_env.hpp"
+#include "mixgraph/analysis/gpu_options_env.hpp"
 #include "mixgraph/analysis/validate.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"

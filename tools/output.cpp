@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "mixgraph/analysis/format.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 #include "mixgraph/thread_probe.hpp"
-#include "result_json.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -63,9 +63,8 @@ void require_threads(int count) {
 }  // namespace
 
 void CommonOptions::apply() const {
-  if (threads < 0 || threads > kMaxThreads)
-    throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " +
-                     std::to_string(threads) + ")");
+  if (const std::string why = analysis::threads_problem(threads); !why.empty())
+    throw UsageError("--threads " + why);
   set_default_mem_limit(mem_limit_bytes());
 #ifdef _OPENMP
   if (threads > 0) omp_set_num_threads(threads);

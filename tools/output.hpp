@@ -7,14 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/analysis/option_checks.hpp"
 #include "mixgraph/pattern_spec.hpp"
 
 namespace mixgraph::cli {
 
 enum class Format { Table, Csv, Json };
 
-/// The largest --threads accepted (more threads than this only exhaust the OpenMP runtime).
-inline constexpr int kMaxThreads = 1024;
+/// The largest --threads accepted (mixgraph/analysis/option_checks.hpp).
+using analysis::kMaxThreads;
 
 /// Options most commands share.
 struct CommonOptions {

@@ -7,13 +7,6 @@
 
 namespace mixgraph::cli {
 
-AttentionKernel attention_kernel(const AttentionOptions& o) {
-  if (o.kernel == "linear") return AttentionKernel::Linear;
-  if (o.kernel != "softmax")
-    throw UsageError("--attn-kernel must be softmax or linear (got '" + o.kernel + "')");
-  return AttentionKernel::Softmax;
-}
-
 WeightedPattern load_attention(const Pattern& p, const AttentionOptions& o, std::uint64_t seed,
                                std::uint64_t& key_dim) {
   if (o.q.empty() || o.k.empty()) throw UsageError("--attn-q and --attn-k go together (queries and keys)");

@@ -6,19 +6,16 @@
 #include <utility>
 #include <vector>
 
+#include "mixgraph/analysis/attention_options.hpp"
 #include "mixgraph/attention_weights.hpp"
 #include "mixgraph/rank.hpp"
 #include "output.hpp"
 
 namespace mixgraph::cli {
 
-struct AttentionOptions {
-  std::string q, k, kernel = "softmax";
-  bool given() const { return !q.empty() || !k.empty(); }
-};
-
-/// The kernel named by o.kernel (softmax or linear); UsageError for any other name.
-AttentionKernel attention_kernel(const AttentionOptions& o);
+/// --attn-q / --attn-k / --attn-kernel and the kernel they name (mixgraph/analysis/attention_options.hpp).
+using analysis::attention_kernel;
+using analysis::AttentionOptions;
 
 /// Reads Q and K and builds A's weights on p's A mask (B: the seeded generic weights). Usage errors for a
 /// missing half; InputError (exit 3) for a shape mismatch.

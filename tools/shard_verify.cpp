@@ -4,9 +4,9 @@
 #include <bit>
 #include <nlohmann/json.hpp>
 
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
-#include "result_json.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
 

@@ -11,13 +11,13 @@
 
 #include "mixgraph/analysis/format.hpp"
 #include "mixgraph/analysis/report_staging.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/build_info.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/stack.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::analysis {
 namespace {

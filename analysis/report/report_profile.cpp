@@ -7,11 +7,11 @@
 
 #include "mixgraph/analysis/format.hpp"
 #include "mixgraph/analysis/report_section.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/growth.hpp"
 #include "mixgraph/induced.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/plot.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::analysis {
 namespace {

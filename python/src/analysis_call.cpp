@@ -5,10 +5,9 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cctype>
 
 #include "json_py.hpp"
+#include "mixgraph/analysis/option_checks.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
@@ -29,40 +28,15 @@ double cli_double(const std::string& text, const std::string& flag) {
   return v;
 }
 
-namespace {
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-/// parse_count's message without its "value" prefix (the CLI puts the option name in front).
-std::string reason(const UsageError& e) {
-  std::string m = e.what();
-  if (m.rfind("value: ", 0) == 0)
-    m.erase(0, 7);
-  else if (m.rfind("value ", 0) == 0)  // "value must be >= 1 (got -1)"
-    m.erase(0, 6);
-  return m;
-}
-}  // namespace
-
 void cli_count_text(const std::string& text, const std::string& flag) {
-  try {
-    parse_count(text, "value");
-  } catch (const UsageError& e) {
-    throw UsageError(flag + ": " + reason(e));
-  }
+  if (const std::string why = analysis::count_text_problem(text); !why.empty())
+    throw UsageError(flag + ": " + why);
 }
 
 std::uint64_t cli_checked_count(const std::string& text, const std::string& flag, bool allow_zero) {
-  if (allow_zero && trim(text).rfind('-', 0) == 0)
-    throw UsageError(flag + ": '" + text + "' is not in 0..2^64-1");
   std::uint64_t v = 0;
-  try {
-    v = parse_count(text, "value");
-  } catch (const UsageError& e) {
-    throw UsageError(flag + ": " + reason(e));
-  }
-  if (v == 0 && !allow_zero) throw UsageError(flag + ": '" + text + "' must be >= 1");
+  if (const std::string why = analysis::checked_count_problem(text, allow_zero, v); !why.empty())
+    throw UsageError(flag + ": " + why);
   return v;
 }
 
@@ -72,18 +46,15 @@ void cli_pattern_spec(const std::string& spec, const std::string& flag) {
 }
 
 void cli_member(const std::string& text, const std::vector<std::string>& choices, const std::string& flag) {
-  if (std::find(choices.begin(), choices.end(), text) != choices.end()) return;
-  std::string set;
-  for (const auto& c : choices) set += (set.empty() ? "" : ",") + c;
-  throw UsageError(flag + ": " + text + " not in {" + set + "}");
+  if (const std::string why = analysis::member_problem(text, choices); !why.empty())
+    throw UsageError(flag + ": " + why);
 }
 
 int cli_threads(const std::string& text) {
   int v = 0;
   if (!CLI::detail::lexical_cast(text, v)) throw UsageError("Could not convert: --threads = " + text);
-  if (v < 0 || v > kMaxThreads)
-    throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(kMaxThreads) + " (got " +
-                     std::to_string(v) + ")");
+  if (const std::string why = analysis::threads_problem(v); !why.empty())
+    throw UsageError("--threads " + why);
   return v;
 }
 

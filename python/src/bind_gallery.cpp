@@ -4,8 +4,8 @@
 
 #include "analysis_call.hpp"
 #include "mixgraph/analysis/gallery.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/sweep.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::py {
 namespace {

@@ -26,9 +26,8 @@ const PatternProfile& PatternHolder::profile() {
 }
 
 void check_threads(long long threads, const char* name) {
-  if (threads < 0 || threads > kMaxThreads)
-    throw UsageError(std::string(name) + " must be between 0 (all cores) and " + std::to_string(kMaxThreads) +
-                     " (got " + std::to_string(threads) + ")");
+  if (const std::string why = analysis::threads_problem(threads); !why.empty())
+    throw UsageError(std::string(name) + " " + why);
 }
 
 namespace {

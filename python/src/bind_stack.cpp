@@ -1,11 +1,9 @@
 // mixgraph._core._stack_*: the stack queries (analysis/stack.hpp) called directly, each returning the
 // document of the CLI's `--format json` for a stack:P1,P2,... spec (python/mixgraph/_stack.py).
-#include <cmath>
-#include <cstdlib>
 #include <memory>
 
 #include "analysis_call.hpp"
-#include "mixgraph/analysis/cuts.hpp"
+#include "mixgraph/analysis/option_checks.hpp"
 #include "mixgraph/analysis/stack.hpp"
 
 namespace mixgraph::py {
@@ -63,28 +61,16 @@ pb::object stack_distances(const std::string& spec, const std::string& n, const 
 
 /// --tol's check (the CLI's finite_range(0, 1)): "'<text>' must be in [0, 1]" and the like.
 double tol_value(const std::string& text) {
-  char* end = nullptr;
-  const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size())
-    throw UsageError("--tol: '" + text + "' is not a number");
-  if (!std::isfinite(v))
-    throw UsageError("--tol: '" + text + "' is not a finite number (give a value in [0, 1])");
-  if (v < 0 || v > 1) throw UsageError("--tol: '" + text + "' must be in [0, 1]");
+  if (const std::string why = analysis::finite_range_problem(text, 0, 1); !why.empty())
+    throw UsageError("--tol: " + why);
   return cli_double(text, "--tol");
 }
 
 /// --cuts' check (the CLI's position_list({"all"})): a list or a count, parsed later at the stack's n.
 void cuts_check(const std::string& text) {
   if (text.empty() || text == "all") return;
-  std::string list = text;
-  if (list.size() > 1 && list.back() == ',') list.pop_back();  // "128," = a one-item list
-  try {
-    analysis::parse_position_list(list, "value");
-  } catch (const UsageError& e) {
-    std::string m = e.what();
-    if (m.rfind("value: ", 0) == 0) m.erase(0, 7);
-    throw UsageError("--cuts: " + m);
-  }
+  if (const std::string why = analysis::position_list_problem(text); !why.empty())
+    throw UsageError("--cuts: " + why);
 }
 
 pb::object stack_rank(const std::string& spec, const std::string& n, const std::string& method,

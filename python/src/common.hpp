@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/analysis/option_checks.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
@@ -56,8 +57,8 @@ struct ArgumentTypeError : UsageError {
   using UsageError::UsageError;
 };
 
-/// The largest `threads` (the CLI's --threads limit).
-inline constexpr int kMaxThreads = 1024;
+/// The largest `threads` (the CLI's --threads limit, mixgraph/analysis/option_checks.hpp).
+using analysis::kMaxThreads;
 /// Refuses threads outside 0..kMaxThreads (UsageError naming `name`).
 void check_threads(long long threads, const char* name = "threads");
 

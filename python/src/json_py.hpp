@@ -1,12 +1,13 @@
 #pragma once
-// The CLI's JSON serialisers (tools/json/result_json.hpp) seen from Python: Result.to_dict() calls them, so
-// the package and `--format json` give the same fields by construction. Also numpy views of a result's
-// vectors that keep the result alive (the attributes and to_dict() read the same memory, no copy).
+// The JSON serialisers both front ends share (mixgraph/analysis/result_json.hpp) seen from Python:
+// Result.to_dict() calls them, so the package and `--format json` give the same fields by construction.
+// Also numpy views of a result's vectors that keep the result alive (the attributes and to_dict() read the
+// same memory, no copy).
 #include <memory>
 #include <utility>
 
 #include "common.hpp"
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::py {
 

@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "dlpack_array.hpp"
+#include "mixgraph/analysis/attention_options.hpp"
+#include "mixgraph/analysis/weight_options.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/npy.hpp"
 #include "mixgraph/weight_files.hpp"
-#include "solve_attention.hpp"
-#include "weight_options.hpp"
 
 namespace mixgraph::py {
 namespace {
@@ -25,8 +25,8 @@ WeightFiles presence(const UserWeights& u) {
   return f;
 }
 
-cli::AttentionOptions attention(const UserWeights& u) {
-  cli::AttentionOptions o;
+analysis::AttentionOptions attention(const UserWeights& u) {
+  analysis::AttentionOptions o;
   if (!u.q.is_none()) o.q = "attn_q";
   if (!u.k.is_none()) o.k = "attn_k";
   o.kernel = u.kernel;
@@ -93,22 +93,22 @@ std::string UserWeights::given_names() const {
 
 int user_weight_heads(const UserWeights& u, int heads, std::size_t d) {
   const WeightFiles f = presence(u);
-  cli::check_solve_attention(attention(u), f);
-  return cli::heads_for_weights(f, heads, d);
+  analysis::check_solve_attention(attention(u), f);
+  return analysis::heads_for_weights(f, heads, d);
 }
 
 template <class T>
 std::shared_ptr<const MixerWeights<T>> user_weights(const Pattern& p, int heads, std::uint64_t seed,
                                                     const UserWeights& u, std::uint64_t mem_limit) {
-  const cli::AttentionOptions ao = attention(u);
-  cli::check_solve_attention(ao, presence(u));
+  const analysis::AttentionOptions ao = attention(u);
+  analysis::check_solve_attention(ao, presence(u));
   NpyArray files[4];
   ArrayView views[4];
   if (ao.given()) {
     const NpyArray q = dense(u.q, "attn_q"), k = dense(u.k, "attn_k");
     const auto b = matrix(u.b, "weights_b", mem_limit, files[0], views[0]);
-    return std::make_shared<const MixerWeights<T>>(
-        cli::attention_weights_from_arrays<T>(p, heads, seed, q, k, cli::attention_kernel(ao), b, mem_limit));
+    return std::make_shared<const MixerWeights<T>>(analysis::attention_weights_from_arrays<T>(
+        p, heads, seed, q, k, analysis::attention_kernel(ao), b, mem_limit));
   }
   check_memory(mixer_weights_bytes(p, heads, sizeof(T)), mem_limit,
                "solve weights for " + p.spec + " at n = " + std::to_string(p.n));

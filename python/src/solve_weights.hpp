@@ -1,7 +1,7 @@
 #pragma once
 // The user's weights of mixgraph.solve on the host: weights_a / weights_b / gates / input_gates and
 // attn_q / attn_k / attn_kernel, each a .npy path or an array, with the CLI's rules, layouts and messages
-// (weight_files.hpp, tools/solve_attention.hpp).
+// (weight_files.hpp, mixgraph/analysis/attention_options.hpp and weight_options.hpp).
 #include <pybind11/pybind11.h>
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The header every JSON document starts with (result_json.hpp).
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/build_info.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::json {
 

@@ -1,7 +1,8 @@
 #pragma once
 // The GPU planner's options from the MIXGRAPH_GPU_* environment variables (docs/cli.md), so that scripts
-// that set them keep working. The only place that reads them: the CLI (tools/) and the benchmarks (bench/)
-// call it; the library takes a gpu::SolveOptions and reads no environment.
+// that set them keep working. The only place that reads them: both front ends (the CLI, tools/, and the
+// Python package, python/) and the benchmarks (bench/) call it; the library takes a gpu::SolveOptions and
+// reads no environment. Header only (bench/ and tests/ include it without linking the analyses).
 #include <cstdio>
 #include <cstdlib>
 #include <string>

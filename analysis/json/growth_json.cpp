@@ -1,6 +1,6 @@
 // JSON of the growth fits behind every `--sweep` label (result_json.hpp), shared by `mixgraph pattern` and
 // `mixgraph distances`.
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::json {
 

@@ -1,6 +1,6 @@
 // JSON of the decode state of log-linear attention (result_json.hpp, decode_state).
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/hierarchical.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::json {
 

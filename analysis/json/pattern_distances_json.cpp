@@ -1,7 +1,7 @@
 // JSON of `mixgraph pattern` and `mixgraph distances` (result_json.hpp).
 #include <algorithm>
 
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::json {
 

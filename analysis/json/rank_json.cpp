@@ -1,8 +1,8 @@
 // JSON of `mixgraph rank --pattern P` (result_json.hpp).
 #include <algorithm>
 
+#include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
-#include "result_json.hpp"
 
 namespace mixgraph::json {
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <ostream>
 
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::json {
 namespace {

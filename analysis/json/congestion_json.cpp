@@ -1,5 +1,5 @@
 // JSON of `mixgraph congestion` (result_json.hpp).
-#include "result_json.hpp"
+#include "mixgraph/analysis/result_json.hpp"
 
 namespace mixgraph::json {
 ojson congestion(const CongestionResult& r, bool loads) {

@@ -1,0 +1,24 @@
+// The heads the user's weights imply (mixgraph/analysis/weight_options.hpp).
+#include "mixgraph/analysis/weight_options.hpp"
+
+#include <string>
+
+#include "mixgraph/error.hpp"
+
+namespace mixgraph::analysis {
+
+int heads_for_weights(const WeightFiles& f, int heads, std::size_t d) {
+  if (!f.gates.empty() || !f.input_gates.empty()) {  // per-channel gates: a head per column
+    if (heads != 1 && std::size_t(heads) != d)
+      throw UsageError("--gates make every column its own head: --heads must be " + std::to_string(d) +
+                       " (X's columns) or left out");
+    if (d > 0x7fffffffULL) throw UsageError("--gates: too many columns");
+    heads = static_cast<int>(d);
+  }
+  if (d % std::size_t(heads) != 0)
+    throw UsageError("X has " + std::to_string(d) + " columns, not a multiple of --heads " +
+                     std::to_string(heads));
+  return heads;
+}
+
+}  // namespace mixgraph::analysis
