@@ -217,20 +217,12 @@ NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_
   const double tol = r.tolerance;
   const auto nc = static_cast<std::int64_t>(cuts.size());
   std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
-  std::atomic<bool> cancelled{false};
-  detail::for_each_cut(nc, "cut ranks: dense", [&](std::int64_t c) {
-    const auto ci = static_cast<std::size_t>(c);
+  detail::for_each_cut_guarded(nc, "cut ranks: dense", stop, [&](std::size_t ci) {
     const pos_t k = cuts[ci];
-    try {
-      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
-      // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
-      Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
-      r.rank[ci] = colpiv_rank(blk, tol, 0.0, kept[ci], dropped[ci], stop);
-    } catch (const Cancelled&) {  // thrown again after the loop (an exception may not leave the region)
-      cancelled = true;
-    }
+    // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
+    Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
+    r.rank[ci] = colpiv_rank(blk, tol, 0.0, kept[ci], dropped[ci], stop);
   });
-  if (cancelled) throw Cancelled();
   note_gap(r, kept, dropped);
   return r;
 }
@@ -401,26 +393,12 @@ NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos
   NumericCutRanks r = start_cut_ranks(n, cuts, opt, sketch_rule);
   const auto nc = static_cast<std::int64_t>(cuts.size());
   const double tol = r.tolerance;
-  std::string failure;
   std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
   const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
-  std::atomic<bool> cancelled{false};
-  detail::for_each_cut(nc, "cut ranks: sketch", [&](std::int64_t c) {
-    std::uint32_t used = 0;
-    const auto ci = static_cast<std::size_t>(c);
-    try {
-      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
-      r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used, kept[ci], dropped[ci], stop);
-    } catch (const Cancelled&) {  // thrown again after the loop, not reported as a failure
-      cancelled = true;
-    } catch (const std::exception& e) {  // never let an exception leave the parallel region
-#pragma omp critical(mixgraph_sketch_failure)
-      if (failure.empty()) failure = e.what();
-    }
-    r.columns[ci] = used;
+  detail::for_each_cut_guarded(nc, "cut ranks: sketch", stop, [&](std::size_t ci) {
+    // the columns used so far stay in r.columns[ci] when the cut fails
+    r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, r.columns[ci], kept[ci], dropped[ci], stop);
   });
-  if (cancelled) throw Cancelled();
-  if (!failure.empty()) throw RuntimeFailure(failure);
   note_gap(r, kept, dropped);
   return r;
 }

@@ -237,25 +237,11 @@ NumericCutRanks cut_ranks_exact_product(const std::vector<const WeightedPattern*
              static_cast<double>(kP);
   r.failure_bound = bound;
   const auto nc = static_cast<std::int64_t>(cuts.size());
-  std::string failure;
   const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
-  std::atomic<bool> cancelled{false};
-  detail::for_each_cut(nc, "cut ranks: exact", [&](std::int64_t c) {
-    std::uint32_t used = 0;
-    const auto ci = static_cast<std::size_t>(c);
-    try {
-      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
-      r.rank[ci] = exact_one_cut(fl, cuts[ci], opt, used, stop);
-    } catch (const Cancelled&) {  // thrown again after the loop, not reported as a failure
-      cancelled = true;
-    } catch (const std::exception& e) {  // never let an exception leave the parallel region
-#pragma omp critical(mixgraph_exact_failure)
-      if (failure.empty()) failure = e.what();
-    }
-    r.columns[ci] = used;
+  detail::for_each_cut_guarded(nc, "cut ranks: exact", stop, [&](std::size_t ci) {
+    // the columns used so far stay in r.columns[ci] when the cut fails
+    r.rank[ci] = exact_one_cut(fl, cuts[ci], opt, r.columns[ci], stop);
   });
-  if (cancelled) throw Cancelled();
-  if (!failure.empty()) throw RuntimeFailure(failure);
   return r;
 }
 
