@@ -18,6 +18,15 @@
 
 namespace mixgraph::detail {
 
+/// The threads a cut loop may run on (a memory estimate's multiplier: each thread holds one cut's work).
+inline int loop_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
 inline int loop_thread() {
 #ifdef _OPENMP
   return omp_get_thread_num();

@@ -12,21 +12,9 @@
 #include "mixgraph/rank_progress.hpp"
 #include "rank/cut_loop.hpp"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace mixgraph {
 
 namespace {
-int max_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
 bool rows_only_diagonal(const Csr& a) {
   for (pos_t i = 0; i < a.n; ++i)
     for (pos_t j : a.row(i))
@@ -340,7 +328,7 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
   for (;;) {
     s = std::min<std::uint32_t>(s, maxr - r);
     if (opt.mem_limit != ~std::uint64_t{0})
-      check_memory(static_cast<std::uint64_t>(max_threads()) * 8ull *
+      check_memory(static_cast<std::uint64_t>(detail::loop_threads()) * 8ull *
                        (static_cast<std::uint64_t>(m) * (r + 3ull * s) + 2ull * n * s),
                    opt.mem_limit,
                    "sketch at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
@@ -442,7 +430,7 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   const bool dense = !exact && (method == CutRankMethod::Dense || (automatic && n <= 1024));
 
   if (want_num && dense) {
-    const std::uint64_t bytes = 8ull * n * n + static_cast<std::uint64_t>(max_threads()) * 8ull *
+    const std::uint64_t bytes = 8ull * n * n + static_cast<std::uint64_t>(detail::loop_threads()) * 8ull *
                                                    (static_cast<std::uint64_t>(n) * n / 4 + n);
     check_memory(bytes, params.mem_limit, "dense induced operator at n = " + std::to_string(n));
   }

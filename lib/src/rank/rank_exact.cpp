@@ -29,10 +29,6 @@
 #include "mixgraph/rank.hpp"
 #include "rank/cut_loop.hpp"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace mixgraph {
 
 namespace {
@@ -134,14 +130,6 @@ void field_solve(const std::vector<FieldLayer>& layers, pos_t k, std::uint64_t s
   }
 }
 
-int max_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
 /// stop: the calling thread's cancel flag (cancel.hpp; this runs on OpenMP threads), looked at per row of
 /// the solves and per column of the elimination: Cancelled within milliseconds, inside one cut too.
 std::uint32_t exact_one_cut(const std::vector<FieldLayer>& layers, pos_t k, const NumericRankOptions& opt,
@@ -161,7 +149,7 @@ std::uint32_t exact_one_cut(const std::vector<FieldLayer>& layers, pos_t k, cons
     s = std::min<std::uint32_t>(s, maxr - r);
     if (opt.mem_limit != ~std::uint64_t{0})
       check_memory(
-          static_cast<std::uint64_t>(max_threads()) * 8ull *
+          static_cast<std::uint64_t>(detail::loop_threads()) * 8ull *
               (static_cast<std::uint64_t>(m) * (r + s + 1) + vectors * n * s),
           opt.mem_limit,
           "exact rank at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
