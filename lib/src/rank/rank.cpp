@@ -11,6 +11,7 @@
 #include "mixgraph/profile.hpp"
 #include "mixgraph/rank_progress.hpp"
 #include "rank/cut_loop.hpp"
+#include "rank/dense_cut_ranks.hpp"
 
 namespace mixgraph {
 
@@ -200,19 +201,29 @@ NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_
                                 const NumericRankOptions& opt) {
   const pos_t n = w.a.n;
   NumericCutRanks r = start_cut_ranks(n, cuts, opt, dense_rule);
+  const Eigen::MatrixXd mt = dense_operator_polled(w, cancel_flag());
+  std::vector<double> kept, dropped;
+  r.rank = detail::dense_cut_ranks(mt, cuts, r.tolerance, kept, dropped);
+  note_gap(r, kept, dropped);
+  return r;
+}
+
+std::vector<std::uint32_t> detail::dense_cut_ranks(const Eigen::MatrixXd& mt, const std::vector<pos_t>& cuts,
+                                                   double tol, std::vector<double>& kept,
+                                                   std::vector<double>& dropped) {
+  const auto n = static_cast<pos_t>(mt.rows());
+  std::vector<std::uint32_t> rank(cuts.size(), 0);
+  kept.assign(cuts.size(), -1.0);
+  dropped.assign(cuts.size(), -1.0);
   const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
-  const Eigen::MatrixXd mt = dense_operator_polled(w, stop);
-  const double tol = r.tolerance;
   const auto nc = static_cast<std::int64_t>(cuts.size());
-  std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
   detail::for_each_cut_guarded(nc, "cut ranks: dense", stop, [&](std::size_t ci) {
     const pos_t k = cuts[ci];
     // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
     Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
-    r.rank[ci] = colpiv_rank(blk, tol, 0.0, kept[ci], dropped[ci], stop);
+    rank[ci] = colpiv_rank(blk, tol, 0.0, kept[ci], dropped[ci], stop);
   });
-  note_gap(r, kept, dropped);
-  return r;
+  return rank;
 }
 
 namespace {
