@@ -416,17 +416,15 @@ bool printed_interaction_json_or_csv(const CommonOptions& common, const Result& 
 
 int run_ssm(const SsmOptions& o) {
   o.common.apply();
-  analysis::SsmQuery q;
-  q.n = o.n_text;
-  q.state = o.state_text;
-  q.p = o.p_text;
-  q.d = o.d_text;
-  q.matrices = o.matrices;
-  q.example = o.example;
-  q.seed = o.seed;
-  q.tol = o.tol;
-  q.mem_limit = o.common.mem_limit_bytes();
-  const auto res = analysis::ssm_rank(q);
+  const auto res = analysis::ssm_rank({.n = o.n_text,
+                                       .state = o.state_text,
+                                       .p = o.p_text,
+                                       .d = o.d_text,
+                                       .matrices = o.matrices,
+                                       .example = o.example,
+                                       .seed = o.seed,
+                                       .tol = o.tol,
+                                       .mem_limit = o.common.mem_limit_bytes()});
   const auto& r = res.rank;
   const auto n = res.n;
   if (printed_interaction_json_or_csv(o.common, res)) return 0;
