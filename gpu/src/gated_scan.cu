@@ -322,13 +322,10 @@ std::string backward_w(const GatedScan& s, const GatedScanBackward& a, cudaStrea
   case k:          \
     return backward_v<T, V, (k & 8) != 0, (k & 4) != 0, (k & 2) != 0, (k & 1) != 0>(s, a, st);
     MG_CASE(1)
-    MG_CASE(2)
-    MG_CASE(3)
-    MG_CASE(4)
-    MG_CASE(5)
-    MG_CASE(6) MG_CASE(7) MG_CASE(9) MG_CASE(10) MG_CASE(11) MG_CASE(12) MG_CASE(13) MG_CASE(14) MG_CASE(15)
+    MG_CASE(2) MG_CASE(3) MG_CASE(4) MG_CASE(5) MG_CASE(6) MG_CASE(7) MG_CASE(9) MG_CASE(10) MG_CASE(11)
+        MG_CASE(12) MG_CASE(13) MG_CASE(14) MG_CASE(15)
 #undef MG_CASE
-        default : return "gated scan: no output asked for";
+            default : return "gated scan: no output asked for";
   }
 }
 
