@@ -40,10 +40,7 @@ ojson design(const std::string& spec, const GalleryQuery& q) {
   check_memory(estimate_pattern_bytes(tree, q.n, false), q.mem_limit,
                "pattern " + spec + " at n = " + std::to_string(q.n));
   const Pattern p = make_pattern(tree, q.n);
-  ProfileOptions po;
-  po.threads = q.threads;
-  po.per_position = false;
-  const auto prof = cache_profile(p, po);
+  const auto prof = cache_profile(p, ProfileOptions{q.threads, false});  // totals only
 
   AllPairsOptions ap;
   ap.threads = q.threads;
@@ -86,10 +83,7 @@ ojson stack_design(const std::string& spec, const GalleryQuery& q) {
   check_memory(estimate_stack_bytes(tree, q.n), q.mem_limit,
                "pattern " + spec + " at n = " + std::to_string(q.n));
   const Stack s = make_stack(tree, q.n);
-  ProfileOptions po;
-  po.threads = q.threads;
-  po.per_position = false;
-  const auto prof = stack_profile(s, po);
+  const auto prof = stack_profile(s, ProfileOptions{q.threads, false});  // totals only
   StackDistanceOptions dop;
   dop.threads = q.threads;
   dop.mem_limit = q.mem_limit;

@@ -16,10 +16,7 @@ nlohmann::ordered_json head_pattern_rows(const Pattern& p, int threads) {
   for (std::size_t k = 0; k < p.heads.size(); ++k) {
     const std::string& spec = p.heads[k];
     const Pattern h = make_pattern(p.tree.parts.at(k), p.n);  // the head's tree: no parse
-    ProfileOptions po;
-    po.threads = threads;
-    po.per_position = false;
-    const auto s = cache_profile(h, po);
+    const auto s = cache_profile(h, ProfileOptions{threads, false});
     rows.push_back({{"pattern", spec},
                     {"family", to_string(h.family)},
                     {"a_mode", to_string(h.a_mode)},

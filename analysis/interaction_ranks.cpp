@@ -2,6 +2,10 @@
 #include "mixgraph/analysis/interaction_ranks.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
 
 #include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
@@ -69,6 +73,14 @@ ojson interaction_json(const InteractionRank& r) {
   return j;
 }
 
+namespace {
+/// UsageError "<name> must be >= 1" for the first (value, name) whose value is 0.
+void require_positive(std::initializer_list<std::pair<std::uint64_t, const char*>> counts) {
+  for (const auto& [v, name] : counts)
+    if (v < 1) throw UsageError(std::string(name) + " must be >= 1");
+}
+}  // namespace
+
 SsmResult ssm_rank(const SsmQuery& q) {
   if (q.n.empty()) throw UsageError("--n is required (the sequence length)");
   const auto n = parse_count(q.n, "--n");
@@ -95,11 +107,7 @@ SsmResult ssm_rank(const SsmQuery& q) {
           "--matrices or --example rotation)");
     const auto N = parse_count(q.state, "--state"), P = parse_count(q.p, "--out-channels"),
                D = parse_count(q.d, "--in-channels");
-    if (N < 1 || P < 1 || D < 1)
-      throw UsageError(std::string(N < 1   ? "--state"
-                                   : P < 1 ? "--out-channels (--p)"
-                                           : "--in-channels (--d)") +
-                       " must be >= 1");
+    require_positive({{N, "--state"}, {P, "--out-channels (--p)"}, {D, "--in-channels (--d)"}});
     if (N > 4096 || P > 65536 || D > 65536 || P * D > 65536)
       throw UsageError("--state must be <= 4096 and p*d <= 65536");
     m = random_stable_ssm(static_cast<std::uint32_t>(N), static_cast<std::uint32_t>(P),
@@ -151,11 +159,7 @@ HeadsResult heads_rank(const HeadsQuery& q) {
     throw UsageError("--n, --out-channels and --in-channels are required");
   const auto n = parse_count(q.n, "--n"), P = parse_count(q.p, "--out-channels"),
              D = parse_count(q.d, "--in-channels");
-  if (n < 1 || P < 1 || D < 1)
-    throw UsageError(std::string(n < 1   ? "--n"
-                                 : P < 1 ? "--out-channels (--p)"
-                                         : "--in-channels (--d)") +
-                     " must be >= 1");
+  require_positive({{n, "--n"}, {P, "--out-channels (--p)"}, {D, "--in-channels (--d)"}});
   if (n > 1024) throw UsageError("rank heads builds every pair: --n must be <= 1024");
   if (P > 4096 || D > 4096 || P * D > 4096) throw UsageError("p*d must be <= 4096");
   const std::uint64_t H = q.patterns.size();

@@ -28,10 +28,7 @@ PatternSweepPoint pattern_sweep_point(const PatternSweepQuery& q, const PatternS
   check_memory(estimate_pattern_bytes(spec, n, false), q.mem_limit,
                "pattern " + q.pattern + " at n = " + std::to_string(n));
   const Pattern p = make_pattern(spec, n);
-  ProfileOptions po;
-  po.threads = q.threads;
-  po.per_position = false;
-  const PatternProfile prof = cache_profile(p, po);
+  const PatternProfile prof = cache_profile(p, ProfileOptions{q.threads, false});  // totals only
   PatternSweepPoint pt;
   pt.n = p.n;
   pt.nnz_a = prof.nnz_a;

@@ -1,7 +1,10 @@
 #pragma once
 // Test helper: the dense reference of a stack's product operator and of its cut ranks, for the stack rank
 // tests (test_pattern_stack.cpp, test_stack_rank.cpp).
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <string>
 
 #include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/rank.hpp"
@@ -36,6 +39,22 @@ inline std::uint32_t dense_cut_rank(const Eigen::MatrixXd& M, pos_t K) {
   std::uint32_t rank = 0;
   for (Eigen::Index k = 0; k < sv.size(); ++k) rank += sv(k) > 1e-9 * sv(0);
   return rank;
+}
+
+/// stack_cut_ranks of stack `spec` at n with `ro` (numeric and flow) against the SVD of the dense product
+/// from the same weights: every numeric rank equals dense_cut_rank and is at most the flow rank.
+inline void expect_ranks_match_dense_product(const std::string& spec, pos_t n, const StackRankOptions& ro) {
+  const auto s = make_stack(spec, n);
+  const auto r = stack_cut_ranks(s, ro);
+  const Eigen::MatrixXd M = dense_stack_product(s, ro.seed);
+  ASSERT_TRUE(r.numeric_done && r.flow_done) << spec << " n=" << n;
+  ASSERT_EQ(r.numeric.size(), r.cuts.size()) << spec << " n=" << n;
+  for (std::size_t c = 0; c < r.cuts.size(); ++c) {
+    const pos_t K = r.cuts[c];
+    EXPECT_EQ(r.numeric[c], dense_cut_rank(M, K)) << spec << " n=" << n << " K=" << K;
+    EXPECT_LE(r.numeric[c], r.flow[c]) << spec << " n=" << n << " K=" << K;
+  }
+  EXPECT_TRUE(r.numeric_above_flow.empty()) << spec << " n=" << n;
 }
 
 }  // namespace mixgraph::test

@@ -210,19 +210,10 @@ TEST(StackRank, ExactMatchesTheSvdOfTheDenseProduct) {
   for (const std::string spec : {"stack:ssm,window:2", "stack:local:2,local:3,ssm", "stack:(ssm)*3",
                                  "stack:sink:1,block:4,pow2+cache", "stack:window:3,pow2"})
     for (pos_t n : {8u, 12u}) {
-      const auto s = make_stack(spec, n);
       StackRankOptions ro;
       ro.seed = 11;
       ro.exact = true;
-      const auto r = stack_cut_ranks(s, ro);
-      const Eigen::MatrixXd M = test::dense_stack_product(s, ro.seed);
-      ASSERT_EQ(r.numeric.size(), r.cuts.size());
-      for (std::size_t c = 0; c < r.cuts.size(); ++c) {
-        const pos_t K = r.cuts[c];
-        EXPECT_EQ(r.numeric[c], test::dense_cut_rank(M, K)) << spec << " n=" << n << " K=" << K;
-        EXPECT_LE(r.numeric[c], r.flow[c]) << spec << " n=" << n << " K=" << K;
-      }
-      EXPECT_TRUE(r.numeric_above_flow.empty());
+      test::expect_ranks_match_dense_product(spec, n, ro);
     }
 }
 

@@ -400,29 +400,34 @@ void print_interaction_csv(const InteractionRank& r, std::ostream& os) {
   t.print_csv(os);
 }
 
+/// ssm's and heads' json (the result's document) and csv (the residual table); false for the table format.
+template <class Result>
+bool printed_interaction_json_or_csv(const CommonOptions& common, const Result& res) {
+  if (common.fmt() == Format::Json) {
+    print_json(std::cout, res.document.json(common.format));
+    return true;
+  }
+  if (common.fmt() == Format::Csv) {
+    print_interaction_csv(res.rank, std::cout);
+    return true;
+  }
+  return false;
+}
+
 int run_ssm(const SsmOptions& o) {
   o.common.apply();
-  analysis::SsmQuery q;
-  q.n = o.n_text;
-  q.state = o.state_text;
-  q.p = o.p_text;
-  q.d = o.d_text;
-  q.matrices = o.matrices;
-  q.example = o.example;
-  q.seed = o.seed;
-  q.tol = o.tol;
-  q.mem_limit = o.common.mem_limit_bytes();
-  const auto res = analysis::ssm_rank(q);
+  const auto res = analysis::ssm_rank({.n = o.n_text,
+                                       .state = o.state_text,
+                                       .p = o.p_text,
+                                       .d = o.d_text,
+                                       .matrices = o.matrices,
+                                       .example = o.example,
+                                       .seed = o.seed,
+                                       .tol = o.tol,
+                                       .mem_limit = o.common.mem_limit_bytes()});
   const auto& r = res.rank;
   const auto n = res.n;
-  if (o.common.fmt() == Format::Json) {
-    print_json(std::cout, res.document.json(o.common.format));
-    return 0;
-  }
-  if (o.common.fmt() == Format::Csv) {
-    print_interaction_csv(r, std::cout);
-    return 0;
-  }
+  if (printed_interaction_json_or_csv(o.common, res)) return 0;
   print_kv(std::cout,
            {{"SSM", res.source},
             {"n, N, p, d", std::to_string(n) + ", " + std::to_string(res.state) + ", " +
@@ -446,14 +451,7 @@ int run_heads(const HeadsOptions& o) {
   const auto res = analysis::heads_rank(
       {o.patterns, o.n_text, o.p_text, o.d_text, o.seed, o.tol, o.common.mem_limit_bytes()});
   const auto& r = res.rank;
-  if (o.common.fmt() == Format::Json) {
-    print_json(std::cout, res.document.json(o.common.format));
-    return 0;
-  }
-  if (o.common.fmt() == Format::Csv) {
-    print_interaction_csv(r, std::cout);
-    return 0;
-  }
+  if (printed_interaction_json_or_csv(o.common, res)) return 0;
   print_kv(std::cout, {{"heads", std::to_string(o.patterns.size())},
                        {"mixer", "W_ij = sum_h [(I-B_h)^{-1}A_h]_ij V_h, V_h random p x d"},
                        {"interaction rank",
@@ -461,6 +459,19 @@ int run_heads(const HeadsOptions& o) {
   std::cout << "\n";
   print_interaction(r, std::cout);
   return 0;
+}
+
+/// A COUNT option of a subcommand (4096, 2^16, 1e6 forms).
+CLI::Option* add_count_option(CLI::App& sub, const std::string& names, std::string& text,
+                              const std::string& help) {
+  return sub.add_option(names, text, help)->check(count_text())->type_name(type::kCount);
+}
+
+/// ssm's and heads' --tol: the interaction rank's relative tolerance on the singular values.
+void add_sigma_tol_option(CLI::App& sub, double& tol) {
+  sub.add_option("--tol", tol, "Relative tolerance on sigma_l / sigma_1, 0..1 (0 = 1e-8)")
+      ->check(finite_range(0.0, 1.0))
+      ->default_val(0.0);
 }
 
 Registrar reg_cmd_rank(
@@ -473,9 +484,8 @@ Registrar reg_cmd_rank(
                          ". Layers: stack:P1,P2,... (cut ranks of the product M_L ... M_1)")
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^16, 1e6. Not needed for mtx:")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--n,-n", o->n_text,
+                       "Number of tokens; accepts 4096, 2^16, 1e6. Not needed for mtx:");
       add_seed_option(app, o->seed, "Seed of the random weights and sketches");
       app.add_option(
              "--weights-a", o->weights_a,
@@ -526,11 +536,9 @@ Registrar reg_cmd_rank(
       auto ll = std::make_shared<LogLinearOptions>();
       auto* sl =
           app.add_subcommand("loglinear", "Log-linear attention mask: buckets, max_levels, HODLR check");
-      sl->add_option("--n,-n,--T", ll->t_text,
-                     "Number of tokens (queries t = 0..n-1, 0-indexed), at most 2^28. Old name: --T")
-          ->required()
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(*sl, "--n,-n,--T", ll->t_text,
+                       "Number of tokens (queries t = 0..n-1, 0-indexed), at most 2^28. Old name: --T")
+          ->required();
       add_seed_option(*sl, ll->seed, "Seed of the lambda weights");
       sl->add_option("--numeric-limit", ll->numeric_limit,
                      "Numeric dyadic ranks of M^H up to this n (at most 4096)")
@@ -543,22 +551,12 @@ Registrar reg_cmd_rank(
 
       auto ss = std::make_shared<SsmOptions>();
       auto* sv = app.add_subcommand("ssm", "Ghodsi interaction rank of an LTI SSM and best H-head residuals");
-      sv->add_option("--n,-n", ss->n_text, "Number of tokens (the sequence length)")
-          ->required()
-          ->check(count_text())
-          ->type_name(type::kCount);
-      sv->add_option("--state", ss->state_text, "State size N (random SSM)")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      sv->add_option("--out-channels,--p", ss->p_text, "Output channels p (rows of C). Old name: --p")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      sv->add_option("--in-channels,--d", ss->d_text, "Input channels d (columns of Bbar). Old name: --d")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      sv->add_option("--tol", ss->tol, "Relative tolerance on sigma_l / sigma_1, 0..1 (0 = 1e-8)")
-          ->check(finite_range(0.0, 1.0))
-          ->default_val(0.0);
+      add_count_option(*sv, "--n,-n", ss->n_text, "Number of tokens (the sequence length)")->required();
+      add_count_option(*sv, "--state", ss->state_text, "State size N (random SSM)");
+      add_count_option(*sv, "--out-channels,--p", ss->p_text, "Output channels p (rows of C). Old name: --p");
+      add_count_option(*sv, "--in-channels,--d", ss->d_text,
+                       "Input channels d (columns of Bbar). Old name: --d");
+      add_sigma_tol_option(*sv, ss->tol);
       add_seed_option(*sv, ss->seed, "Seed of the random SSM");
       sv->add_option("--matrices", ss->matrices, "Abar, Bbar, C as Matrix Market files: A.mtx,B.mtx,C.mtx")
           ->type_name("FILE,FILE,FILE");
@@ -572,23 +570,15 @@ Registrar reg_cmd_rank(
           ->required()
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      sh->add_option("--n,-n", hd->n_text, "Number of tokens (the sequence length, <= 1024)")
-          ->required()
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(*sh, "--n,-n", hd->n_text, "Number of tokens (the sequence length, <= 1024)")
+          ->required();
       // the old name --p of --out-channels cannot be an option name beside -p (CLI11 2.4 refuses the
       // pair): main() rewrites it before parsing (arg_rewrites() in registry.cpp)
-      sh->add_option("--out-channels", hd->p_text, "Output channels p of each V_h. Old name: --p")
-          ->required()
-          ->check(count_text())
-          ->type_name(type::kCount);
-      sh->add_option("--in-channels,--d", hd->d_text, "Input channels d of each V_h. Old name: --d")
-          ->required()
-          ->check(count_text())
-          ->type_name(type::kCount);
-      sh->add_option("--tol", hd->tol, "Relative tolerance on sigma_l / sigma_1, 0..1 (0 = 1e-8)")
-          ->check(finite_range(0.0, 1.0))
-          ->default_val(0.0);
+      add_count_option(*sh, "--out-channels", hd->p_text, "Output channels p of each V_h. Old name: --p")
+          ->required();
+      add_count_option(*sh, "--in-channels,--d", hd->d_text, "Input channels d of each V_h. Old name: --d")
+          ->required();
+      add_sigma_tol_option(*sh, hd->tol);
       add_seed_option(*sh, hd->seed, "Seed of the weights (head h: seed + h)");
       add_common_options(*sh, hd->common);
 

@@ -19,12 +19,10 @@ void refuse_stack_options(const std::vector<std::string>& unsupported, const std
 
 namespace {
 
-void refuse_unsupported(const StackRequest& r, const char* command) {
+/// The query's stack, once `command`'s options that stacks do not take are refused, with --threads and
+/// --mem-limit applied (as every command does first).
+analysis::StackQuery stack_query(const StackRequest& r, const char* command) {
   refuse_stack_options(r.unsupported, command, "docs/cli.md, \"Stacked layers\", lists what stacks support");
-}
-
-/// The query's stack, with --threads and --mem-limit applied (as every command does first).
-analysis::StackQuery stack_query(const StackRequest& r) {
   r.common.apply();
   return {r.spec, r.n_text, r.common.threads, r.common.mem_limit_bytes()};
 }
@@ -42,20 +40,24 @@ std::string dist_cell(std::uint32_t d) {
   return d == UNREACHABLE ? "inf" : std::to_string(d);
 }
 
+/// Prints document(q, res, format) when --format is json (and says so); false for table and csv.
+template <class Query, class Result, class Document>
+bool printed_json(const StackRequest& r, const Query& q, const Result& res, Document document) {
+  if (r.common.fmt() != Format::Json) return false;
+  print_json(std::cout, document(q, res, r.common.format));
+  return true;
+}
+
 }  // namespace
 
 int run_stack_pattern(const StackRequest& r) {
-  refuse_unsupported(r, "pattern");
-  analysis::StackPatternQuery q{stack_query(r), r.profile, r.summary};
+  analysis::StackPatternQuery q{stack_query(r, "pattern"), r.profile, r.summary};
   const auto res = analysis::stack_pattern(q);
+  if (printed_json(r, q, res, analysis::stack_pattern_document)) return 0;
   const Stack& s = res.stack;
   const auto& prof = res.profile;
   const auto& layers = res.layers;
   const Format fmt = r.common.fmt();
-  if (fmt == Format::Json) {
-    print_json(std::cout, analysis::stack_pattern_document(q, res, r.common.format));
-    return 0;
-  }
   if (fmt == Format::Csv) {
     if (r.profile) {
       Table t({"position", "decode_cost", "cache_size"});
@@ -101,15 +103,11 @@ int run_stack_pattern(const StackRequest& r) {
 }
 
 int run_stack_distances(const StackRequest& r) {
-  refuse_unsupported(r, "distances");
-  analysis::StackDistancesQuery q{stack_query(r), r.source_text, r.summary};
+  analysis::StackDistancesQuery q{stack_query(r, "distances"), r.source_text, r.summary};
   const auto res = analysis::stack_distances(q);
+  if (printed_json(r, q, res, analysis::stack_distances_document)) return 0;
   const Stack& s = res.stack;
   const Format fmt = r.common.fmt();
-  if (fmt == Format::Json) {
-    print_json(std::cout, analysis::stack_distances_document(q, res, r.common.format));
-    return 0;
-  }
   if (res.source != 0) {  // final-layer distances from one input position
     const auto& d = res.from_source;
     Table t({"position", "distance"});
@@ -144,22 +142,18 @@ int run_stack_distances(const StackRequest& r) {
 }
 
 int run_stack_rank(const StackRequest& r) {
-  refuse_unsupported(r, "rank");
   analysis::StackRankQuery q;
-  q.stack = stack_query(r);
+  q.stack = stack_query(r, "rank");
   q.method = r.method;
   q.cuts_text = r.cuts_text;
   q.seed = r.seed;
   q.tol = r.tol;
   const auto out = analysis::stack_rank(q);
+  if (printed_json(r, q, out, analysis::stack_rank_document)) return 0;
   const Stack& s = out.stack;
   const StackRankOptions& opt = out.options;
   const auto& res = out.ranks;
   const Format fmt = r.common.fmt();
-  if (fmt == Format::Json) {
-    print_json(std::cout, analysis::stack_rank_document(q, out, r.common.format));
-    return 0;
-  }
   Table t({"cut", "rank_numeric", "rank_flow"});
   const std::string missing = fmt == Format::Csv ? "" : kMissingText;  // a method not run
   for (std::size_t c = 0; c < res.cuts.size(); ++c)

@@ -99,10 +99,7 @@ void run_profile(ReportContext& ctx) {
           check_memory(estimate_pattern_bytes(r.tree, m, false), ctx.params.mem_limit,
                        r.spec + " at n = " + nstr(m));
           const Pattern pm = make_pattern(r.tree, m);
-          ProfileOptions po;
-          po.threads = ctx.params.threads;
-          po.per_position = false;
-          pr = cache_profile(pm, po);
+          pr = cache_profile(pm, ProfileOptions{ctx.params.threads, false});  // totals only
         }
         sweep.add({Cell::text(r.spec), u64(m), u64(pr.nnz_b), u64(pr.total_decode_cost),
                    u64(pr.max_decode_cost), u64(pr.max_cache)});

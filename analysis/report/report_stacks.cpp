@@ -57,10 +57,7 @@ void run_stacks(ReportContext& ctx) {
     nlohmann::json res = {{"depth", s.depth()}};
     std::vector<Cell> row = {Cell::text(spec), u64(s.n), u64(s.depth())};
 
-    ProfileOptions po;
-    po.threads = P.threads;
-    po.per_position = false;
-    const auto prof = stack_profile(s, po);
+    const auto prof = stack_profile(s, ProfileOptions{P.threads, false});  // totals only
     for (std::size_t l = 0; l < s.depth(); ++l) {
       const auto& lp = prof.layers[l];
       layers.add({Cell::text(spec), u64(l + 1), Cell::text(s.layer_specs[l]), u64(lp.nnz_a), u64(lp.nnz_b),

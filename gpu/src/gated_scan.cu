@@ -40,6 +40,20 @@ __device__ __forceinline__ void stv(T* __restrict__ p, const T (&r)[V]) {
   }
 }
 
+template <class T, int V>
+__device__ __forceinline__ void fill(T (&r)[V], T v) {
+#pragma unroll
+  for (int j = 0; j < V; ++j) r[j] = v;
+}
+
+// A segment's affine map v -> p v + q (from the identity p = 1, q = 0): its store into the workspace.
+template <class T, int V>
+__device__ __forceinline__ void store_map(T* __restrict__ P, T* __restrict__ Q, std::uint64_t map,
+                                          const T (&p)[V], const T (&q)[V]) {
+  stv<T, V>(P + map, p);
+  stv<T, V>(Q + map, q);
+}
+
 struct Geo {
   std::uint32_t batch, n, d, seg, nseg, dv;  // dv = d / V column groups
 };
@@ -67,21 +81,28 @@ __device__ __forceinline__ std::uint64_t at(const Geo& G, std::uint32_t b, std::
 }
 
 // ---- forward: y[t] = g[t] y[t-1] + u[t] x[t] ----
+// Row t's inputs at element k: g[t], x[t] and (U) u[t].
+template <class T, int V, bool U>
+__device__ __forceinline__ void fwd_inputs(const T* __restrict__ x, const T* __restrict__ g,
+                                           const T* __restrict__ u, std::uint64_t k, T (&gv)[V], T (&xv)[V],
+                                           T (&uv)[V]) {
+  ldv<T, V>(g + k, gv);
+  ldv<T, V>(x + k, xv);
+  if constexpr (U) ldv<T, V>(u + k, uv);
+}
 template <class T, int V, bool U>
 __global__ void fwd_maps(Geo G, const T* __restrict__ x, const T* __restrict__ g, const T* __restrict__ u,
                          T* __restrict__ P, T* __restrict__ Q) {
   Cell c;
   if (!cell(G, V, c)) return;
-  T p[V], q[V];
+  T p[V], q[V];  // the identity map
 #pragma unroll
   for (int j = 0; j < V; ++j) p[j] = T(1), q[j] = T(0);
 #pragma unroll 4
   for (std::uint32_t t = c.i0; t < c.i1; ++t) {
     const std::uint64_t k = at(G, c.b, t, c.col);
     T gv[V], xv[V], uv[V];
-    ldv<T, V>(g + k, gv);
-    ldv<T, V>(x + k, xv);
-    if constexpr (U) ldv<T, V>(u + k, uv);
+    fwd_inputs<T, V, U>(x, g, u, k, gv, xv, uv);
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       const T bt = t == 0 ? T(0) : gv[j];
@@ -89,8 +110,7 @@ __global__ void fwd_maps(Geo G, const T* __restrict__ x, const T* __restrict__ g
       p[j] *= bt;
     }
   }
-  stv<T, V>(P + c.map, p);
-  stv<T, V>(Q + c.map, q);
+  store_map<T, V>(P, Q, c.map, p, q);
 }
 template <class T, int V, bool U>
 __global__ void fwd_apply(Geo G, const T* __restrict__ x, const T* __restrict__ g, const T* __restrict__ u,
@@ -103,9 +123,7 @@ __global__ void fwd_apply(Geo G, const T* __restrict__ x, const T* __restrict__ 
   for (std::uint32_t t = c.i0; t < c.i1; ++t) {
     const std::uint64_t k = at(G, c.b, t, c.col);
     T gv[V], xv[V], uv[V];
-    ldv<T, V>(g + k, gv);
-    ldv<T, V>(x + k, xv);
-    if constexpr (U) ldv<T, V>(u + k, uv);
+    fwd_inputs<T, V, U>(x, g, u, k, gv, xv, uv);
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] = fma(t == 0 ? T(0) : gv[j], v[j], U ? uv[j] * xv[j] : xv[j]);
     stv<T, V>(y + k, v);
@@ -121,8 +139,7 @@ __global__ void carries(Geo G, T* __restrict__ P, const T* __restrict__ Q) {
   const std::uint32_t b = std::uint32_t(t / G.dv);
   const std::uint64_t col = (t % G.dv) * V;
   T v[V];
-#pragma unroll
-  for (int j = 0; j < V; ++j) v[j] = T(0);
+  fill<T, V>(v, T(0));
   constexpr std::uint32_t kBatch = 16;  // loads of this many segments in flight before the chain uses them
   for (std::uint32_t s0 = 0; s0 < G.nseg; s0 += kBatch) {
     T p[kBatch][V], q[kBatch][V];
@@ -146,33 +163,37 @@ __global__ void carries(Geo G, T* __restrict__ P, const T* __restrict__ Q) {
 }
 
 // ---- adjoint: z[t] = dy[t] + g[t+1] z[t+1], rows walked backwards ----
+// Row t's inputs at element k: g[t+1] (0 past the last row) and dy[t].
+template <class T, int V>
+__device__ __forceinline__ void bwd_inputs(const Geo& G, const T* __restrict__ dy, const T* __restrict__ g,
+                                           std::uint32_t t, std::uint64_t k, T (&gv)[V], T (&dv)[V]) {
+  if (t + 1 < G.n) {
+    ldv<T, V>(g + k + G.d, gv);
+  } else {
+    fill<T, V>(gv, T(0));
+  }
+  ldv<T, V>(dy + k, dv);
+}
 template <class T, int V>
 __global__ void bwd_maps(Geo G, const T* __restrict__ dy, const T* __restrict__ g, T* __restrict__ P,
                          T* __restrict__ Q) {
   Cell c;
   if (!cell(G, V, c)) return;
-  T p[V], q[V];
+  T p[V], q[V];  // the identity map
 #pragma unroll
   for (int j = 0; j < V; ++j) p[j] = T(1), q[j] = T(0);
 #pragma unroll 4
   for (std::uint32_t t = c.i1; t-- > c.i0;) {
     const std::uint64_t k = at(G, c.b, t, c.col);
     T gv[V], dv[V];
-    if (t + 1 < G.n) {
-      ldv<T, V>(g + k + G.d, gv);
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) gv[j] = T(0);
-    }
-    ldv<T, V>(dy + k, dv);
+    bwd_inputs<T, V>(G, dy, g, t, k, gv, dv);
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       q[j] = fma(gv[j], q[j], dv[j]);
       p[j] *= gv[j];
     }
   }
-  stv<T, V>(P + c.map, p);
-  stv<T, V>(Q + c.map, q);
+  store_map<T, V>(P, Q, c.map, p, q);
 }
 template <class T, int V, bool U, bool DX, bool DG, bool DU>
 __global__ void bwd_apply(Geo G, const T* __restrict__ dy, const T* __restrict__ g, const T* __restrict__ y,
@@ -186,13 +207,7 @@ __global__ void bwd_apply(Geo G, const T* __restrict__ dy, const T* __restrict__
   for (std::uint32_t t = c.i1; t-- > c.i0;) {
     const std::uint64_t k = at(G, c.b, t, c.col);
     T gv[V], dv[V];
-    if (t + 1 < G.n) {
-      ldv<T, V>(g + k + G.d, gv);
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) gv[j] = T(0);
-    }
-    ldv<T, V>(dy + k, dv);
+    bwd_inputs<T, V>(G, dy, g, t, k, gv, dv);
 #pragma unroll
     for (int j = 0; j < V; ++j) z[j] = fma(gv[j], z[j], dv[j]);
     if constexpr (DX) {
@@ -214,8 +229,7 @@ __global__ void bwd_apply(Geo G, const T* __restrict__ dy, const T* __restrict__
 #pragma unroll
         for (int j = 0; j < V; ++j) o[j] = z[j] * yv[j];
       } else {
-#pragma unroll
-        for (int j = 0; j < V; ++j) o[j] = T(0);
+        fill<T, V>(o, T(0));
       }
       stv<T, V>(dg + k, o);
     }

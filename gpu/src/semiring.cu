@@ -81,22 +81,23 @@ struct DevStructure {
 // Buf: the device planes of one n x pitch chunk; load / store one entry. y is never read through the
 // read-only cache: a thread reads back rows it wrote itself in the same kernel.
 
-struct MinPlus : semiring::MinPlus {
-  static constexpr const char* kName = "minplus";
+/// A ring whose entries are one plane of its value type (minplus: distances, orand: reachability).
+template <class Ring>
+struct OnePlane : Ring {
+  using V = typename Ring::V;
   struct Buf {
-    std::uint32_t* d;
+    V* d;
   };
   __host__ __device__ static V load(const Buf& b, std::uint64_t k) { return b.d[k]; }
   __host__ __device__ static void store(const Buf& b, std::uint64_t k, V v) { b.d[k] = v; }
 };
 
-struct OrAnd : semiring::OrAnd {
+struct MinPlus : OnePlane<semiring::MinPlus> {
+  static constexpr const char* kName = "minplus";
+};
+
+struct OrAnd : OnePlane<semiring::OrAnd> {
   static constexpr const char* kName = "orand";
-  struct Buf {
-    std::uint8_t* r;
-  };
-  __host__ __device__ static V load(const Buf& b, std::uint64_t k) { return b.r[k]; }
-  __host__ __device__ static void store(const Buf& b, std::uint64_t k, V v) { b.r[k] = v; }
 };
 
 struct Count : semiring::Count {
@@ -172,14 +173,8 @@ struct Plane {
 };
 
 template <class R>
-typename R::Buf make_buf(const std::vector<DeviceBuffer>& dev);
-template <>
-MinPlus::Buf make_buf<MinPlus>(const std::vector<DeviceBuffer>& dev) {
-  return {dev[0].as<std::uint32_t>()};
-}
-template <>
-OrAnd::Buf make_buf<OrAnd>(const std::vector<DeviceBuffer>& dev) {
-  return {dev[0].as<std::uint8_t>()};
+typename R::Buf make_buf(const std::vector<DeviceBuffer>& dev) {  // one plane (MinPlus, OrAnd)
+  return {dev[0].as<typename R::V>()};
 }
 template <>
 Count::Buf make_buf<Count>(const std::vector<DeviceBuffer>& dev) {

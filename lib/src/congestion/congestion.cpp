@@ -4,6 +4,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "congestion/routing_log.hpp"
 #include "mixgraph/cancel.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/error.hpp"
@@ -197,61 +198,32 @@ CongestionResult analyse_congestion(const PatternSpec& tree, std::uint64_t N64,
 
   // Routings.
   throw_if_cancelled();  // between stages (Python's Ctrl-C; each stage polls inside too)
-  auto record = [&](Routing&& r, double secs) {
-    RoutingStats s = check_routing(g, r);
-    s.seconds = secs;
-    res.routings.push_back(std::move(s));
-    if (opt.keep_paths) res.paths.push_back(std::move(r));
-  };
-  std::optional<Routing> start;  // best so far, for minmax
-  std::uint32_t start_c = 0;
-  auto consider = [&](const Routing& r) {
-    const auto c = res.routings.back().congestion;
-    if (!start || c < start_c) {
-      start = r;
-      start_c = c;
-    }
-  };
+  detail::RoutingLog log(
+      res, opt.keep_paths ? &res.paths : nullptr, [&](const Routing& r) { return check_routing(g, r); },
+      opt.routings_forced);
   const std::uint64_t path_mem = static_cast<std::uint64_t>(N) * (res.copy_distance + 1) * sizeof(pos_t) * 2;
-  if (opt.shift) {
-    if (!g.ti) {
-      res.skipped.push_back({"shift", "Prop. 4.8 needs a translation-invariant pattern"});
-    } else if (!opt.routings_forced && path_mem > (1ULL << 31)) {
-      res.skipped.push_back({"shift", "the paths need about " + format_bytes(path_mem)});
-    } else {
-      check_memory(path_mem, opt.mem_limit, "the shift routing's paths");
-      Timer t;
-      Routing r = shift_routing(g, delta);
-      const double secs = t.s();
-      record(Routing(r), secs);
-      consider(r);
-    }
+  if (opt.shift &&
+      log.shift_runs(g.ti, "Prop. 4.8 needs a translation-invariant pattern", path_mem, opt.mem_limit)) {
+    Timer t;
+    Routing r = shift_routing(g, delta);
+    const double secs = t.s();
+    log.record(std::move(r), secs);
   }
   if (opt.random) {
     const std::uint64_t work =
         ti_shared ? static_cast<std::uint64_t>(N) * g.b_off.size() : per_input_search_work(g);
-    if (!opt.routings_forced && (work > opt.work_budget || path_mem > (1ULL << 31))) {
-      res.skipped.push_back(
-          {"random", "one search per input: about " + std::to_string(work) + " edge visits"});
-    } else {
+    if (log.random_runs(work > opt.work_budget || path_mem > (1ULL << 31), work)) {
       if (ti_shared) check_memory(path_mem, opt.mem_limit, "the random routing's paths");
       Timer t;
       Routing r = random_routing(g, opt.seed, delta);
       const double secs = t.s();
-      record(Routing(r), secs);
-      consider(r);
+      log.record(std::move(r), secs);
     }
   }
-  if (exact_routing) {
-    record(Routing(*exact_routing), 0);
-    consider(*exact_routing);
-  }
+  if (exact_routing) log.record(std::move(*exact_routing), 0);
   if (opt.minmax) {
-    const std::uint64_t work = minmax_round_work(g, delta);
-    if (!opt.routings_forced && work > opt.work_budget / 10) {
-      res.skipped.push_back(
-          {"minmax", "one rip-up-and-reroute round is about " + std::to_string(work) + " edge visits"});
-    } else {
+    if (log.minmax_runs(minmax_round_work(g, delta), opt.work_budget)) {
+      auto& start = log.start();
       if (!start) {  // no routing yet (e.g. only minmax asked for): start from a shortest-path routing
         Routing r = g.ti && !g.explicit_a() ? shift_routing(g, delta) : random_routing(g, opt.seed, delta);
         check_routing(g, r);
@@ -263,7 +235,7 @@ CongestionResult analyse_congestion(const PatternSpec& tree, std::uint64_t N64,
       Timer t;
       Routing r = minmax_routing(g, *start, mo, delta);
       const double secs = t.s();
-      record(std::move(r), secs);
+      log.record(std::move(r), secs, false);
     }
   }
 

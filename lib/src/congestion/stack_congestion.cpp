@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "congestion/routing_log.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 
@@ -107,51 +108,31 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
   pick_lower_bound(res);
 
   // Routings.
-  std::optional<StackRouting> start;
-  std::uint32_t start_c = 0;
-  auto record = [&](StackRouting&& r, double secs) {
-    RoutingStats st = check_stack_routing(s, N, r);
-    st.seconds = secs;
-    if (!start || st.congestion < start_c) {
-      start = r;
-      start_c = st.congestion;
-    }
-    res.routings.push_back(std::move(st));
-    if (opt.keep_paths) out.paths.push_back(std::move(r));
-  };
+  detail::RoutingLog log(
+      res, opt.keep_paths ? &out.paths : nullptr,
+      [&](const StackRouting& r) { return check_stack_routing(s, N, r); }, opt.routings_forced);
   const std::uint64_t path_mem = static_cast<std::uint64_t>(N) * (res.copy_distance + L + 1) *
                                  (sizeof(pos_t) + sizeof(std::uint16_t)) * 2;
-  if (opt.shift) {
-    if (!res.translation_invariant) {
-      res.skipped.push_back({"shift", "needs every layer translation-invariant"});
-    } else if (!opt.routings_forced && path_mem > (1ULL << 31)) {
-      res.skipped.push_back({"shift", "the paths need about " + format_bytes(path_mem)});
-    } else {
-      check_memory(path_mem, opt.mem_limit, "the shift routing's paths");
-      const auto t0 = std::chrono::steady_clock::now();
-      StackRouting r = stack_shift_routing(s, N);
-      record(std::move(r), seconds_since(t0));
-    }
+  if (opt.shift && log.shift_runs(res.translation_invariant, "needs every layer translation-invariant",
+                                  path_mem, opt.mem_limit)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    StackRouting r = stack_shift_routing(s, N);
+    log.record(std::move(r), seconds_since(t0));
   }
   if (opt.random) {
     if (random) {
-      record(std::move(*random), random_s);
-    } else if (!opt.routings_forced && route_work > opt.work_budget) {
-      res.skipped.push_back(
-          {"random", "one search per input: about " + std::to_string(route_work) + " edge visits"});
-    } else {
+      log.record(std::move(*random), random_s);
+    } else if (log.random_runs(route_work > opt.work_budget, route_work)) {
       const auto t0 = std::chrono::steady_clock::now();
       std::vector<pos_t> bad;
       StackRouting r = stack_random_routing(s, N, opt.seed, bad);
-      record(std::move(r), seconds_since(t0));
+      log.record(std::move(r), seconds_since(t0));
     }
   }
-  if (exact) record(std::move(*exact), 0);
+  if (exact) log.record(std::move(*exact), 0);
   if (opt.minmax) {
-    if (!opt.routings_forced && route_work > opt.work_budget / 10) {
-      res.skipped.push_back(
-          {"minmax", "one rip-up-and-reroute round is about " + std::to_string(route_work) + " edge visits"});
-    } else {
+    if (log.minmax_runs(route_work, opt.work_budget)) {
+      auto& start = log.start();
       if (!start) {
         std::vector<pos_t> bad;
         start =
@@ -162,7 +143,7 @@ StackCongestionResult analyse_stack_congestion(const std::string& spec, std::uin
       StackRouting r =
           stack_minmax_routing(s, N, *start, opt.seed, opt.minmax_rounds,
                                std::max<std::uint32_t>(1, res.lower_bound), 40 * opt.work_budget);
-      record(std::move(r), seconds_since(t0));
+      log.record(std::move(r), seconds_since(t0), false);
     }
   }
 

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <exception>
 
+#include "distances/histogram_summary.hpp"
 #include "mixgraph/cancel.hpp"
 #include "mixgraph/commgraph.hpp"
 #include "mixgraph/distances.hpp"
@@ -440,16 +441,9 @@ void partials_impl(const Pattern& p, const AllPairsOptions& opt,
 
 void finish_summary(DistanceSummary& s) {
   const pos_t n = s.n;
-  s.histogram[0] = 0;
-  long double sum = 0;
-  for (std::size_t d = 1; d < s.histogram.size(); ++d) {
-    s.reachable_pairs += s.histogram[d];
-    sum += static_cast<long double>(d) * static_cast<long double>(s.histogram[d]);
-    if (s.histogram[d]) s.diameter = static_cast<std::uint32_t>(d);
-  }
+  detail::settle_histogram(s);
   const std::uint64_t pairs = std::uint64_t{n} * (n - 1) / 2;
   s.unreachable_pairs = pairs - s.reachable_pairs;
-  s.mean_distance = s.reachable_pairs ? static_cast<double>(sum / s.reachable_pairs) : 0.0;
 }
 
 }  // namespace
@@ -471,17 +465,9 @@ DistanceSummary summary_from_profile(const DistanceProfile& prof, pos_t n, bool 
     if (d >= hist.size()) hist.resize(std::max<std::size_t>(std::size_t{d} + 1, 2 * hist.size()), 0);
     hist[d] += pairs;
   }
-  long double sum = 0;
-  for (std::size_t d = 1; d < hist.size(); ++d)
-    if (hist[d]) {
-      s.diameter = static_cast<std::uint32_t>(d);
-      s.reachable_pairs += hist[d];
-      sum += static_cast<long double>(d) * static_cast<long double>(hist[d]);
-    }
-  hist.resize(std::size_t{s.diameter} + 1);
-  hist[0] = 0;
   s.histogram = std::move(hist);
-  s.mean_distance = s.reachable_pairs ? static_cast<double>(sum / s.reachable_pairs) : 0.0;
+  detail::settle_histogram(s);
+  s.histogram.resize(std::size_t{s.diameter} + 1);
   if (eccentricities) {
     // ecc(j) = max_{1 <= m <= n-1-j, reachable} delta(m): a running maximum over m
     s.eccentricity.assign(n, 0);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "distances/histogram_summary.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/stack.hpp"
@@ -135,17 +136,9 @@ DistanceSummary summary_of_histogram(pos_t n, const std::vector<std::uint64_t>& 
   DistanceSummary r;
   r.n = n;
   r.histogram = hist;
-  long double sum = 0;
-  for (std::size_t d = 1; d < hist.size(); ++d) {
-    if (!hist[d]) continue;
-    r.diameter = static_cast<std::uint32_t>(d);
-    r.reachable_pairs += hist[d];
-    sum += static_cast<long double>(d) * hist[d];
-  }
+  detail::settle_histogram(r);
   r.histogram.resize(std::size_t{r.diameter} + 1, 0);
-  r.histogram[0] = 0;
   r.unreachable_pairs = unreachable;
-  r.mean_distance = r.reachable_pairs ? static_cast<double>(sum / r.reachable_pairs) : 0.0;
   return r;
 }
 

@@ -11,22 +11,11 @@
 #include "mixgraph/profile.hpp"
 #include "mixgraph/rank_progress.hpp"
 #include "rank/cut_loop.hpp"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "rank/dense_cut_ranks.hpp"
 
 namespace mixgraph {
 
 namespace {
-int max_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
 bool rows_only_diagonal(const Csr& a) {
   for (pos_t i = 0; i < a.n; ++i)
     for (pos_t j : a.row(i))
@@ -212,27 +201,29 @@ NumericCutRanks cut_ranks_dense(const WeightedPattern& w, const std::vector<pos_
                                 const NumericRankOptions& opt) {
   const pos_t n = w.a.n;
   NumericCutRanks r = start_cut_ranks(n, cuts, opt, dense_rule);
-  const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
-  const Eigen::MatrixXd mt = dense_operator_polled(w, stop);
-  const double tol = r.tolerance;
-  const auto nc = static_cast<std::int64_t>(cuts.size());
-  std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
-  std::atomic<bool> cancelled{false};
-  detail::for_each_cut(nc, "cut ranks: dense", [&](std::int64_t c) {
-    const auto ci = static_cast<std::size_t>(c);
-    const pos_t k = cuts[ci];
-    try {
-      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
-      // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
-      Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
-      r.rank[ci] = colpiv_rank(blk, tol, 0.0, kept[ci], dropped[ci], stop);
-    } catch (const Cancelled&) {  // thrown again after the loop (an exception may not leave the region)
-      cancelled = true;
-    }
-  });
-  if (cancelled) throw Cancelled();
+  const Eigen::MatrixXd mt = dense_operator_polled(w, cancel_flag());
+  std::vector<double> kept, dropped;
+  r.rank = detail::dense_cut_ranks(mt, cuts, r.tolerance, kept, dropped);
   note_gap(r, kept, dropped);
   return r;
+}
+
+std::vector<std::uint32_t> detail::dense_cut_ranks(const Eigen::MatrixXd& mt, const std::vector<pos_t>& cuts,
+                                                   double tol, std::vector<double>& kept,
+                                                   std::vector<double>& dropped) {
+  const auto n = static_cast<pos_t>(mt.rows());
+  std::vector<std::uint32_t> rank(cuts.size(), 0);
+  kept.assign(cuts.size(), -1.0);
+  dropped.assign(cuts.size(), -1.0);
+  const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
+  const auto nc = static_cast<std::int64_t>(cuts.size());
+  detail::for_each_cut_guarded(nc, "cut ranks: dense", stop, [&](std::size_t ci) {
+    const pos_t k = cuts[ci];
+    // M[K+1..n, 1..K] transposed is Mt[0..K-1, K..n-1]; the rank is the same.
+    Eigen::MatrixXd blk = mt.block(0, k, k, n - k);
+    rank[ci] = colpiv_rank(blk, tol, 0.0, kept[ci], dropped[ci], stop);
+  });
+  return rank;
 }
 
 namespace {
@@ -348,7 +339,7 @@ std::uint32_t sketch_one_cut(const WeightedPattern& w, pos_t k, const NumericRan
   for (;;) {
     s = std::min<std::uint32_t>(s, maxr - r);
     if (opt.mem_limit != ~std::uint64_t{0})
-      check_memory(static_cast<std::uint64_t>(max_threads()) * 8ull *
+      check_memory(static_cast<std::uint64_t>(detail::loop_threads()) * 8ull *
                        (static_cast<std::uint64_t>(m) * (r + 3ull * s) + 2ull * n * s),
                    opt.mem_limit,
                    "sketch at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
@@ -401,26 +392,12 @@ NumericCutRanks cut_ranks_sketch(const WeightedPattern& w, const std::vector<pos
   NumericCutRanks r = start_cut_ranks(n, cuts, opt, sketch_rule);
   const auto nc = static_cast<std::int64_t>(cuts.size());
   const double tol = r.tolerance;
-  std::string failure;
   std::vector<double> kept(cuts.size(), -1.0), dropped(cuts.size(), -1.0);
   const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
-  std::atomic<bool> cancelled{false};
-  detail::for_each_cut(nc, "cut ranks: sketch", [&](std::int64_t c) {
-    std::uint32_t used = 0;
-    const auto ci = static_cast<std::size_t>(c);
-    try {
-      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
-      r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, used, kept[ci], dropped[ci], stop);
-    } catch (const Cancelled&) {  // thrown again after the loop, not reported as a failure
-      cancelled = true;
-    } catch (const std::exception& e) {  // never let an exception leave the parallel region
-#pragma omp critical(mixgraph_sketch_failure)
-      if (failure.empty()) failure = e.what();
-    }
-    r.columns[ci] = used;
+  detail::for_each_cut_guarded(nc, "cut ranks: sketch", stop, [&](std::size_t ci) {
+    // the columns used so far stay in r.columns[ci] when the cut fails
+    r.rank[ci] = sketch_one_cut(w, cuts[ci], opt, tol, r.columns[ci], kept[ci], dropped[ci], stop);
   });
-  if (cancelled) throw Cancelled();
-  if (!failure.empty()) throw RuntimeFailure(failure);
   note_gap(r, kept, dropped);
   return r;
 }
@@ -464,7 +441,7 @@ CutRankProfile cut_rank_profile(const Pattern& p, const CutRankParams& params) {
   const bool dense = !exact && (method == CutRankMethod::Dense || (automatic && n <= 1024));
 
   if (want_num && dense) {
-    const std::uint64_t bytes = 8ull * n * n + static_cast<std::uint64_t>(max_threads()) * 8ull *
+    const std::uint64_t bytes = 8ull * n * n + static_cast<std::uint64_t>(detail::loop_threads()) * 8ull *
                                                    (static_cast<std::uint64_t>(n) * n / 4 + n);
     check_memory(bytes, params.mem_limit, "dense induced operator at n = " + std::to_string(n));
   }

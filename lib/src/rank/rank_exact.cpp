@@ -29,10 +29,6 @@
 #include "mixgraph/rank.hpp"
 #include "rank/cut_loop.hpp"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace mixgraph {
 
 namespace {
@@ -134,14 +130,6 @@ void field_solve(const std::vector<FieldLayer>& layers, pos_t k, std::uint64_t s
   }
 }
 
-int max_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
 /// stop: the calling thread's cancel flag (cancel.hpp; this runs on OpenMP threads), looked at per row of
 /// the solves and per column of the elimination: Cancelled within milliseconds, inside one cut too.
 std::uint32_t exact_one_cut(const std::vector<FieldLayer>& layers, pos_t k, const NumericRankOptions& opt,
@@ -161,7 +149,7 @@ std::uint32_t exact_one_cut(const std::vector<FieldLayer>& layers, pos_t k, cons
     s = std::min<std::uint32_t>(s, maxr - r);
     if (opt.mem_limit != ~std::uint64_t{0})
       check_memory(
-          static_cast<std::uint64_t>(max_threads()) * 8ull *
+          static_cast<std::uint64_t>(detail::loop_threads()) * 8ull *
               (static_cast<std::uint64_t>(m) * (r + s + 1) + vectors * n * s),
           opt.mem_limit,
           "exact rank at cut K = " + std::to_string(k) + " with " + std::to_string(r + s) + " columns");
@@ -237,25 +225,11 @@ NumericCutRanks cut_ranks_exact_product(const std::vector<const WeightedPattern*
              static_cast<double>(kP);
   r.failure_bound = bound;
   const auto nc = static_cast<std::int64_t>(cuts.size());
-  std::string failure;
   const std::atomic<bool>* stop = cancel_flag();  // read here: the cuts run on OpenMP threads
-  std::atomic<bool> cancelled{false};
-  detail::for_each_cut(nc, "cut ranks: exact", [&](std::int64_t c) {
-    std::uint32_t used = 0;
-    const auto ci = static_cast<std::size_t>(c);
-    try {
-      if (cancel_requested(stop)) throw Cancelled();  // no cut starts once cancelled
-      r.rank[ci] = exact_one_cut(fl, cuts[ci], opt, used, stop);
-    } catch (const Cancelled&) {  // thrown again after the loop, not reported as a failure
-      cancelled = true;
-    } catch (const std::exception& e) {  // never let an exception leave the parallel region
-#pragma omp critical(mixgraph_exact_failure)
-      if (failure.empty()) failure = e.what();
-    }
-    r.columns[ci] = used;
+  detail::for_each_cut_guarded(nc, "cut ranks: exact", stop, [&](std::size_t ci) {
+    // the columns used so far stay in r.columns[ci] when the cut fails
+    r.rank[ci] = exact_one_cut(fl, cuts[ci], opt, r.columns[ci], stop);
   });
-  if (cancelled) throw Cancelled();
-  if (!failure.empty()) throw RuntimeFailure(failure);
   return r;
 }
 

@@ -8,6 +8,8 @@
 #include "mixgraph/rank.hpp"
 #include "mixgraph/rank_progress.hpp"
 #include "mixgraph/stack.hpp"
+#include "rank/cut_loop.hpp"
+#include "rank/dense_cut_ranks.hpp"
 
 namespace mixgraph {
 
@@ -233,6 +235,23 @@ std::vector<std::uint32_t> flow_ranks(const Stack& s, const std::vector<pos_t>& 
   return out;
 }
 
+/// While alive: the thread's cut-progress hook, if any, is told counts out of `total` by a cut loop that
+/// reports them out of its own cuts (the numeric loop of stack_cut_ranks, before the flow loop).
+class ProgressOutOf {
+ public:
+  explicit ProgressOutOf(std::uint64_t total)
+      : outer_(cut_progress_hook()),
+        scaled_([this, total](const std::string& what, std::uint64_t done, std::uint64_t) {
+          (*outer_)(what, done, total);
+        }),
+        scope_(outer_ && *outer_ ? &scaled_ : nullptr) {}
+
+ private:
+  const CutProgressHook* outer_;
+  CutProgressHook scaled_;
+  CutProgressScope scope_;
+};
+
 /// Every layer's weights seeded (generic), none from .mtx values.
 bool every_layer_generic(const Stack& s) {
   return std::none_of(s.layers.begin(), s.layers.end(), [](const auto& l) { return has_file_weights(*l); });
@@ -305,12 +324,7 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     NumericRankOptions no;
     no.seed = opt.seed;
     no.mem_limit = opt.mem_limit;
-    // its cut loop reports counts out of its own cuts: rescaled to both loops' total
-    const CutProgressHook* outer = cut_progress_hook();
-    const CutProgressHook scaled = [&](const std::string& what, std::uint64_t done, std::uint64_t) {
-      (*outer)(what, done, loops * r.cuts.size());
-    };
-    const CutProgressScope scope(outer && *outer ? &scaled : nullptr);
+    const ProgressOutOf progress(loops * r.cuts.size());
     auto ex = cut_ranks_exact_product(layers, r.cuts, no);
     r.numeric = std::move(ex.rank);
     r.numeric_method = "exact";
@@ -320,20 +334,22 @@ StackCutRanks stack_cut_ranks(const Stack& s, const StackRankOptions& opt) {
     r.numeric_done = true;
   } else if (opt.numeric && s.n <= opt.numeric_limit) {
     const std::uint64_t n = s.n;
-    // three dense n x n matrices, and every layer's weights (own seed per layer: none shared), built first
+    // three dense n x n matrices, a block of about n^2 / 4 per thread of the cut loop, and every layer's
+    // weights (own seed per layer: none shared), built first
     std::uint64_t weights = 0;
     for (const auto& layer : s.layers)
       weights = sat_add(weights, sat_add(sat_mul(layer_reads(*layer), 12), sat_mul(n + 1, 16)));
-    check_memory(sat_add(sat_mul(sat_mul(n, n), 24), weights), opt.mem_limit,
+    const std::uint64_t blocks =
+        sat_mul(static_cast<std::uint64_t>(detail::loop_threads()), sat_mul(8, n * n / 4 + n));
+    check_memory(sat_add(sat_add(sat_mul(sat_mul(n, n), 24), blocks), weights), opt.mem_limit,
                  "stack '" + s.spec + "' dense product at n = " + std::to_string(n) + " (" +
                      std::to_string(s.depth()) + " layers)");
     std::vector<WeightedPattern> w;
     for (std::size_t l = 0; l < s.depth(); ++l) w.push_back(induced_weights(*s.layers[l], opt.seed + l).w);
     const Eigen::MatrixXd mt = stack_operator_transposed(w);
-    for (pos_t k : r.cuts) {
-      r.numeric.push_back(numeric_rank_colpiv(mt.block(0, k, k, s.n - k), r.tolerance));
-      cut_done("cut ranks: dense", r.numeric.size(), loops * r.cuts.size());
-    }
+    const ProgressOutOf progress(loops * r.cuts.size());
+    std::vector<double> kept, dropped;
+    r.numeric = detail::dense_cut_ranks(mt, r.cuts, r.tolerance, kept, dropped);
     r.numeric_done = true;
   }
   if (opt.flow) {
