@@ -21,7 +21,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   std::uint64_t instances = 0;
   for (const auto& spec : pats) {
-    const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: every n builds the tree
+    const PatternSpec& tree = tree_of(ctx, spec);  // parsed once: every n builds the tree
     make_pattern(tree, n_for(tree, 64));  // an unknown pattern is a usage error (ERROR), not out of scope
     if (tree.kind != SpecKind::Cache) {
       na.push_back({spec, "not a cache-efficient pattern (no +cache)"});

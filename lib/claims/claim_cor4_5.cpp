@@ -17,7 +17,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   const bool do_sq = std::find(pats.begin(), pats.end(), "sq1") != pats.end();
   Counterexamples cex;
   std::vector<std::uint32_t> pw;
-  if (do_pw) pw = distance_profile(make_pattern("pow2", n)).to_vector();
+  if (do_pw) pw = distance_profile(pattern_at(ctx, "pow2", n)).to_vector();
   if (ctx.perturb && do_pw) pw[n - 1] += 1;
   std::uint32_t maxpw = 0;
   for (std::uint64_t m = 0; do_pw && m < n; ++m) {
@@ -28,7 +28,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
     maxpw = std::max(maxpw, pw[m]);
   }
   std::vector<std::uint32_t> sq;
-  if (do_sq) sq = distance_profile(make_pattern("sq1", n)).to_vector();
+  if (do_sq) sq = distance_profile(pattern_at(ctx, "sq1", n)).to_vector();
   std::uint32_t maxsq = 0;
   std::uint64_t first4 = 0;
   for (std::uint64_t m = 0; do_sq && m < n; ++m) {

@@ -18,7 +18,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
     o.not_applicable = na;
     return o;
   }
-  auto prof = distance_profile(make_pattern("pow2", n)).to_vector();
+  auto prof = distance_profile(pattern_at(ctx, "pow2", n)).to_vector();
   if (ctx.perturb) prof[n - 1] = 0;  // makes the corrected bound's tightness check below fail too
   Counterexamples printed, corrected;
   printed.keep = 8;

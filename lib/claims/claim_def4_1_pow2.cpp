@@ -20,7 +20,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
     return o;
   }
   const std::uint64_t n = std::min<std::uint64_t>(n_max_or(ctx, 1 << 16), 1 << 20);
-  const Csr b = b_csr(make_pattern("pow2", n));  // the library's pattern (Def. 4.1 with f(k) = 2^k)
+  const Csr b = b_csr(pattern_at(ctx, "pow2", n));  // the library's pattern (Def. 4.1 with f(k) = 2^k)
   Counterexamples printed, corrected;
   for (std::uint64_t i = 1; i <= n; ++i) {
     // as printed: i - 2^k for k = 0..floor(log2 i); corrected: k with 2^k < i, i.e. k <= ceil(log2 i) - 1

@@ -38,7 +38,7 @@ ClaimPart run(const ClaimContext& ctx, std::size_t i) {
   const auto& spec = pl.pats.at(i / pl.ns.size());
   const auto n = pl.ns[i % pl.ns.size()];
   ClaimPart part;
-  const auto p = make_pattern(spec, n_for(spec, n));
+  const auto p = pattern_at(ctx, spec, n_for(spec, n));
   const auto w = induced_weights(p, /*seed=*/1);
   if (!w.generic) {  // the same for every n of this pattern: said once, at its first n
     if (i % pl.ns.size() == 0)

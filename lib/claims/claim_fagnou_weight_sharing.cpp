@@ -33,7 +33,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   for (const auto& spec : pats) {
     const auto p =
-        make_pattern(spec, n_for(spec, spec == "dense" ? std::min<std::uint64_t>(nmax, 2048) : nmax));
+        pattern_at(ctx, spec, n_for(spec, spec == "dense" ? std::min<std::uint64_t>(nmax, 2048) : nmax));
     const std::uint64_t n = p.n;
     if (p.a_mode != AMode::Shared) {  // A = B D + D' needs A's pattern to be B's plus the diagonal
       skipped.push_back(spec);
@@ -120,7 +120,8 @@ ClaimRegistrar reg(
      "Weight sharing: with A = B D + D' (D, D' diagonal), (I-B)^{-1}(B D + D') x = "
      "(I-B)^{-1}(D + D') x - D x, so a shared-pattern mixer reduces to a diagonal-A one (both sides in fp64 "
      "within 100 x the a-priori rounding-error bound of forward substitution, as in fagnou.eq1-eq2)",
-     "patterns whose A is B's pattern plus the diagonal; n = n-max (default 65536; dense 2048)", check, 1 << 16});
+     "patterns whose A is B's pattern plus the diagonal; n = n-max (default 65536; dense 2048)", check,
+     1 << 16});
 
 }  // namespace
 }  // namespace mixgraph::claims

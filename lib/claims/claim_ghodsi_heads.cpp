@@ -81,7 +81,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   // Token mixers with H heads: W_ij = sum_h M_h(i, j) V_h has rank <= H.
   std::string mixer_ranks;
   for (const auto& spec : pats) {
-    const auto p = make_pattern(spec, n_mixer);
+    const auto p = pattern_at(ctx, spec, n_mixer);
     for (std::uint32_t H : {1u, 2u, 3u, 5u}) {
       std::vector<WeightedPattern> heads;
       std::vector<Eigen::MatrixXd> values;

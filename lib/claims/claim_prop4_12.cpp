@@ -16,7 +16,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::uint64_t rows = 0;
   bool first = true;
   for (const auto& asked : pats) {
-    const PatternSpec base = uncached(asked);  // the one parse (an unknown pattern throws: ERROR)
+    const PatternSpec& base = uncached(tree_of(ctx, asked));  // an unknown pattern throws: ERROR
     const std::string& spec = base.text;
     if (!make_pattern(base, n_for(base, 64)).translation_invariant()) {
       na.push_back({asked, "not (the cache-efficient variant of) a translation-invariant pattern"});

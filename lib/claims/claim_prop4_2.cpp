@@ -28,7 +28,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   std::uint64_t instances = 0;
   for (const auto& spec : pats) {
-    const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: every n builds the tree
+    const PatternSpec& tree = tree_of(ctx, spec);  // parsed once: every n builds the tree
     const std::uint64_t n = spec == "dense" ? std::min<std::uint64_t>(nmax, 4096) : nmax;
     const auto p = make_pattern(tree, n_for(tree, n));
     if (!p.translation_invariant()) {

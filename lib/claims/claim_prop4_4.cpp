@@ -17,7 +17,7 @@ ClaimPart run(const ClaimContext& ctx, std::size_t k) {
   const auto spec = list(ctx).at(k);
   const std::uint64_t n = n_max_or(ctx, 2048);
   ClaimPart part;
-  const auto p = make_pattern(spec, n_for(spec, n));
+  const auto p = pattern_at(ctx, spec, n_for(spec, n));
   if (!p.translation_invariant()) {
     part.not_applicable.push_back({spec, "not translation-invariant"});
     return part;

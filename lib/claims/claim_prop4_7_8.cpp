@@ -32,7 +32,7 @@ ClaimOutcome check47(const ClaimContext& ctx) {
     for (auto N : Ns) {
       CongestionOptions o;
       o.lp = N <= 6;  // the exact integer optimum on tiny copies
-      auto r = analyse_congestion(spec, N, o);
+      auto r = analyse_congestion(tree_of(ctx, spec), N, o);
       if (!r.copy_possible) continue;
       ++possible;
       ++instances;
@@ -88,7 +88,7 @@ ClaimOutcome check48(const ClaimContext& ctx) {
   std::uint64_t instances = 0;
   std::vector<ClaimSkip> na;
   for (const auto& spec : pats) {
-    if (!make_pattern(spec, n_for(spec, 64)).translation_invariant()) {
+    if (!pattern_at(ctx, spec, n_for(spec, 64)).translation_invariant()) {
       na.push_back({spec, "not translation-invariant"});
       continue;
     }
@@ -96,7 +96,7 @@ ClaimOutcome check48(const ClaimContext& ctx) {
     for (auto N : Ns) {
       CongestionOptions o;
       o.random = false;
-      auto r = analyse_congestion(spec, N, o);
+      auto r = analyse_congestion(tree_of(ctx, spec), N, o);
       if (!r.copy_possible || !r.translation_invariant) continue;
       ++possible;
       ++instances;

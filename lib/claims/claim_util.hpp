@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,29 +42,43 @@ inline std::uint64_t n_for(const PatternSpec& spec, std::uint64_t n) {
   return spec.has_matrix() ? 0 : n;
 }
 
-/// The asked spec without a trailing +cache (its base), parsed once: what a claim about the rounding of
-/// Def. 4.10 checks, building the base and cache_of(base) from the tree.
-inline PatternSpec uncached(const std::string& spec) {
-  PatternSpec t = parse_pattern_spec(spec, false);
-  if (t.kind == SpecKind::Cache) return t.parts.at(0);
-  return t;
+/// The parsed tree of `spec`, parsed once per run (ctx.specs, which claim_context sets): what a claim builds
+/// from at every n. An unknown pattern throws the parser's UsageError (the claim's ERROR).
+inline const PatternSpec& tree_of(const ClaimContext& ctx, const std::string& spec) {
+  if (!ctx.specs) throw std::logic_error("a claim's context has no parsed specs (claim_context sets them)");
+  return ctx.specs->tree(spec);
 }
 
-/// The same pattern? (spellings compared through the parsed spec; false when either does not parse)
-inline bool same_pattern(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  try {
-    return make_pattern(a, n_for(a, 64)).spec == make_pattern(b, n_for(b, 64)).spec;
-  } catch (const std::exception&) {
-    return false;
-  }
+/// The pattern `spec` at n, built from its parsed tree (tree_of).
+inline Pattern pattern_at(const ClaimContext& ctx, const std::string& spec, std::uint64_t n) {
+  return make_pattern(tree_of(ctx, spec), n);
+}
+
+/// The asked spec without a trailing +cache (its base): what a claim about the rounding of Def. 4.10
+/// checks, building the base and cache_of(base) from the tree.
+inline const PatternSpec& uncached(const PatternSpec& t) {
+  return t.kind == SpecKind::Cache ? t.parts.at(0) : t;
+}
+
+/// The asked pattern is the claim's own `own` (written as the claim writes it: no blanks around it, so its
+/// tree's text is `own` itself): the built pattern's spec (the tree's text) is `own`.
+inline bool same_pattern(const PatternSpec& asked, const std::string& own) {
+  return asked.text == own;
+}
+
+/// An asked pattern must parse and build (at n = 64, or from its files): an unknown pattern is a usage error
+/// (the claim's ERROR), not out of scope. Returns its tree.
+inline const PatternSpec& checked_tree(const ClaimContext& ctx, const std::string& spec) {
+  const PatternSpec& t = tree_of(ctx, spec);
+  make_pattern(t, n_for(spec, 64));
+  return t;
 }
 
 /// For a claim about no mixer pattern at all: every asked pattern (each must parse) is out of scope.
 inline std::vector<ClaimSkip> all_out_of_scope(const ClaimContext& ctx, const std::string& why) {
   std::vector<ClaimSkip> na;
   for (const auto& spec : ctx.patterns) {
-    make_pattern(spec, n_for(spec, 64));
+    checked_tree(ctx, spec);
     na.push_back({spec, why});
   }
   return na;
@@ -85,10 +100,10 @@ inline std::vector<std::string> fixed_patterns(const ClaimContext& ctx, const st
   if (ctx.patterns.empty()) return own;
   std::vector<std::string> keep;
   for (const auto& spec : ctx.patterns) {
-    make_pattern(spec, n_for(spec, 64));  // an unknown pattern is a usage error (ERROR), not out of scope
+    const PatternSpec& t = checked_tree(ctx, spec);
     bool found = false;
     for (const auto& o : own)
-      if (same_pattern(spec, o)) {
+      if (spec == o || same_pattern(t, o)) {
         keep.push_back(o);
         found = true;
         break;
