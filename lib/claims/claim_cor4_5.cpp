@@ -38,20 +38,18 @@ ClaimOutcome check(const ClaimContext& ctx) {
     if (d == 4 && first4 == 0) first4 = m;
   }
   if (do_sq && n > 58 && maxsq < 4) cex.add("sq1: 4 is never reached below n = " + std::to_string(n));
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(pats) + " profiles, every m < " + std::to_string(n);
-  o.worst = (do_pw ? "pow2 max delta " + std::to_string(maxpw) : std::string()) +
-            (do_pw && do_sq ? "; " : "") +
-            (do_sq ? "sq1 max delta " + std::to_string(maxsq) : std::string()) +
-            (first4 ? " (first 4 at m = " + std::to_string(first4) + ")" : std::string());
-  o.instances = (do_pw + do_sq) * n;
-  o.not_applicable = na;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "popcount and Lagrange's four-square bound are the references; the profiles come from the generic "
-      "coin-change computation";
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = join(pats) + " profiles, every m < " + std::to_string(n),
+       .worst = (do_pw ? "pow2 max delta " + std::to_string(maxpw) : std::string()) +
+                (do_pw && do_sq ? "; " : "") +
+                (do_sq ? "sq1 max delta " + std::to_string(maxsq) : std::string()) +
+                (first4 ? " (first 4 at m = " + std::to_string(first4) + ")" : std::string()),
+       .detail =
+           "popcount and Lagrange's four-square bound are the references; the profiles come from the generic "
+           "coin-change computation",
+       .instances = (do_pw + do_sq) * n,
+       .not_applicable = na});
 }
 
 ClaimRegistrar reg({"fagnou.cor4.5", "Fagnou et al., arXiv 2605.31367", "Cor. 4.5",

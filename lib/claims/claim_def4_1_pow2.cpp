@@ -13,12 +13,7 @@ namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
-  if (fixed_patterns(ctx, {"pow2"}, "the example is the 2^k pattern", na).empty()) {
-    ClaimOutcome o;
-    o.checked = "pow2 only";
-    o.not_applicable = na;
-    return o;
-  }
+  if (auto o = own_not_asked(ctx, "pow2", "the example is the 2^k pattern", "pow2 only", na)) return *o;
   const std::uint64_t n = std::min<std::uint64_t>(n_max_or(ctx, 1 << 16), 1 << 20);
   const Csr b = b_csr(pattern_at(ctx, "pow2", n));  // the library's pattern (Def. 4.1 with f(k) = 2^k)
   Counterexamples printed, corrected;

@@ -95,24 +95,22 @@ ClaimOutcome check(const ClaimContext& ctx) {
     if (!(e <= kMargin * bound))
       cex.add(where + ": max |difference| " + fmt_g(e) + " > 100 x bound " + fmt_g(bound));
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(done) + "; d = " + std::to_string(d) + ", fp64, mixgraph's solver on both sides";
-  o.worst = done.empty() ? "nothing compared"
-                         : "largest max |difference| " + fmt_g(worst) + " (" + worst_at + ", bound " +
-                               fmt_g(worst_bound) + "); every difference at least " + fmt_g(min_margin) +
-                               "x below its bound (tolerance: 100 x the bound)";
-  o.instances = done.size();
-  o.not_applicable = na;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "B from random_weights (seed 3), D and D' diagonal uniform in [-1, 1); tolerance: 100 x the a-priori "
-      "bound "
-      "e1 + e2 + 3 u (||y2|| + ||D|| ||x||), e = the forward-substitution bound of fagnou.eq1-eq2 for each "
-      "side "
-      "(m = A's plus B's reads per row, plus one rounding of A's values), u = 2^-53" +
-      (skipped.empty() ? "" : "; not applicable (A is not B's pattern plus the diagonal): " + join(skipped));
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = join(done) + "; d = " + std::to_string(d) + ", fp64, mixgraph's solver on both sides",
+       .worst = done.empty() ? "nothing compared"
+                             : "largest max |difference| " + fmt_g(worst) + " (" + worst_at + ", bound " +
+                                   fmt_g(worst_bound) + "); every difference at least " + fmt_g(min_margin) +
+                                   "x below its bound (tolerance: 100 x the bound)",
+       .detail =
+           "B from random_weights (seed 3), D and D' diagonal uniform in [-1, 1); tolerance: 100 "
+           "x the a-priori bound e1 + e2 + 3 u (||y2|| + ||D|| ||x||), e = the forward-substitution "
+           "bound of fagnou.eq1-eq2 for each side (m = A's plus B's reads per row, plus one "
+           "rounding of A's values), u = 2^-53" +
+           (skipped.empty() ? ""
+                            : "; not applicable (A is not B's pattern plus the diagonal): " + join(skipped)),
+       .instances = done.size(),
+       .not_applicable = na});
 }
 
 ClaimRegistrar reg(

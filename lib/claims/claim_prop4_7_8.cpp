@@ -63,20 +63,18 @@ ClaimOutcome check47(const ClaimContext& ctx) {
     if (!Ns.empty() && possible == 0)
       na.push_back({spec, "the copy task is impossible at every copy length N = " + join_numbers(Ns)});
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns)) +
-              " (integer optimum by GLPK for N <= 6)";
-  o.worst = tightest ? "smallest gap routing - bound = " + std::to_string(*tightest) + " at " + tight_at
-                     : "no routing compared";
-  o.instances = instances;
-  o.not_applicable = na;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "generalised form: C >= ceil(sum_i (d(i+N,i) + 1) / 2N), equal to ceil((d+1)/2) for translation-"
-      "invariant patterns; checked against every routing found (shift, random shortest, minmax) and the "
-      "exact optimum";
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns)) +
+                  " (integer optimum by GLPK for N <= 6)",
+       .worst = tightest ? "smallest gap routing - bound = " + std::to_string(*tightest) + " at " + tight_at
+                         : "no routing compared",
+       .detail =
+           "generalised form: C >= ceil(sum_i (d(i+N,i) + 1) / 2N), equal to ceil((d+1)/2) for translation-"
+           "invariant patterns; checked against every routing found (shift, random shortest, minmax) and the "
+           "exact optimum",
+       .instances = instances,
+       .not_applicable = na});
 }
 
 ClaimOutcome check48(const ClaimContext& ctx) {
@@ -120,17 +118,15 @@ ClaimOutcome check48(const ClaimContext& ctx) {
     if (!Ns.empty() && possible == 0)
       na.push_back({spec, "the copy task is impossible at every copy length N = " + join_numbers(Ns)});
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns));
-  o.instances = instances;
-  o.not_applicable = na;
-  o.worst = better.empty() ? "no routing beat the shift routing" : "routings below d: " + better;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "the shift routing has congestion exactly d, so C <= d; better routings than the shift exist where "
-      "listed under worst (e.g. 3^k, N = 777: d = 5, congestion 4)";
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns)),
+       .worst = better.empty() ? "no routing beat the shift routing" : "routings below d: " + better,
+       .detail = "the shift routing has congestion exactly d, so C <= d; better routings than the shift "
+                 "exist where "
+                 "listed under worst (e.g. 3^k, N = 777: d = 5, congestion 4)",
+       .instances = instances,
+       .not_applicable = na});
 }
 
 ClaimRegistrar reg47({"fagnou.prop4.7", "Fagnou et al., arXiv 2605.31367", "Prop. 4.7",

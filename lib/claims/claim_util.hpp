@@ -4,14 +4,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mixgraph/claims.hpp"
 #include "mixgraph/csr.hpp"
+#include "mixgraph/growth.hpp"
 #include "mixgraph/pattern.hpp"
 
 namespace mixgraph::claims {
@@ -113,6 +116,74 @@ inline std::vector<std::string> fixed_patterns(const ClaimContext& ctx, const st
   return keep;
 }
 
+/// For a claim about the Def. 4.10 rounding of offsets with f(0) = 1 (Prop. 4.12): calls
+/// fn(asked, base, f) for each of its patterns (the asked ones, else pow2, sq1, sq, fib, pow:3, window:3,
+/// offsets:1,5,6,20 and expr:k^3+1 when expressions are built in) whose base (the pattern without a trailing
+/// +cache) is translation-invariant, f its offsets f(k) < n; the others go to `na`. An unknown pattern throws
+/// (the claim's ERROR). Returns the patterns.
+template <class Fn>
+std::vector<std::string> for_each_rounded_base(const ClaimContext& ctx, std::uint64_t n,
+                                               std::vector<ClaimSkip>& na, Fn&& fn) {
+  std::vector<std::string> defaults = {"pow2", "sq1", "sq", "fib", "pow:3", "window:3", "offsets:1,5,6,20"};
+  if (expressions_built_in()) defaults.push_back("expr:k^3+1");
+  const auto pats = patterns_or(ctx, defaults);
+  for (const auto& asked : pats) {
+    const PatternSpec& base = uncached(tree_of(ctx, asked));
+    if (!make_pattern(base, n_for(base, 64)).translation_invariant()) {
+      na.push_back({asked, "not (the cache-efficient variant of) a translation-invariant pattern"});
+      continue;
+    }
+    fn(asked, base, f_values_for(base, n));
+  }
+  return pats;
+}
+
+/// For a claim about one fixed pattern `own`: when patterns are asked for and `own` is not among them, the
+/// outcome that marks each NOT APPLICABLE (`why`; `checked` says what the claim is about), to return at
+/// once; else nullopt, with the asked patterns other than `own` in `na` (as fixed_patterns).
+inline std::optional<ClaimOutcome> own_not_asked(const ClaimContext& ctx, const std::string& own,
+                                                 const std::string& why, const std::string& checked,
+                                                 std::vector<ClaimSkip>& na) {
+  if (!fixed_patterns(ctx, {own}, why, na).empty()) return std::nullopt;
+  ClaimOutcome o;
+  o.checked = checked;
+  o.not_applicable = na;
+  return o;
+}
+
+/// The value `table` gives `spec` (the first entry named so), else `otherwise`: per-pattern constants, e.g.
+/// the cost models of split claims.
+inline double value_for(const std::string& spec, std::initializer_list<std::pair<const char*, double>> table,
+                        double otherwise) {
+  for (const auto& [name, v] : table)
+    if (spec == name) return v;
+  return otherwise;
+}
+
+/// The statement of the guo.loglinear claims about the mask M^H: not about a mixer pattern.
+inline const char* const kAboutTheLoglinearMask =
+    "the statement is about the log-linear mask M^H, not a mixer pattern";
+
+/// The lengths a check runs at: those of `some` below `top` (in order), then `top`.
+inline std::vector<std::uint64_t> lengths_up_to(std::initializer_list<std::uint64_t> some,
+                                                std::uint64_t top) {
+  std::vector<std::uint64_t> v;
+  for (auto n : some)
+    if (n < top) v.push_back(n);
+  v.push_back(top);
+  return v;
+}
+
+/// Appends "LABEL fits CLASS[ (ambiguous)]SUFFIX" to `fits` ("; " between entries): the growth class of ys
+/// over xs (fit_growth; reported, never deciding). Nothing with fewer than 3 points.
+inline void add_growth_fit(std::string& fits, const std::string& label, const std::vector<double>& xs,
+                           const std::vector<double>& ys, const std::string& suffix = "") {
+  if (xs.size() < 3) return;
+  const auto fit = fit_growth(xs, ys);
+  fits += (fits.empty() ? "" : "; ") + label + " fits " + fit.best + (fit.ambiguous ? " (ambiguous)" : "") +
+          suffix;
+}
+
 /// u = 2^-53, the unit roundoff of fp64.
 constexpr double kUnitRoundoff = 1.1102230246251565e-16;
 
@@ -188,6 +259,28 @@ struct Counterexamples {
     return s;
   }
 };
+
+/// What a whole check found, in words and counts: the fields of its ClaimOutcome other than the verdict's.
+struct Findings {
+  std::string checked = {};
+  std::string worst = {};
+  std::string detail = {};
+  std::uint64_t instances = 0;
+  std::vector<ClaimSkip> not_applicable = {};
+};
+
+/// A whole check's outcome: its findings, with the counterexamples' text when there are any (the verdict is
+/// run_claims').
+inline ClaimOutcome outcome_of(const Counterexamples& cex, Findings f) {
+  ClaimOutcome o;
+  o.checked = std::move(f.checked);
+  o.worst = std::move(f.worst);
+  if (cex.any()) o.counterexample = cex.text();
+  o.detail = std::move(f.detail);
+  o.instances = f.instances;
+  o.not_applicable = std::move(f.not_applicable);
+  return o;
+}
 
 /// A merged part's counterexamples as Counterexamples::text gives them (nullopt when there are none).
 inline std::optional<std::string> counterexample_text(const ClaimPart& p) {
