@@ -396,6 +396,7 @@ TEST(PatternSpecCli, VerifyAndReportParseEachSpecOnce) {
             3},  // and pow2, cache-rank's contrast
            {"verify -p sq1 --claim fagnou.prop4.7 --claim fagnou.cor4.9 --n-max 64", 1},
            {"verify --claim fagnou.cache-chain -p ' sq1+cache' --format json", 1},
+           {"verify -p ' pow2 ' -p 'sq1 | pow2' --n-max 64", 2},  // the claims' own pow2: the asked one
            {"verify --claim fagnou.prop4.12 --claim fagnou.prop4.12.steps --n-max 256",
             7u + (mixgraph::expressions_built_in() ? 1u : 0u)}}) {
     SCOPED_TRACE(args);

@@ -151,6 +151,11 @@ TEST(Verify, ClaimSpecsKeepsEachSpecAndRefusesWhatDoesNotParse) {
   before = spec_parse_count();
   EXPECT_EQ(specs.tree("sq1").text, "sq1");
   EXPECT_EQ(spec_parse_count() - before, 0u);
+  before = spec_parse_count();  // a spec with blanks around it: kept under the spec trimmed too
+  EXPECT_EQ(specs.tree(" window:3 ").text, "window:3");
+  EXPECT_EQ(&specs.tree("window:3"), &specs.tree("window:3"));
+  EXPECT_EQ(specs.tree("window:3"), parse_pattern_spec("window:3"));
+  EXPECT_EQ(spec_parse_count() - before, 2u);  // its parse and the comparison's
   EXPECT_THROW(specs.tree("nosuchpattern"), UsageError);
   EXPECT_THROW(specs.tree("stack:pow2,ssm"), UsageError);  // single-layer patterns, as the claims build
 }

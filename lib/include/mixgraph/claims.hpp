@@ -19,8 +19,9 @@
 
 namespace mixgraph {
 
-/// The parsed pattern specs of one run of claims: each distinct spec (as written) parsed once, however many
-/// claims, instances and lengths build it; the claims build every n from these trees. Thread-safe.
+/// The parsed pattern specs of one run of claims: each distinct spec parsed once, however many claims,
+/// instances and lengths build it (a spec with blanks around it shares the parse of the spec trimmed); the
+/// claims build every n from these trees. Thread-safe.
 class ClaimSpecs {
  public:
   /// The tree of `spec`: parse_pattern_spec(spec, false) on its first use, kept after (a spec that does not
@@ -30,6 +31,9 @@ class ClaimSpecs {
   void add(const std::string& spec, PatternSpec tree);
 
  private:
+  /// Keeps `tree` under `spec` and under its text (unless kept already); the entry of `spec`.
+  std::map<std::string, PatternSpec>::iterator keep(const std::string& spec, PatternSpec tree);
+
   std::mutex mutex_;
   std::map<std::string, PatternSpec> trees_;  // node-based: references stay valid as trees are added
 };

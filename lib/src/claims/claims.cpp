@@ -20,13 +20,19 @@ std::map<std::string, Claim>& registry() {
 const PatternSpec& ClaimSpecs::tree(const std::string& spec) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = trees_.find(spec);
-  if (it == trees_.end()) it = trees_.emplace(spec, parse_pattern_spec(spec, false)).first;
+  if (it == trees_.end()) it = keep(spec, parse_pattern_spec(spec, false));
   return it->second;
 }
 
 void ClaimSpecs::add(const std::string& spec, PatternSpec tree) {
   std::lock_guard<std::mutex> lock(mutex_);
-  trees_.emplace(spec, std::move(tree));
+  keep(spec, std::move(tree));
+}
+
+std::map<std::string, PatternSpec>::iterator ClaimSpecs::keep(const std::string& spec, PatternSpec tree) {
+  // the tree's text (the spec trimmed) parses to the same tree, text included: kept under it too
+  if (tree.text != spec) trees_.emplace(tree.text, tree);
+  return trees_.emplace(spec, std::move(tree)).first;
 }
 
 ClaimRegistrar::ClaimRegistrar(Claim c) {
