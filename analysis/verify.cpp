@@ -1,6 +1,8 @@
 // mixgraph::analysis::verify (verify.hpp).
 #include "mixgraph/analysis/verify.hpp"
 
+#include <memory>
+
 #include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/pattern.hpp"
@@ -17,12 +19,14 @@ std::vector<std::string> verify_claim_ids(const VerifyQuery& q) {
 
 ClaimContext verify_context(const VerifyQuery& q) {
   // a pattern the user names must parse (exit 2 with the parser's message) before any claim runs; one that
-  // parses but is outside a claim's scope is that claim's NOT APPLICABLE, as the claims decide
+  // parses but is outside a claim's scope is that claim's NOT APPLICABLE, as the claims decide. The trees
+  // parsed here are the claims' (ctx.specs): every claim builds from them, with no second parse.
+  ClaimContext ctx;
+  ctx.specs = std::make_shared<ClaimSpecs>();
   for (const auto& spec : q.patterns) {
-    const PatternSpec tree = parse_pattern_spec(spec, false);
+    const PatternSpec& tree = ctx.specs->tree(spec);
     make_pattern(tree, tree.has_matrix() ? 0 : 64);
   }
-  ClaimContext ctx;
   ctx.patterns = q.patterns;
   ctx.threads = q.threads;
   if (!q.n_max.empty()) ctx.n_max = parse_count(q.n_max, "--n-max");

@@ -382,4 +382,48 @@ TEST(PatternSpecCli, ACommandParsesItsPatternOnce) {
   }
 }
 
+std::uint64_t parses_of(const mixgraph::test::CliResult& r) {
+  const std::string key = "mixgraph: pattern spec parses: ";
+  const auto at = r.err.rfind(key);
+  return at == std::string::npos ? ~0ull : std::stoull(r.err.substr(at + key.size()));
+}
+
+TEST(PatternSpecCli, VerifyAndReportParseEachSpecOnce) {
+  // the claims build every n, instance and claim from the parsed specs: each distinct spec parsed once
+  for (const auto& [args, parses] : std::vector<std::pair<std::string, std::uint64_t>>{
+           {"verify -p pow2 --n-max 64 --format json", 1},  // every claim, on the one asked pattern
+           {"verify -p pow2+cache -p sq1+cache --n-max 64 --format json",
+            3},  // and pow2, cache-rank's contrast
+           {"verify -p sq1 --claim fagnou.prop4.7 --claim fagnou.cor4.9 --n-max 64", 1},
+           {"verify --claim fagnou.cache-chain -p ' sq1+cache' --format json", 1},
+           {"verify -p ' pow2 ' -p 'sq1 | pow2' --n-max 64", 2},  // the claims' own pow2: the asked one
+           {"verify --claim fagnou.prop4.12 --claim fagnou.prop4.12.steps --n-max 256",
+            7u + (mixgraph::expressions_built_in() ? 1u : 0u)}}) {
+    SCOPED_TRACE(args);
+    const auto r = mixgraph::test::run_cli("--count-spec-parses " + args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(parses_of(r), parses) << r.err;
+  }
+  // every claim on its own patterns: the count does not grow with the lengths checked
+  const auto small = mixgraph::test::run_cli("--count-spec-parses verify --n-max 32 --format json");
+  const auto larger = mixgraph::test::run_cli("--count-spec-parses verify --n-max 64 --format json");
+  EXPECT_EQ(small.code, 0) << small.err;
+  EXPECT_EQ(parses_of(small), parses_of(larger));
+  // the report parses each pattern once, its "verify" section included
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("mixgraph_spec_report_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const auto rep =
+      mixgraph::test::run_cli("--count-spec-parses report -p pow2 -n 64 --progress never -o " + dir.string());
+  EXPECT_EQ(rep.code, 0) << rep.err;
+  EXPECT_EQ(parses_of(rep), 1u) << rep.err;
+  const auto two = mixgraph::test::run_cli(
+      "--count-spec-parses report -p sq1+cache -p ssm -n 32 --sections "
+      "verify,summary --progress never --force -o " +
+      dir.string());
+  EXPECT_EQ(two.code, 0) << two.err;
+  EXPECT_EQ(parses_of(two), 3u) << two.err;  // the two, and pow2 (cache-rank's contrast)
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
@@ -88,6 +89,75 @@ TEST(Verify, CacheClaimsParseEachAskedSpecOnce) {
     EXPECT_NE(r[0].outcome.verdict, "ERROR") << r[0].outcome.checked;
     EXPECT_EQ(mixgraph::spec_parse_count() - before, 2u);
   }
+}
+
+TEST(Verify, EveryClaimBuildsFromTheParsedSpecsOfItsRun) {
+  // asked patterns: every claim (those about other patterns, or about none, included) parses only them,
+  // each once, however many lengths and instances it builds
+  ClaimContext asked;
+  asked.patterns = {"pow2", "sq1+cache"};
+  asked.n_max = 64;
+  auto before = spec_parse_count();
+  auto r = run_claims({}, asked);
+  EXPECT_EQ(spec_parse_count() - before, 2u);
+  for (const auto& c : r) EXPECT_NE(c.outcome.verdict, "ERROR") << c.claim.id << ": " << *c.outcome.error;
+  // the claims' own patterns: a second run with the same parsed specs parses nothing, so no claim parses
+  // a spec outside them (at any n, in any instance); the first parsed each distinct spec once
+  ClaimContext own;
+  own.n_max = 64;
+  own.specs = std::make_shared<ClaimSpecs>();
+  before = spec_parse_count();
+  const auto first = run_claims({}, own);
+  const auto parsed = spec_parse_count() - before;
+  EXPECT_GT(parsed, 1u);
+  std::uint64_t one_by_one = 0;  // each claim alone: the specs two claims share are parsed once above
+  for (const auto& c : registered_claims()) {
+    ClaimContext alone = own;
+    alone.specs = nullptr;
+    before = spec_parse_count();
+    run_claims({c.id}, alone);
+    one_by_one += spec_parse_count() - before;
+  }
+  EXPECT_LT(parsed, one_by_one);
+  before = spec_parse_count();
+  const auto second = run_claims({}, own);
+  EXPECT_EQ(spec_parse_count() - before, 0u);
+  ASSERT_EQ(first.size(), second.size());
+  for (std::size_t k = 0; k < first.size(); ++k) {  // the same findings from the kept trees
+    EXPECT_EQ(first[k].outcome.verdict, second[k].outcome.verdict) << first[k].claim.id;
+    EXPECT_EQ(first[k].outcome.checked, second[k].outcome.checked) << first[k].claim.id;
+    EXPECT_EQ(first[k].outcome.worst, second[k].outcome.worst) << first[k].claim.id;
+  }
+  // the instances of a split claim share them too
+  for (const std::string id : {"fagnou.menger", "fagnou.prop4.4", "fagnou.cache-rank-bound"}) {
+    SCOPED_TRACE(id);
+    before = spec_parse_count();
+    const auto names = claim_instance_names(id, own);
+    (void)claim_instance_costs(id, own);
+    for (std::size_t i = 0; i < names.size(); ++i) (void)run_claim_instance(id, own, i);
+    EXPECT_EQ(spec_parse_count() - before, 0u);
+  }
+}
+
+TEST(Verify, ClaimSpecsKeepsEachSpecAndRefusesWhatDoesNotParse) {
+  ClaimSpecs specs;
+  auto before = spec_parse_count();
+  const PatternSpec& a = specs.tree("pow2|sink:4");
+  const PatternSpec& b = specs.tree("pow2|sink:4");
+  EXPECT_EQ(&a, &b);
+  EXPECT_EQ(a, parse_pattern_spec("pow2|sink:4"));
+  EXPECT_EQ(spec_parse_count() - before, 2u);  // its parse and the comparison's
+  specs.add("sq1", parse_pattern_spec("sq1"));
+  before = spec_parse_count();
+  EXPECT_EQ(specs.tree("sq1").text, "sq1");
+  EXPECT_EQ(spec_parse_count() - before, 0u);
+  before = spec_parse_count();  // a spec with blanks around it: kept under the spec trimmed too
+  EXPECT_EQ(specs.tree(" window:3 ").text, "window:3");
+  EXPECT_EQ(&specs.tree("window:3"), &specs.tree("window:3"));
+  EXPECT_EQ(specs.tree("window:3"), parse_pattern_spec("window:3"));
+  EXPECT_EQ(spec_parse_count() - before, 2u);  // its parse and the comparison's
+  EXPECT_THROW(specs.tree("nosuchpattern"), UsageError);
+  EXPECT_THROW(specs.tree("stack:pow2,ssm"), UsageError);  // single-layer patterns, as the claims build
 }
 
 TEST(Verify, UnknownClaimAndErrors) {

@@ -2,6 +2,7 @@
 // the report's n on the report's patterns (as `mixgraph verify -p P ... --n-max n`): a claim about other
 // patterns, or about no mixer pattern, is NOT APPLICABLE. A table with a one-line verdict per claim.
 #include <algorithm>
+#include <memory>
 
 #include "mixgraph/analysis/format.hpp"
 #include "mixgraph/analysis/report_section.hpp"
@@ -16,10 +17,16 @@ ClaimContext claim_context(const ReportParams& params) {
   ClaimContext cc;
   cc.n_max = std::max<std::uint64_t>(2, params.n);
   cc.threads = params.threads;
-  // The report's single-layer patterns (stacks are the "stacks" section's). With none, every claim runs on
-  // its own patterns, as `mixgraph verify` does.
-  for (const auto& spec : params.patterns)
-    if (!is_stack_spec(spec)) cc.patterns.push_back(spec);
+  // The report's single-layer patterns (stacks are the "stacks" section's), with the trees the report
+  // parsed: the claims build from them. With none, every claim runs on its own patterns, as `mixgraph
+  // verify` does.
+  cc.specs = std::make_shared<ClaimSpecs>();
+  for (std::size_t k = 0; k < params.patterns.size(); ++k) {
+    const std::string& spec = params.patterns[k];
+    if (is_stack_spec(spec)) continue;
+    cc.patterns.push_back(spec);
+    if (k < params.trees.size()) cc.specs->add(spec, params.trees[k]);
+  }
   return cc;
 }
 

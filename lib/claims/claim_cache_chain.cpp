@@ -2,7 +2,6 @@
 #include <cmath>
 
 #include "claim_util.hpp"
-#include "mixgraph/growth.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 
@@ -21,7 +20,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   std::uint64_t instances = 0;
   for (const auto& spec : pats) {
-    const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: every n builds the tree
+    const PatternSpec& tree = tree_of(ctx, spec);  // parsed once: every n builds the tree
     make_pattern(tree, n_for(tree, 64));  // an unknown pattern is a usage error (ERROR), not out of scope
     if (tree.kind != SpecKind::Cache) {
       na.push_back({spec, "not a cache-efficient pattern (no +cache)"});
@@ -59,22 +58,16 @@ ClaimOutcome check(const ClaimContext& ctx) {
       xs.push_back(static_cast<double>(n));
       ys.push_back(prof.max_cache);
     }
-    if (xs.size() < 3) continue;
-    const auto fit = fit_growth(xs, ys);
-    fits += (fits.empty() ? "" : "; ") + spec + ": max cache fits " + fit.best +
-            (fit.ambiguous ? " (ambiguous)" : "");
+    add_growth_fit(fits, spec + ": max cache", xs, ys);
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(pats) + "; every position, n = 16, 32, ..., " + std::to_string(nmax) + " (" +
-              std::to_string(instances) + " pattern lengths)";
-  o.worst = worst.empty() ? "chain held everywhere" : worst;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "growth fits (reported, never deciding): " + (fits.empty() ? "none (fewer than 3 lengths)" : fits);
-  o.instances = instances;
-  o.not_applicable = na;
-  return o;
+  return outcome_of(
+      cex, {.checked = join(pats) + "; every position, n = 16, 32, ..., " + std::to_string(nmax) + " (" +
+                       std::to_string(instances) + " pattern lengths)",
+            .worst = worst.empty() ? "chain held everywhere" : worst,
+            .detail = "growth fits (reported, never deciding): " +
+                      (fits.empty() ? "none (fewer than 3 lengths)" : fits),
+            .instances = instances,
+            .not_applicable = na});
 }
 
 ClaimRegistrar reg(

@@ -17,7 +17,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   const bool do_sq = std::find(pats.begin(), pats.end(), "sq1") != pats.end();
   Counterexamples cex;
   std::vector<std::uint32_t> pw;
-  if (do_pw) pw = distance_profile(make_pattern("pow2", n)).to_vector();
+  if (do_pw) pw = distance_profile(pattern_at(ctx, "pow2", n)).to_vector();
   if (ctx.perturb && do_pw) pw[n - 1] += 1;
   std::uint32_t maxpw = 0;
   for (std::uint64_t m = 0; do_pw && m < n; ++m) {
@@ -28,7 +28,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
     maxpw = std::max(maxpw, pw[m]);
   }
   std::vector<std::uint32_t> sq;
-  if (do_sq) sq = distance_profile(make_pattern("sq1", n)).to_vector();
+  if (do_sq) sq = distance_profile(pattern_at(ctx, "sq1", n)).to_vector();
   std::uint32_t maxsq = 0;
   std::uint64_t first4 = 0;
   for (std::uint64_t m = 0; do_sq && m < n; ++m) {
@@ -38,20 +38,18 @@ ClaimOutcome check(const ClaimContext& ctx) {
     if (d == 4 && first4 == 0) first4 = m;
   }
   if (do_sq && n > 58 && maxsq < 4) cex.add("sq1: 4 is never reached below n = " + std::to_string(n));
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(pats) + " profiles, every m < " + std::to_string(n);
-  o.worst = (do_pw ? "pow2 max delta " + std::to_string(maxpw) : std::string()) +
-            (do_pw && do_sq ? "; " : "") +
-            (do_sq ? "sq1 max delta " + std::to_string(maxsq) : std::string()) +
-            (first4 ? " (first 4 at m = " + std::to_string(first4) + ")" : std::string());
-  o.instances = (do_pw + do_sq) * n;
-  o.not_applicable = na;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "popcount and Lagrange's four-square bound are the references; the profiles come from the generic "
-      "coin-change computation";
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = join(pats) + " profiles, every m < " + std::to_string(n),
+       .worst = (do_pw ? "pow2 max delta " + std::to_string(maxpw) : std::string()) +
+                (do_pw && do_sq ? "; " : "") +
+                (do_sq ? "sq1 max delta " + std::to_string(maxsq) : std::string()) +
+                (first4 ? " (first 4 at m = " + std::to_string(first4) + ")" : std::string()),
+       .detail =
+           "popcount and Lagrange's four-square bound are the references; the profiles come from the generic "
+           "coin-change computation",
+       .instances = (do_pw + do_sq) * n,
+       .not_applicable = na});
 }
 
 ClaimRegistrar reg({"fagnou.cor4.5", "Fagnou et al., arXiv 2605.31367", "Cor. 4.5",

@@ -12,13 +12,8 @@ namespace {
 ClaimOutcome check(const ClaimContext& ctx) {
   const std::uint64_t n = n_max_or(ctx, 1 << 24);
   std::vector<ClaimSkip> na;
-  if (fixed_patterns(ctx, {"pow2"}, "the bound is stated for pow2 only", na).empty()) {
-    ClaimOutcome o;
-    o.checked = "pow2 only";
-    o.not_applicable = na;
-    return o;
-  }
-  auto prof = distance_profile(make_pattern("pow2", n)).to_vector();
+  if (auto o = own_not_asked(ctx, "pow2", "the bound is stated for pow2 only", "pow2 only", na)) return *o;
+  auto prof = distance_profile(pattern_at(ctx, "pow2", n)).to_vector();
   if (ctx.perturb) prof[n - 1] = 0;  // makes the corrected bound's tightness check below fail too
   Counterexamples printed, corrected;
   printed.keep = 8;

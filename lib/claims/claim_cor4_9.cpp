@@ -24,7 +24,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
     for (auto N : Ns) {
       CongestionOptions o;
       o.lp = N <= 7;  // the exact integer optimum on tiny copies (when GLPK is built in)
-      const auto r = analyse_congestion(spec, N, o);
+      const auto r = analyse_congestion(tree_of(ctx, spec), N, o);
       if (!r.copy_possible) continue;
       ++instances;
       // the proven lower bound (the integer optimum when it ran) and the best routing found

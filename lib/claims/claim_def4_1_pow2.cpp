@@ -13,14 +13,9 @@ namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
-  if (fixed_patterns(ctx, {"pow2"}, "the example is the 2^k pattern", na).empty()) {
-    ClaimOutcome o;
-    o.checked = "pow2 only";
-    o.not_applicable = na;
-    return o;
-  }
+  if (auto o = own_not_asked(ctx, "pow2", "the example is the 2^k pattern", "pow2 only", na)) return *o;
   const std::uint64_t n = std::min<std::uint64_t>(n_max_or(ctx, 1 << 16), 1 << 20);
-  const Csr b = b_csr(make_pattern("pow2", n));  // the library's pattern (Def. 4.1 with f(k) = 2^k)
+  const Csr b = b_csr(pattern_at(ctx, "pow2", n));  // the library's pattern (Def. 4.1 with f(k) = 2^k)
   Counterexamples printed, corrected;
   for (std::uint64_t i = 1; i <= n; ++i) {
     // as printed: i - 2^k for k = 0..floor(log2 i); corrected: k with 2^k < i, i.e. k <= ceil(log2 i) - 1

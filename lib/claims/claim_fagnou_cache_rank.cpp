@@ -10,11 +10,12 @@
 namespace mixgraph::claims {
 namespace {
 
-std::string contrast() {
+std::string contrast(const ClaimContext& ctx) {
   CutRankParams dp;
   dp.method = CutRankMethod::Both;
-  const auto a = cut_rank_profile(make_pattern("pow2", 256), dp);
-  const auto b = cut_rank_profile(make_pattern("pow2+cache", 256), dp);
+  const PatternSpec& pow2 = tree_of(ctx, "pow2");
+  const auto a = cut_rank_profile(make_pattern(pow2, 256), dp);
+  const auto b = cut_rank_profile(make_pattern(cache_of(pow2), 256), dp);  // pow2+cache
   std::uint32_t r128 = 0;
   for (std::size_t c = 0; c < a.cuts.size(); ++c)
     if (a.cuts[c] == 128) r128 = a.flow[c];
@@ -52,7 +53,7 @@ ClaimPart run(const ClaimContext& ctx, std::size_t i) {
   const auto pl = plan(ctx);
   ClaimPart part;
   if (i == pl.pats.size() * pl.ns.size()) {
-    part.note = contrast();
+    part.note = contrast(ctx);
     return part;
   }
   const auto& spec = pl.pats.at(i / pl.ns.size());
@@ -60,7 +61,7 @@ ClaimPart run(const ClaimContext& ctx, std::size_t i) {
   CutRankParams params;
   params.method = n <= 256 ? CutRankMethod::Both : CutRankMethod::Flow;  // flow = generic rank (Menger)
   params.cuts = all_cuts(static_cast<pos_t>(n));
-  auto prof = cut_rank_profile(make_pattern(spec, n), params);
+  auto prof = cut_rank_profile(pattern_at(ctx, spec, n), params);
   auto& r = prof.flow_done ? prof.flow : prof.numeric;
   if (ctx.perturb && !r.empty()) r[r.size() / 2] = 2 * prof.cache_at_cut[r.size() / 2] + 1;
   // exact numeric ranks never exceed the flow (Menger) rank; below it they are either file weights (not

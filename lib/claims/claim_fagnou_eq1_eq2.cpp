@@ -57,7 +57,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   if (nmax > n_dense) ns.push_back(nmax);
   std::uint64_t solves = 0;
   for (const auto& spec : pats) {
-    const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: every n builds the tree
+    const PatternSpec& tree = tree_of(ctx, spec);  // parsed once: every n builds the tree
     for (std::size_t t = 0; t < ns.size(); ++t) {
       const std::uint64_t n =
           spec == "dense" ? std::min<std::uint64_t>(ns[t], 4096) : ns[t];  // n^2/2 nonzeros
@@ -106,26 +106,22 @@ ClaimOutcome check(const ClaimContext& ctx) {
       }
     }
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked =
-      join(pats) + "; " + std::to_string(H) + " heads, d = " + std::to_string(d) +
-      ", fp64; n = " + std::to_string(n_dense) + " (with dense Eigen)" +
-      (nmax > n_dense ? " and n = " + std::to_string(nmax) + " (the dense pattern: at most 4096)" : "");
-  o.worst = "largest max |difference| " + fmt_g(worst) + " (" + worst_at + ", bound " + fmt_g(worst_bound) +
-            "); every difference at least " + fmt_g(min_margin) +
-            "x below its bound (tolerance: 100 x the bound)";
-  if (cex.any()) o.counterexample = cex.text();
-  o.instances = solves;
-  o.detail =
-      "tolerance: 100 x the a-priori bound of fp64 forward substitution, per pair e1 + e2 with e = k g "
-      "(||A|| "
-      "||x|| + "
-      "(1 + ||B||) k ||A|| ||x||) / (1 - k g (1 + ||B||)), k = 1 / (1 - ||B||), g = m u / (1 - m u), u = "
-      "2^-53, "
-      "infinity norms measured on the weights, m = the most products in a row (A's plus B's reads; 2n for "
-      "dense Eigen); weights random_weights (seeds 1, 2), x uniform in [-1, 1)";
-  return o;
+  return outcome_of(
+      cex,
+      {.checked =
+           join(pats) + "; " + std::to_string(H) + " heads, d = " + std::to_string(d) +
+           ", fp64; n = " + std::to_string(n_dense) + " (with dense Eigen)" +
+           (nmax > n_dense ? " and n = " + std::to_string(nmax) + " (the dense pattern: at most 4096)" : ""),
+       .worst = "largest max |difference| " + fmt_g(worst) + " (" + worst_at + ", bound " +
+                fmt_g(worst_bound) + "); every difference at least " + fmt_g(min_margin) +
+                "x below its bound (tolerance: 100 x the bound)",
+       .detail =
+           "tolerance: 100 x the a-priori bound of fp64 forward substitution, per pair e1 + e2 with e = k g "
+           "(||A|| ||x|| + (1 + ||B||) k ||A|| ||x||) / (1 - k g (1 + ||B||)), k = 1 / (1 - ||B||), g = m u "
+           "/ (1 - m u), u = 2^-53, infinity norms measured on the weights, m = the most products in a row "
+           "(A's plus B's reads; 2n for dense Eigen); weights random_weights (seeds 1, 2), x uniform in "
+           "[-1, 1)",
+       .instances = solves});
 }
 
 ClaimRegistrar reg(

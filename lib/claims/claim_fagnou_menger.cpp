@@ -22,9 +22,7 @@ Plan plan(const ClaimContext& ctx) {
   Plan pl;
   pl.pats = patterns_or(ctx, {"pow2", "sq1", "window:3", "ssm", "dense", "pow2+cache", "sq1+cache"});
   const std::uint64_t nmax = std::min<std::uint64_t>(n_max_or(ctx, kCap), kCap);
-  for (std::uint64_t n : {2ull, 17ull, 64ull, 100ull})
-    if (n < nmax) pl.ns.push_back(n);
-  pl.ns.push_back(nmax);
+  pl.ns = lengths_up_to({2, 17, 64, 100}, nmax);
   return pl;
 }
 
@@ -38,7 +36,7 @@ ClaimPart run(const ClaimContext& ctx, std::size_t i) {
   const auto& spec = pl.pats.at(i / pl.ns.size());
   const auto n = pl.ns[i % pl.ns.size()];
   ClaimPart part;
-  const auto p = make_pattern(spec, n_for(spec, n));
+  const auto p = pattern_at(ctx, spec, n_for(spec, n));
   const auto w = induced_weights(p, /*seed=*/1);
   if (!w.generic) {  // the same for every n of this pattern: said once, at its first n
     if (i % pl.ns.size() == 0)
@@ -94,11 +92,9 @@ double cost(const ClaimContext& ctx, std::size_t i) {
   const auto& spec = pl.pats[i / pl.ns.size()];
   const double x = static_cast<double>(pl.ns[i % pl.ns.size()]) / 384.0;
   if (spec == "dense") return 32.0 * std::pow(x, 4.2);
-  const double k = spec == "window:3"     ? 0.05
-                   : spec == "ssm"        ? 0.02
-                   : spec == "pow2+cache" ? 0.24
-                   : spec == "sq1+cache"  ? 0.46
-                                          : 3.7;  // others: as pow2 and sq1 (full cut ranks)
+  const double k =
+      value_for(spec, {{"window:3", 0.05}, {"ssm", 0.02}, {"pow2+cache", 0.24}, {"sq1+cache", 0.46}},
+                3.7);  // others: as pow2 and sq1 (full cut ranks)
   return k * std::pow(x, 3.3);
 }
 

@@ -33,7 +33,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   for (const auto& spec : pats) {
     const auto p =
-        make_pattern(spec, n_for(spec, spec == "dense" ? std::min<std::uint64_t>(nmax, 2048) : nmax));
+        pattern_at(ctx, spec, n_for(spec, spec == "dense" ? std::min<std::uint64_t>(nmax, 2048) : nmax));
     const std::uint64_t n = p.n;
     if (p.a_mode != AMode::Shared) {  // A = B D + D' needs A's pattern to be B's plus the diagonal
       skipped.push_back(spec);
@@ -95,24 +95,22 @@ ClaimOutcome check(const ClaimContext& ctx) {
     if (!(e <= kMargin * bound))
       cex.add(where + ": max |difference| " + fmt_g(e) + " > 100 x bound " + fmt_g(bound));
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(done) + "; d = " + std::to_string(d) + ", fp64, mixgraph's solver on both sides";
-  o.worst = done.empty() ? "nothing compared"
-                         : "largest max |difference| " + fmt_g(worst) + " (" + worst_at + ", bound " +
-                               fmt_g(worst_bound) + "); every difference at least " + fmt_g(min_margin) +
-                               "x below its bound (tolerance: 100 x the bound)";
-  o.instances = done.size();
-  o.not_applicable = na;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "B from random_weights (seed 3), D and D' diagonal uniform in [-1, 1); tolerance: 100 x the a-priori "
-      "bound "
-      "e1 + e2 + 3 u (||y2|| + ||D|| ||x||), e = the forward-substitution bound of fagnou.eq1-eq2 for each "
-      "side "
-      "(m = A's plus B's reads per row, plus one rounding of A's values), u = 2^-53" +
-      (skipped.empty() ? "" : "; not applicable (A is not B's pattern plus the diagonal): " + join(skipped));
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = join(done) + "; d = " + std::to_string(d) + ", fp64, mixgraph's solver on both sides",
+       .worst = done.empty() ? "nothing compared"
+                             : "largest max |difference| " + fmt_g(worst) + " (" + worst_at + ", bound " +
+                                   fmt_g(worst_bound) + "); every difference at least " + fmt_g(min_margin) +
+                                   "x below its bound (tolerance: 100 x the bound)",
+       .detail =
+           "B from random_weights (seed 3), D and D' diagonal uniform in [-1, 1); tolerance: 100 "
+           "x the a-priori bound e1 + e2 + 3 u (||y2|| + ||D|| ||x||), e = the forward-substitution "
+           "bound of fagnou.eq1-eq2 for each side (m = A's plus B's reads per row, plus one "
+           "rounding of A's values), u = 2^-53" +
+           (skipped.empty() ? ""
+                            : "; not applicable (A is not B's pattern plus the diagonal): " + join(skipped)),
+       .instances = done.size(),
+       .not_applicable = na});
 }
 
 ClaimRegistrar reg(
@@ -120,7 +118,8 @@ ClaimRegistrar reg(
      "Weight sharing: with A = B D + D' (D, D' diagonal), (I-B)^{-1}(B D + D') x = "
      "(I-B)^{-1}(D + D') x - D x, so a shared-pattern mixer reduces to a diagonal-A one (both sides in fp64 "
      "within 100 x the a-priori rounding-error bound of forward substitution, as in fagnou.eq1-eq2)",
-     "patterns whose A is B's pattern plus the diagonal; n = n-max (default 65536; dense 2048)", check, 1 << 16});
+     "patterns whose A is B's pattern plus the diagonal; n = n-max (default 65536; dense 2048)", check,
+     1 << 16});
 
 }  // namespace
 }  // namespace mixgraph::claims

@@ -81,7 +81,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   // Token mixers with H heads: W_ij = sum_h M_h(i, j) V_h has rank <= H.
   std::string mixer_ranks;
   for (const auto& spec : pats) {
-    const auto p = make_pattern(spec, n_mixer);
+    const auto p = pattern_at(ctx, spec, n_mixer);
     for (std::uint32_t H : {1u, 2u, 3u, 5u}) {
       std::vector<WeightedPattern> heads;
       std::vector<Eigen::MatrixXd> values;
@@ -109,23 +109,21 @@ ClaimOutcome check(const ClaimContext& ctx) {
       if (H == 5) mixer_ranks += (mixer_ranks.empty() ? "" : ", ") + spec + ": " + std::to_string(rank);
     }
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked =
-      "random stable SSMs (N, p, d) = (2,2,2), (4,3,3), (8,4,4), (12,2,8), (16,5,5), seeds 1-2, n = " +
-      std::to_string(n) + "; token mixers " + join(pats) +
-      " with H = 1, 2, 3, 5 heads, n = " + std::to_string(n_mixer) + ", p = d = 3";
-  o.worst = "H = k: largest relative residual " + fmt_g(worst_exact) +
-            "; H = k-1: smallest relative residual " + fmt_g(worst_gap) + " (" + gap_at + ")";
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail = "interaction ranks (seed 1): " + ks + "; rank of 5-head mixers (pd = 9): " + mixer_ranks +
-             "; k counts singular values above 100 f, f = u max(rows, cols) sigma_1 (the SVD's error "
-             "bound); H = k must leave <= sqrt(#rest) f, H = k-1 more than 100 f" +
-             (undecided.empty()
-                  ? std::string()
-                  : "; undecidable in fp64 (a singular value within 100x of f), skipped: " + join(undecided));
-  o.instances = instances;
-  return o;
+  return outcome_of(
+      cex,
+      {.checked =
+           "random stable SSMs (N, p, d) = (2,2,2), (4,3,3), (8,4,4), (12,2,8), (16,5,5), seeds 1-2, n = " +
+           std::to_string(n) + "; token mixers " + join(pats) +
+           " with H = 1, 2, 3, 5 heads, n = " + std::to_string(n_mixer) + ", p = d = 3",
+       .worst = "H = k: largest relative residual " + fmt_g(worst_exact) +
+                "; H = k-1: smallest relative residual " + fmt_g(worst_gap) + " (" + gap_at + ")",
+       .detail = "interaction ranks (seed 1): " + ks + "; rank of 5-head mixers (pd = 9): " + mixer_ranks +
+                 "; k counts singular values above 100 f, f = u max(rows, cols) sigma_1 (the SVD's error "
+                 "bound); H = k must leave <= sqrt(#rest) f, H = k-1 more than 100 f" +
+                 (undecided.empty() ? std::string()
+                                    : "; undecidable in fp64 (a singular value within 100x of f), skipped: " +
+                                          join(undecided)),
+       .instances = instances});
 }
 
 ClaimRegistrar reg(

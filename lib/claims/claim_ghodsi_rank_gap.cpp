@@ -53,19 +53,18 @@ ClaimOutcome check(const ClaimContext& ctx) {
     if (total > 0) max_rel_exact = std::max(max_rel_exact, e2 / total);
     if (e1 < min_err) min_err = e1, min_at = n;
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = "rotation SSM, n = 2..16, then powers of two up to " + std::to_string(nmax) + " (" +
-              std::to_string(ns.size()) + " lengths)";
-  o.worst =
-      "smallest single-head Frobenius error " + fmt_g(min_err) + " (n = " + std::to_string(min_at) + ")";
-  if (cex.any()) o.counterexample = cex.text();
-  o.instances = ns.size();
-  o.detail = "k = 2 at every n; two heads exact to relative " + fmt_g(max_rel_exact) + " (at most " +
-             fmt_g(max_bound_ratio) +
-             " x the SVD's error bound 2 f, f = u max(n, 4) sigma_1; tolerance 100 x the bound; Eckart-Young "
-             "residuals of the lag stack, interaction.hpp)";
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = "rotation SSM, n = 2..16, then powers of two up to " + std::to_string(nmax) + " (" +
+                  std::to_string(ns.size()) + " lengths)",
+       .worst =
+           "smallest single-head Frobenius error " + fmt_g(min_err) + " (n = " + std::to_string(min_at) + ")",
+       .detail =
+           "k = 2 at every n; two heads exact to relative " + fmt_g(max_rel_exact) + " (at most " +
+           fmt_g(max_bound_ratio) +
+           " x the SVD's error bound 2 f, f = u max(n, 4) sigma_1; tolerance 100 x the bound; Eckart-Young "
+           "residuals of the lag stack, interaction.hpp)",
+       .instances = ns.size()});
 }
 
 ClaimRegistrar reg(

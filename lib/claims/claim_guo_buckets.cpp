@@ -12,9 +12,7 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
-  if (auto na =
-          patterns_not_applicable(ctx, "the statement is about the log-linear mask M^H, not a mixer pattern"))
-    return *na;  // no pattern is in scope
+  if (auto na = patterns_not_applicable(ctx, kAboutTheLoglinearMask)) return *na;  // no pattern is in scope
   const std::uint64_t T = n_max_or(ctx, 131072);
   const std::uint64_t brute = std::min<std::uint64_t>(T, 2048);  // O(t) per query through loglinear_level
   Counterexamples cex;
@@ -71,22 +69,20 @@ ClaimOutcome check(const ClaimContext& ctx) {
     headline = "; at T = 131072: " + std::to_string(h.max_levels) + " non-empty buckets, the formula gives " +
                std::to_string(circ(131071.0));
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = "every query t < T = " + std::to_string(T) + " (distinct levels by brute force for t < " +
-              std::to_string(brute) + ")";
-  o.worst = "max non-empty buckets " + std::to_string(measured) +
-            " at query t = " + std::to_string(s.argmax_query) + " (T = " + std::to_string(T) + ")";
-  if (cex.any()) o.counterexample = cex.text();
-  o.instances = T;
-  o.detail = "the formula in circulation ceil(log2 t + 1) + 1 gives " +
-             (T > 1 ? std::to_string(circ(static_cast<double>(T - 1))) : std::string("-")) +
-             " at t = T - 1 = " + std::to_string(T - 1) + " and " +
-             std::to_string(circ(static_cast<double>(T))) + " at t = T = " + std::to_string(T) + ", vs " +
-             std::to_string(measured) + " non-empty buckets measured; level indices used: 0.." +
-             std::to_string(s.level_indices - 1) + " (" + std::to_string(s.level_indices) + " indices)" +
-             headline;
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = "every query t < T = " + std::to_string(T) + " (distinct levels by brute force for t < " +
+                  std::to_string(brute) + ")",
+       .worst = "max non-empty buckets " + std::to_string(measured) +
+                " at query t = " + std::to_string(s.argmax_query) + " (T = " + std::to_string(T) + ")",
+       .detail = "the formula in circulation ceil(log2 t + 1) + 1 gives " +
+                 (T > 1 ? std::to_string(circ(static_cast<double>(T - 1))) : std::string("-")) +
+                 " at t = T - 1 = " + std::to_string(T - 1) + " and " +
+                 std::to_string(circ(static_cast<double>(T))) + " at t = T = " + std::to_string(T) + ", vs " +
+                 std::to_string(measured) + " non-empty buckets measured; level indices used: 0.." +
+                 std::to_string(s.level_indices - 1) + " (" + std::to_string(s.level_indices) + " indices)" +
+                 headline,
+       .instances = T});
 }
 
 ClaimRegistrar reg({"guo.loglinear.buckets", "Guo et al., Log-Linear Attention", "Sec. 3 (Fenwick buckets)",

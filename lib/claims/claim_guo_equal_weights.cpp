@@ -14,10 +14,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
           patterns_not_applicable(ctx, "the statement is about log-linear attention, not a mixer pattern"))
     return *na;  // no pattern is in scope
   const std::uint64_t Tmax = std::min<std::uint64_t>(n_max_or(ctx, 2048), 4096);
-  std::vector<std::uint64_t> Ts;
-  for (std::uint64_t T : {1ull, 2ull, 3ull, 7ull, 64ull, 100ull, 333ull})
-    if (T < Tmax) Ts.push_back(T);
-  Ts.push_back(Tmax);
+  const auto Ts = lengths_up_to({1, 2, 3, 7, 64, 100, 333}, Tmax);
   // Integer data (q, k, v in -3..3, lambda in 1..4, d = 2): every sum is exact in int64, so the comparison
   // is exact (no tolerance).
   constexpr int d = 2;
@@ -69,16 +66,15 @@ ClaimOutcome check(const ClaimContext& ctx) {
       ++instances;
     }
   }
-  ClaimOutcome o;
   const std::string ts = join_numbers(Ts);
-  o.checked = "every query t < T, T = " + ts + "; integer q, k, v (d = 2) and weights, exact arithmetic";
-  o.worst = cex.any() ? std::to_string(cex.count) + " outputs differ" : "every output identical";
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "the buckets {s : level(t, s) = l} partition 0..t, so sum_l lambda_t q_t^T H_t^(l) = lambda_t q_t^T "
-      "sum_{s <= t} k_s v_s^T: linear attention with a per-query scale";
-  o.instances = instances;
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = "every query t < T, T = " + ts + "; integer q, k, v (d = 2) and weights, exact arithmetic",
+       .worst = cex.any() ? std::to_string(cex.count) + " outputs differ" : "every output identical",
+       .detail = "the buckets {s : level(t, s) = l} partition 0..t, so sum_l lambda_t q_t^T H_t^(l) = "
+                 "lambda_t q_t^T "
+                 "sum_{s <= t} k_s v_s^T: linear attention with a per-query scale",
+       .instances = instances});
 }
 
 ClaimRegistrar reg({"guo.loglinear.equal-weights", "Guo et al., Log-Linear Attention",

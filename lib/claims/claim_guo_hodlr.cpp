@@ -11,15 +11,10 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
-  if (auto na =
-          patterns_not_applicable(ctx, "the statement is about the log-linear mask M^H, not a mixer pattern"))
-    return *na;  // no pattern is in scope
+  if (auto na = patterns_not_applicable(ctx, kAboutTheLoglinearMask)) return *na;  // no pattern is in scope
   const std::uint64_t Tmax = n_max_or(ctx, 1 << 20);
   const std::uint64_t numeric_cap = std::min<std::uint64_t>(Tmax, 1024);
-  std::vector<std::uint64_t> numeric_T;
-  for (std::uint64_t T : {2ull, 7ull, 100ull, 333ull, 1000ull})
-    if (T < numeric_cap) numeric_T.push_back(T);
-  numeric_T.push_back(numeric_cap);
+  const auto numeric_T = lengths_up_to({2, 7, 100, 333, 1000}, numeric_cap);
   Counterexamples cex;
   std::uint32_t worst_rank = 0;
   std::string worst_at;
@@ -66,22 +61,21 @@ ClaimOutcome check(const ClaimContext& ctx) {
     if (!s.dyadic_blocks_rank_le_1)
       cex.add("T=" + std::to_string(T) + ": some dyadic block mixes levels (structural check)");
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
   const std::string ts = join_numbers(numeric_T), st = join_numbers(structural_T);
-  o.checked = "numeric ranks of every dyadic block at T = " + ts +
-              (st.empty() ? "" : "; structural (one level per block) at T = " + st);
-  o.worst = "largest numeric rank of a dyadic block " + std::to_string(worst_rank) + " (" + worst_at + ")";
-  if (cex.any()) o.counterexample = cex.text();
-  o.instances = blocks + structural_blocks;
-  o.detail = std::to_string(blocks) + " blocks factored numerically (column-pivoted QR), " +
-             std::to_string(structural_blocks) +
-             " checked structurally; rank-1 blocks left |R_22| / |R_11| <= " +
-             (largest_dropped >= 0 ? fmt_g(largest_dropped) : std::string("0 (none factored past R_11)")) +
-             ", the rounding bound 2 m u / (1 - m u) (m < T) is " + fmt_g(bound) +
-             ", the tolerance 100x it " + fmt_g(tol) +
-             (largest_dropped > 0 ? " (" + fmt_g(tol / largest_dropped) + " x the largest measured)" : "");
-  return o;
+  return outcome_of(
+      cex, {.checked = "numeric ranks of every dyadic block at T = " + ts +
+                       (st.empty() ? "" : "; structural (one level per block) at T = " + st),
+            .worst = "largest numeric rank of a dyadic block " + std::to_string(worst_rank) + " (" +
+                     worst_at + ")",
+            .detail =
+                std::to_string(blocks) + " blocks factored numerically (column-pivoted QR), " +
+                std::to_string(structural_blocks) +
+                " checked structurally; rank-1 blocks left |R_22| / |R_11| <= " +
+                (largest_dropped >= 0 ? fmt_g(largest_dropped) : std::string("0 (none factored past R_11)")) +
+                ", the rounding bound 2 m u / (1 - m u) (m < T) is " + fmt_g(bound) +
+                ", the tolerance 100x it " + fmt_g(tol) +
+                (largest_dropped > 0 ? " (" + fmt_g(tol / largest_dropped) + " x the largest measured)" : ""),
+            .instances = blocks + structural_blocks});
 }
 
 ClaimRegistrar reg({"guo.loglinear.hodlr", "Guo et al., Log-Linear Attention", "Sec. 3 (hierarchical matrix)",

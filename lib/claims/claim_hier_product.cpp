@@ -59,10 +59,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
           patterns_not_applicable(ctx, "the statement is about the masks' product, not a mixer pattern"))
     return *na;  // no pattern is in scope
   const std::uint64_t Tmax = std::min<std::uint64_t>(n_max_or(ctx, 256), 512);
-  std::vector<std::uint64_t> Ts;
-  for (std::uint64_t T : {2ull, 7ull, 64ull, 100ull})
-    if (T < Tmax) Ts.push_back(T);
-  Ts.push_back(Tmax);
+  const auto Ts = lengths_up_to({2, 7, 64, 100}, Tmax);
   Counterexamples cex;
   std::uint64_t blocks = 0;
   std::uint32_t worst = 0;
@@ -96,17 +93,15 @@ ClaimOutcome check(const ClaimContext& ctx) {
                   std::to_string(c0 + bs) + " has rank " + std::to_string(r));
       }
   }
-  ClaimOutcome o;
   const std::string ts = join_numbers(Ts);
-  o.checked = "every dyadic off-diagonal block at T = " + ts + " (" + std::to_string(blocks) +
-              " blocks), exact ranks over GF(2^61-1) with random a_t and lambda_t^(l)";
-  o.worst = "largest block rank " + std::to_string(worst);
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "a block of S is (A_t) (1/A_s): rank 1; of M^H one level: rank 1; the elementwise product of "
-      "rank-1 blocks has rank <= 1";
-  o.instances = blocks;
-  return o;
+  return outcome_of(
+      cex, {.checked = "every dyadic off-diagonal block at T = " + ts + " (" + std::to_string(blocks) +
+                       " blocks), exact ranks over GF(2^61-1) with random a_t and lambda_t^(l)",
+            .worst = "largest block rank " + std::to_string(worst),
+            .detail =
+                "a block of S is (A_t) (1/A_s): rank 1; of M^H one level: rank 1; the elementwise product of "
+                "rank-1 blocks has rank <= 1",
+            .instances = blocks});
 }
 
 ClaimRegistrar reg({"guo.loglinear.semiseparable-product", "Guo et al., Log-Linear Attention",

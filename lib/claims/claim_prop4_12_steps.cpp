@@ -10,73 +10,65 @@ namespace mixgraph::claims {
 namespace {
 
 ClaimOutcome check(const ClaimContext& ctx) {
-  std::vector<std::string> defaults = {"pow2", "sq1", "sq", "fib", "pow:3", "window:3", "offsets:1,5,6,20"};
-  if (expressions_built_in()) defaults.push_back("expr:k^3+1");
-  const auto pats = patterns_or(ctx, defaults);
   const std::uint64_t n = n_max_or(ctx, 1 << 15);
   Counterexamples cex;
   std::vector<ClaimSkip> na;
   std::vector<std::string> done, steps;
   std::uint64_t levels = 0, too_short = 0;
   bool first = true;
-  for (const auto& asked : pats) {
-    const PatternSpec base = uncached(asked);  // the one parse (an unknown pattern throws: ERROR)
-    const std::string& spec = base.text;
-    if (!make_pattern(base, n_for(base, 64)).translation_invariant()) {
-      na.push_back({asked, "not (the cache-efficient variant of) a translation-invariant pattern"});
-      continue;
-    }
-    const auto f = f_values_for(base, n);
-    if (f.empty() || f[0] != 1) {
-      na.push_back({asked, "f(0) > 1 (the recursion assumes f(0) = 1)"});
-      continue;
-    }
-    const auto p = closed_form_factors(f);                            // the recursion under test
-    const Csr rec = cache_efficient_reads(f, static_cast<pos_t>(n));  // Def. 4.10, independent of p_k
-    // g[k] = gcd of the (1-indexed) positions j read by some token i with i - j > f(k - 1); ok[k] = every
-    // such j is a multiple of p_k.
-    std::vector<std::uint64_t> g(f.size(), 0);
-    std::vector<bool> ok(f.size(), true);
-    for (pos_t i0 = 0; i0 < rec.n; ++i0)
-      for (pos_t j0 : rec.row(i0)) {
-        const std::uint64_t i = i0 + 1, j = j0 + 1, lag = i - j;
-        for (std::size_t k = 1; k < f.size() && lag > f[k - 1]; ++k) {
-          g[k] = std::gcd(g[k], j);
-          if (j % p[k] != 0) ok[k] = false;
+  for_each_rounded_base(
+      ctx, n, na,
+      [&](const std::string& asked, const PatternSpec& base, const std::vector<std::uint64_t>& f) {
+        const std::string& spec = base.text;
+        if (f.empty() || f[0] != 1) {
+          na.push_back({asked, "f(0) > 1 (the recursion assumes f(0) = 1)"});
+          return;
         }
-      }
-    std::string list = spec + ": p =";
-    for (std::size_t k = 0; k < p.size() && k < 10; ++k) list += (k ? ", " : " ") + std::to_string(p[k]);
-    steps.push_back(list + (p.size() > 10 ? ", ..." : ""));
-    for (std::size_t k = 1; k < f.size(); ++k) {
-      if (f[k] + p[k] > n) {  // token f(k) + p_k, which reads position p_k from f(k) behind, is beyond n
-        ++too_short;
-        continue;
-      }
-      ++levels;
-      std::uint64_t measured = g[k];
-      if (ctx.perturb && first) measured += 1;
-      first = false;
-      if (measured != p[k] || !ok[k])
-        cex.add(spec + " k = " + std::to_string(k) + ": the recursion gives p_k = " + std::to_string(p[k]) +
-                ", the positions read from more than f(k-1) = " + std::to_string(f[k - 1]) +
-                " behind have gcd " + std::to_string(measured) +
-                (ok[k] ? "" : " and are not all multiples of p_k"));
-    }
-    done.push_back(asked);
-  }
-  ClaimOutcome o;
-  o.checked = (done.empty() ? std::string("no pattern") : join(done)) +
-              "; every level k >= 1 with f(k) + p_k <= n" + ", n = " + std::to_string(n);
-  o.worst = cex.any() ? std::to_string(cex.count) + " levels differ"
-                      : std::to_string(levels) + " levels: measured spacing == p_k";
-  o.instances = levels;
-  o.not_applicable = na;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      join(steps, "; ") +
-      (too_short ? "; " + std::to_string(too_short) + " levels with f(k) + p_k > n not measurable" : "");
-  return o;
+        const auto p = closed_form_factors(f);                            // the recursion under test
+        const Csr rec = cache_efficient_reads(f, static_cast<pos_t>(n));  // Def. 4.10, independent of p_k
+        // g[k] = gcd of the (1-indexed) positions j read by some token i with i - j > f(k - 1); ok[k] = every
+        // such j is a multiple of p_k.
+        std::vector<std::uint64_t> g(f.size(), 0);
+        std::vector<bool> ok(f.size(), true);
+        for (pos_t i0 = 0; i0 < rec.n; ++i0)
+          for (pos_t j0 : rec.row(i0)) {
+            const std::uint64_t i = i0 + 1, j = j0 + 1, lag = i - j;
+            for (std::size_t k = 1; k < f.size() && lag > f[k - 1]; ++k) {
+              g[k] = std::gcd(g[k], j);
+              if (j % p[k] != 0) ok[k] = false;
+            }
+          }
+        std::string list = spec + ": p =";
+        for (std::size_t k = 0; k < p.size() && k < 10; ++k) list += (k ? ", " : " ") + std::to_string(p[k]);
+        steps.push_back(list + (p.size() > 10 ? ", ..." : ""));
+        for (std::size_t k = 1; k < f.size(); ++k) {
+          if (f[k] + p[k] > n) {  // token f(k) + p_k, which reads position p_k from f(k) behind, is beyond n
+            ++too_short;
+            continue;
+          }
+          ++levels;
+          std::uint64_t measured = g[k];
+          if (ctx.perturb && first) measured += 1;
+          first = false;
+          if (measured != p[k] || !ok[k])
+            cex.add(spec + " k = " + std::to_string(k) +
+                    ": the recursion gives p_k = " + std::to_string(p[k]) +
+                    ", the positions read from more than f(k-1) = " + std::to_string(f[k - 1]) +
+                    " behind have gcd " + std::to_string(measured) +
+                    (ok[k] ? "" : " and are not all multiples of p_k"));
+        }
+        done.push_back(asked);
+      });
+  return outcome_of(
+      cex, {.checked = (done.empty() ? std::string("no pattern") : join(done)) +
+                       "; every level k >= 1 with f(k) + p_k <= n" + ", n = " + std::to_string(n),
+            .worst = cex.any() ? std::to_string(cex.count) + " levels differ"
+                               : std::to_string(levels) + " levels: measured spacing == p_k",
+            .detail = join(steps, "; ") + (too_short ? "; " + std::to_string(too_short) +
+                                                           " levels with f(k) + p_k > n not measurable"
+                                                     : ""),
+            .instances = levels,
+            .not_applicable = na});
 }
 
 ClaimRegistrar reg(

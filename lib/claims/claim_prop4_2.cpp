@@ -2,7 +2,6 @@
 #include <cmath>
 
 #include "claim_util.hpp"
-#include "mixgraph/growth.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/profile.hpp"
 
@@ -28,7 +27,7 @@ ClaimOutcome check(const ClaimContext& ctx) {
   std::vector<ClaimSkip> na;
   std::uint64_t instances = 0;
   for (const auto& spec : pats) {
-    const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: every n builds the tree
+    const PatternSpec& tree = tree_of(ctx, spec);  // parsed once: every n builds the tree
     const std::uint64_t n = spec == "dense" ? std::min<std::uint64_t>(nmax, 4096) : nmax;
     const auto p = make_pattern(tree, n_for(tree, n));
     if (!p.translation_invariant()) {
@@ -57,21 +56,15 @@ ClaimOutcome check(const ClaimContext& ctx) {
       xs.push_back(static_cast<double>(m));
       ys.push_back(static_cast<double>(cache_profile(make_pattern(tree, m), {0, false}).total_decode_cost));
     }
-    if (xs.size() < 3) continue;
-    const auto fit = fit_growth(xs, ys);
-    fits += (fits.empty() ? "" : "; ") + spec + ": total work fits " + fit.best +
-            (fit.ambiguous ? " (ambiguous)" : "") + ", stated " + expected_class(spec);
+    add_growth_fit(fits, spec + ": total work", xs, ys, ", stated " + expected_class(spec));
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(pats) + "; every i in 1..n, n = " + std::to_string(nmax) +
-              " (dense: " + std::to_string(std::min<std::uint64_t>(nmax, 4096)) + ")";
-  o.worst = "largest decode cost " + std::to_string(worst_cost) + " (" + worst_at + ")";
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail = "paper's g(i) = max{k : f(k) < i} = decode cost - 1. " + fits;
-  o.instances = instances;
-  o.not_applicable = na;
-  return o;
+  return outcome_of(cex,
+                    {.checked = join(pats) + "; every i in 1..n, n = " + std::to_string(nmax) +
+                                " (dense: " + std::to_string(std::min<std::uint64_t>(nmax, 4096)) + ")",
+                     .worst = "largest decode cost " + std::to_string(worst_cost) + " (" + worst_at + ")",
+                     .detail = "paper's g(i) = max{k : f(k) < i} = decode cost - 1. " + fits,
+                     .instances = instances,
+                     .not_applicable = na});
 }
 
 ClaimRegistrar reg(

@@ -17,7 +17,7 @@ ClaimPart run(const ClaimContext& ctx, std::size_t k) {
   const auto spec = list(ctx).at(k);
   const std::uint64_t n = n_max_or(ctx, 2048);
   ClaimPart part;
-  const auto p = make_pattern(spec, n_for(spec, n));
+  const auto p = pattern_at(ctx, spec, n_for(spec, n));
   if (!p.translation_invariant()) {
     part.not_applicable.push_back({spec, "not translation-invariant"});
     return part;
@@ -65,12 +65,16 @@ ClaimOutcome finish(const ClaimContext& ctx, const ClaimPart& all) {
 double cost(const ClaimContext& ctx, std::size_t k) {
   const auto spec = list(ctx).at(k);
   const double x = static_cast<double>(n_max_or(ctx, 2048)) / 512.0;
-  const double c = spec == "ssm"                                                         ? 1.3
-                   : spec == "offsets:2"                                                 ? 0.66
-                   : spec == "window:3"                                                  ? 0.47
-                   : spec == "offsets:3,5"                                               ? 0.33
-                   : spec == "pow2" || spec == "sq1" || spec == "fib" || spec == "pow:3" ? 0.04
-                                                                                         : 0.5;
+  const double c = value_for(spec,
+                             {{"ssm", 1.3},
+                              {"offsets:2", 0.66},
+                              {"window:3", 0.47},
+                              {"offsets:3,5", 0.33},
+                              {"pow2", 0.04},
+                              {"sq1", 0.04},
+                              {"fib", 0.04},
+                              {"pow:3", 0.04}},
+                             0.5);
   return c * x * x;
 }
 

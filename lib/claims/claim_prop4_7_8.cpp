@@ -32,7 +32,7 @@ ClaimOutcome check47(const ClaimContext& ctx) {
     for (auto N : Ns) {
       CongestionOptions o;
       o.lp = N <= 6;  // the exact integer optimum on tiny copies
-      auto r = analyse_congestion(spec, N, o);
+      auto r = analyse_congestion(tree_of(ctx, spec), N, o);
       if (!r.copy_possible) continue;
       ++possible;
       ++instances;
@@ -63,20 +63,18 @@ ClaimOutcome check47(const ClaimContext& ctx) {
     if (!Ns.empty() && possible == 0)
       na.push_back({spec, "the copy task is impossible at every copy length N = " + join_numbers(Ns)});
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns)) +
-              " (integer optimum by GLPK for N <= 6)";
-  o.worst = tightest ? "smallest gap routing - bound = " + std::to_string(*tightest) + " at " + tight_at
-                     : "no routing compared";
-  o.instances = instances;
-  o.not_applicable = na;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "generalised form: C >= ceil(sum_i (d(i+N,i) + 1) / 2N), equal to ceil((d+1)/2) for translation-"
-      "invariant patterns; checked against every routing found (shift, random shortest, minmax) and the "
-      "exact optimum";
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns)) +
+                  " (integer optimum by GLPK for N <= 6)",
+       .worst = tightest ? "smallest gap routing - bound = " + std::to_string(*tightest) + " at " + tight_at
+                         : "no routing compared",
+       .detail =
+           "generalised form: C >= ceil(sum_i (d(i+N,i) + 1) / 2N), equal to ceil((d+1)/2) for translation-"
+           "invariant patterns; checked against every routing found (shift, random shortest, minmax) and the "
+           "exact optimum",
+       .instances = instances,
+       .not_applicable = na});
 }
 
 ClaimOutcome check48(const ClaimContext& ctx) {
@@ -88,7 +86,7 @@ ClaimOutcome check48(const ClaimContext& ctx) {
   std::uint64_t instances = 0;
   std::vector<ClaimSkip> na;
   for (const auto& spec : pats) {
-    if (!make_pattern(spec, n_for(spec, 64)).translation_invariant()) {
+    if (!pattern_at(ctx, spec, n_for(spec, 64)).translation_invariant()) {
       na.push_back({spec, "not translation-invariant"});
       continue;
     }
@@ -96,7 +94,7 @@ ClaimOutcome check48(const ClaimContext& ctx) {
     for (auto N : Ns) {
       CongestionOptions o;
       o.random = false;
-      auto r = analyse_congestion(spec, N, o);
+      auto r = analyse_congestion(tree_of(ctx, spec), N, o);
       if (!r.copy_possible || !r.translation_invariant) continue;
       ++possible;
       ++instances;
@@ -120,17 +118,15 @@ ClaimOutcome check48(const ClaimContext& ctx) {
     if (!Ns.empty() && possible == 0)
       na.push_back({spec, "the copy task is impossible at every copy length N = " + join_numbers(Ns)});
   }
-  ClaimOutcome o;
-  o.passed = !cex.any();
-  o.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns));
-  o.instances = instances;
-  o.not_applicable = na;
-  o.worst = better.empty() ? "no routing beat the shift routing" : "routings below d: " + better;
-  if (cex.any()) o.counterexample = cex.text();
-  o.detail =
-      "the shift routing has congestion exactly d, so C <= d; better routings than the shift exist where "
-      "listed under worst (e.g. 3^k, N = 777: d = 5, congestion 4)";
-  return o;
+  return outcome_of(
+      cex,
+      {.checked = join(pats) + "; copy lengths N = " + (Ns.empty() ? "none (n-max < 6)" : join_numbers(Ns)),
+       .worst = better.empty() ? "no routing beat the shift routing" : "routings below d: " + better,
+       .detail = "the shift routing has congestion exactly d, so C <= d; better routings than the shift "
+                 "exist where "
+                 "listed under worst (e.g. 3^k, N = 777: d = 5, congestion 4)",
+       .instances = instances,
+       .not_applicable = na});
 }
 
 ClaimRegistrar reg47({"fagnou.prop4.7", "Fagnou et al., arXiv 2605.31367", "Prop. 4.7",

@@ -234,8 +234,6 @@ def verify(claims=None, *, patterns=None, n_max=None, threads=0, mem_limit=None,
     ids = None if claims is None else _specs(claims)
     nm = _parse_n_max(n_max)
     pats = None if patterns is None else _specs(patterns)
-    for spec in pats or []:
-        _family(spec)  # a pattern asked for must parse before any claim runs (as the CLI)
     builtin_all = list(_core._claim_ids())
     if ids is None:
         order = builtin_all + [i for i in _REGISTRY if i not in builtin_all]
@@ -243,6 +241,14 @@ def verify(claims=None, *, patterns=None, n_max=None, threads=0, mem_limit=None,
         order = ids
     builtin = [i for i in order if i not in _REGISTRY]
     unknown = [i for i in builtin if i not in builtin_all]
+    # a pattern asked for must parse before any claim runs (as the CLI). The built-in claims run first and
+    # check each one (one parse, which their claims then build from); without them, or before another
+    # error, or for a stack (which the built-in check refuses), it is checked here.
+    from ._stack import is_stack
+
+    if not builtin or unknown or any(is_stack(s) for s in pats or []):
+        for spec in pats or []:
+            _family(spec)
     if unknown:
         raise _core.UsageError(f"unknown claim '{unknown[0]}'; registered claims: "
                                + ", ".join(builtin_all + [i for i in _REGISTRY if i not in builtin_all]))

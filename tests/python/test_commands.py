@@ -61,6 +61,28 @@ def test_verify_unknown_claim():
         mixgraph.verify("no-such-claim")
 
 
+def test_verify_and_report_parse_each_spec_once(tmp_path):
+    # the claims build every length and instance from the specs parsed once by the run (mixgraph._core
+    # counts the parses; docs/testing.md "Parse counts")
+    parses = mixgraph._core._spec_parse_count
+    before = parses()
+    r = mixgraph.verify(patterns=["pow2"], n_max=64)  # every claim, on the one asked pattern
+    assert parses() - before == 1
+    assert r.summary["errors"] == 0 and r.summary["passed"] > 0
+    before = parses()
+    mixgraph.verify("fagnou.cache-chain", patterns=["sq1+cache", "pow2+cache"], n_max=256)
+    assert parses() - before == 2
+    before = parses()
+    mixgraph.verify(n_max=32)  # every claim on its own patterns: each distinct spec once
+    own = parses() - before
+    before = parses()
+    mixgraph.verify(n_max=64)
+    assert parses() - before == own > 1  # the same specs at more lengths: no more parses
+    before = parses()
+    mixgraph.report(tmp_path / "rep", ["pow2"], 64)  # every section, "verify" included
+    assert parses() - before == 1
+
+
 def read_tree(d):
     """Every table and data file of a report directory (not the figures' pixels), by relative path."""
     out = {}

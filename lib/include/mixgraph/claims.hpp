@@ -8,14 +8,42 @@
 // lib/claims/ is an object library linked straight into the CLI and the tests, so every registrar runs.
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "mixgraph/pattern_spec.hpp"
+
 namespace mixgraph {
+
+/// The parsed pattern specs of one run of claims: each distinct spec parsed once, however many claims,
+/// instances and lengths build it (a spec with blanks around it shares the parse of the spec trimmed); the
+/// claims build every n from these trees. Thread-safe.
+class ClaimSpecs {
+ public:
+  /// The tree of `spec`: parse_pattern_spec(spec, false) on its first use, kept after (a spec that does not
+  /// parse throws that UsageError and is not kept). The reference lives as long as this object.
+  const PatternSpec& tree(const std::string& spec);
+  /// Keep a tree the caller has parsed from `spec` (a spec kept already keeps its tree).
+  void add(const std::string& spec, PatternSpec tree);
+
+ private:
+  /// Keeps `tree` under `spec` and under its text (unless kept already); the entry of `spec`.
+  std::map<std::string, PatternSpec>::iterator keep(const std::string& spec, PatternSpec tree);
+
+  std::mutex mutex_;
+  std::map<std::string, PatternSpec> trees_;  // node-based: references stay valid as trees are added
+};
 
 struct ClaimContext {
   std::vector<std::string> patterns;  ///< restrict to these patterns (empty: the claim's own defaults)
+  /// The parsed specs (the asked patterns and the claims' own), shared by the copies of this context: the
+  /// caller may fill it with the trees it parsed; unset, run_claims (and each single-claim entry point
+  /// below) makes one for its call.
+  std::shared_ptr<ClaimSpecs> specs;
   std::uint64_t n_max = 0;  ///< largest n to check (0: the claim's default; 1: an empty range, ERROR)
   int threads = 0;
   /// Test hook: corrupt the first measured value the check compares (e.g. +1), so tests can see that every
@@ -116,7 +144,8 @@ std::vector<Claim> registered_claims();
 /// An n_max above a claim's n_limit is clamped to it, noted at the end of `checked`.
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx);
 
-/// The context a claim's check sees: ctx with n_max clamped to the claim's n_limit.
+/// The context a claim's check sees: ctx with n_max clamped to the claim's n_limit, and `specs` (a new one
+/// when ctx has none).
 ClaimContext claim_context(const Claim& c, const ClaimContext& ctx);
 
 /// The instances of the claim `id` ({} when it does not split, or its instances cannot be listed: then it

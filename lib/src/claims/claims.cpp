@@ -17,6 +17,24 @@ std::map<std::string, Claim>& registry() {
 }
 }  // namespace
 
+const PatternSpec& ClaimSpecs::tree(const std::string& spec) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = trees_.find(spec);
+  if (it == trees_.end()) it = keep(spec, parse_pattern_spec(spec, false));
+  return it->second;
+}
+
+void ClaimSpecs::add(const std::string& spec, PatternSpec tree) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  keep(spec, std::move(tree));
+}
+
+std::map<std::string, PatternSpec>::iterator ClaimSpecs::keep(const std::string& spec, PatternSpec tree) {
+  // the tree's text (the spec trimmed) parses to the same tree, text included: kept under it too
+  if (tree.text != spec) trees_.emplace(tree.text, tree);
+  return trees_.emplace(spec, std::move(tree)).first;
+}
+
 ClaimRegistrar::ClaimRegistrar(Claim c) {
   auto id = c.id;
   registry().emplace(std::move(id), std::move(c));
@@ -138,10 +156,13 @@ ClaimPart merge_claim_parts(const std::vector<ClaimPart>& parts, std::size_t kee
 ClaimContext claim_context(const Claim& c, const ClaimContext& ctx) {
   ClaimContext cctx = ctx;
   if (c.n_limit != 0 && ctx.n_max > c.n_limit) cctx.n_max = c.n_limit;
+  if (!cctx.specs) cctx.specs = std::make_shared<ClaimSpecs>();
   return cctx;
 }
 
-std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx) {
+std::vector<ClaimResult> run_claims(const std::vector<std::string>& ids, const ClaimContext& ctx_in) {
+  ClaimContext ctx = ctx_in;  // one set of parsed specs for every claim of the call
+  if (!ctx.specs) ctx.specs = std::make_shared<ClaimSpecs>();
   std::vector<Claim> todo;
   if (ids.empty())
     todo = registered_claims();
@@ -168,11 +189,12 @@ std::vector<std::string> claim_instance_names(const std::string& id, const Claim
 }
 
 std::vector<double> claim_instance_costs(const std::string& id, const ClaimContext& ctx) {
-  const auto names = claim_instance_names(id, ctx);
   const Claim& c = find_claim(id);
+  const ClaimContext cctx = claim_context(c, ctx);  // one set of parsed specs for the list and the costs
+  const auto names = claim_instance_names(id, cctx);
   std::vector<double> costs;
   for (std::size_t i = 0; i < names.size(); ++i)
-    costs.push_back(c.instances->cost ? c.instances->cost(claim_context(c, ctx), i) : 1.0);
+    costs.push_back(c.instances->cost ? c.instances->cost(cctx, i) : 1.0);
   return costs;
 }
 

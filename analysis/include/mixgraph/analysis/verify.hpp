@@ -20,7 +20,8 @@ struct VerifyQuery {
 /// The claims to run, in order.
 std::vector<std::string> verify_claim_ids(const VerifyQuery& q);
 /// The claims' context after the checks: each pattern parses and builds (UsageError with the parser's
-/// message), n_max in 2..2^24.
+/// message), n_max in 2..2^24. Its `specs` keeps the parsed patterns (and, as the claims run, their own),
+/// so a run of claims with this context parses each distinct spec once.
 ClaimContext verify_context(const VerifyQuery& q);
 /// The verdict word of a result: PASSED, FAILED, NOT APPLICABLE or ERROR.
 std::string verify_status(const ClaimOutcome& o);
