@@ -109,63 +109,66 @@ bool is_pinned_host(const void* host) {
   return a.type == cudaMemoryTypeHost;
 }
 
+namespace {
+
+// Small copies and pinned host memory: one cudaMemcpyAsync, waited for. False: the copy is to be staged.
+bool copied_directly(void* dst, const void* src, std::size_t bytes, const void* host, cudaMemcpyKind kind,
+                     cudaStream_t st, const char* what) {
+  if (bytes >= kDirectBelow && !is_pinned_host(host)) return false;
+  check(cudaMemcpyAsync(dst, src, bytes, kind, st), what);
+  check(cudaStreamSynchronize(st), what);
+  return true;
+}
+
+// One staged copy: the staging slots (their mutex held for the copy), the copying team, the slots' events.
+struct StagedCopy {
+  const HostCopyOptions& o;
+  std::lock_guard<std::mutex> lk;
+  char* base;
+  int threads;
+  SlotEvents ev;
+  explicit StagedCopy(const HostCopyOptions& opt)
+      : o(opt), lk(staging().mu), base(slots_for(staging(), opt)), threads(team_size(opt)), ev(opt.slots) {}
+  int slot_of(std::size_t k) const { return int(k % std::size_t(o.slots)); }
+  char* buf(std::size_t k) const { return base + std::size_t(slot_of(k)) * o.chunk; }
+  std::size_t len(std::size_t k, std::size_t bytes) const { return std::min(o.chunk, bytes - k * o.chunk); }
+};
+
+}  // namespace
+
 void upload_staged(void* dev, const void* host, std::size_t bytes, cudaStream_t st,
                    const HostCopyOptions& o) {
-  if (!bytes) return;
-  if (bytes < kDirectBelow || is_pinned_host(host)) {
-    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, st), "upload");
-    check(cudaStreamSynchronize(st), "upload");
-    return;
-  }
-  Staging& s = staging();
-  const std::lock_guard<std::mutex> lk(s.mu);
-  char* base = slots_for(s, o);
-  const int threads = team_size(o);
-  SlotEvents ev(o.slots);
+  if (!bytes || copied_directly(dev, host, bytes, host, cudaMemcpyHostToDevice, st, "upload")) return;
+  StagedCopy c(o);
   const char* src = static_cast<const char*>(host);
   char* dst = static_cast<char*>(dev);
-  for (std::size_t off = 0, k = 0; off < bytes; off += o.chunk, ++k) {
-    const int slot = int(k % std::size_t(o.slots));
-    const std::size_t len = std::min(o.chunk, bytes - off);
-    char* buf = base + std::size_t(slot) * o.chunk;
-    ev.wait(slot);  // the slot's previous chunk is on the device
-    team_copy(buf, src + off, len, threads);
-    check(cudaMemcpyAsync(dst + off, buf, len, cudaMemcpyHostToDevice, st), "upload");
-    ev.record(slot, st);
+  const std::size_t chunks = (bytes + o.chunk - 1) / o.chunk;
+  for (std::size_t k = 0; k < chunks; ++k) {
+    c.ev.wait(c.slot_of(k));  // the slot's previous chunk is on the device
+    team_copy(c.buf(k), src + k * o.chunk, c.len(k, bytes), c.threads);
+    check(cudaMemcpyAsync(dst + k * o.chunk, c.buf(k), c.len(k, bytes), cudaMemcpyHostToDevice, st),
+          "upload");
+    c.ev.record(c.slot_of(k), st);
   }
-  for (int slot = 0; slot < o.slots; ++slot) ev.wait(slot);  // the slots are free for the next copy
+  for (int slot = 0; slot < o.slots; ++slot) c.ev.wait(slot);  // the slots are free for the next copy
 }
 
 void download_staged(void* host, const void* dev, std::size_t bytes, cudaStream_t st,
                      const HostCopyOptions& o) {
-  if (!bytes) return;
-  if (bytes < kDirectBelow || is_pinned_host(host)) {
-    check(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, st), "download");
-    check(cudaStreamSynchronize(st), "download");
-    return;
-  }
-  Staging& s = staging();
-  const std::lock_guard<std::mutex> lk(s.mu);
-  char* base = slots_for(s, o);
-  const int threads = team_size(o);
-  SlotEvents ev(o.slots);
+  if (!bytes || copied_directly(host, dev, bytes, host, cudaMemcpyDeviceToHost, st, "download")) return;
+  StagedCopy c(o);
   const char* src = static_cast<const char*>(dev);
   char* dst = static_cast<char*>(host);
   const std::size_t chunks = (bytes + o.chunk - 1) / o.chunk;
   auto queue = [&](std::size_t k) {  // chunk k onto the bus, into its slot
-    const int slot = int(k % std::size_t(o.slots));
-    const std::size_t off = k * o.chunk;
-    check(cudaMemcpyAsync(base + std::size_t(slot) * o.chunk, src + off, std::min(o.chunk, bytes - off),
-                          cudaMemcpyDeviceToHost, st),
+    check(cudaMemcpyAsync(c.buf(k), src + k * o.chunk, c.len(k, bytes), cudaMemcpyDeviceToHost, st),
           "download");
-    ev.record(slot, st);
+    c.ev.record(c.slot_of(k), st);
   };
   for (std::size_t k = 0; k < std::min(chunks, std::size_t(o.slots)); ++k) queue(k);
   for (std::size_t k = 0; k < chunks; ++k) {
-    const int slot = int(k % std::size_t(o.slots));
-    const std::size_t off = k * o.chunk;
-    ev.wait(slot);
-    team_copy(dst + off, base + std::size_t(slot) * o.chunk, std::min(o.chunk, bytes - off), threads);
+    c.ev.wait(c.slot_of(k));
+    team_copy(dst + k * o.chunk, c.buf(k), c.len(k, bytes), c.threads);
     if (k + std::size_t(o.slots) < chunks) queue(k + std::size_t(o.slots));
   }
 }
