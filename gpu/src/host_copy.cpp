@@ -44,7 +44,14 @@ struct SlotEvents {
   std::vector<cudaEvent_t> e;
   std::vector<bool> pending;
   explicit SlotEvents(int n) : e(std::size_t(n), nullptr), pending(std::size_t(n), false) {
-    for (auto& ev : e) check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+    for (auto& ev : e) {
+      const cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+      if (err == cudaSuccess) continue;
+      ev = nullptr;
+      for (auto& made : e)  // the destructor does not run for a half-made object
+        if (made) cudaEventDestroy(made);
+      check(err, "cudaEventCreate");
+    }
   }
   SlotEvents(const SlotEvents&) = delete;
   SlotEvents& operator=(const SlotEvents&) = delete;
@@ -55,7 +62,12 @@ struct SlotEvents {
     }
   }
   void record(int s, cudaStream_t st) {
-    check(cudaEventRecord(e[std::size_t(s)], st), "cudaEventRecord");
+    const cudaError_t err = cudaEventRecord(e[std::size_t(s)], st);
+    if (err != cudaSuccess) {
+      cudaStreamSynchronize(
+          st);  // the slot's chunk is queued: it must be off the bus before the slot is freed
+      check(err, "cudaEventRecord");
+    }
     pending[std::size_t(s)] = true;
   }
   void wait(int s) {
@@ -84,14 +96,18 @@ void team_copy(char* dst, const char* src, std::size_t bytes, int threads) {
   }
 }
 
-// The staging slots for o (made or remade as o asks), with s.mu held by the caller.
+// The staging slots for o (made or remade as o asks), with s.mu held by the caller; nullptr where no pinned
+// memory can be had (a locked-memory limit): the copy then goes through the driver's own staging.
 char* slots_for(Staging& s, const HostCopyOptions& o) {
   if (o.slots < 2 || o.chunk == 0 || o.chunk % 4096 != 0)
     throw std::string("staged copy: slots must be >= 2 and chunk a positive multiple of 4096");
   if (s.base && s.chunk == o.chunk && s.slots == o.slots) return s.base;
   s.free_slots();
   void* p = nullptr;
-  check(cudaHostAlloc(&p, o.chunk * std::size_t(o.slots), cudaHostAllocPortable), "cudaHostAlloc (staging)");
+  if (cudaHostAlloc(&p, o.chunk * std::size_t(o.slots), cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
   s.base = static_cast<char*>(p);
   s.chunk = o.chunk;
   s.slots = o.slots;
@@ -111,12 +127,18 @@ bool is_pinned_host(const void* host) {
 
 namespace {
 
-// Small copies and pinned host memory: one cudaMemcpyAsync, waited for. False: the copy is to be staged.
+// One cudaMemcpyAsync, waited for.
+void direct_copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t st,
+                 const char* what) {
+  check(cudaMemcpyAsync(dst, src, bytes, kind, st), what);
+  check(cudaStreamSynchronize(st), what);
+}
+
+// Small copies and pinned host memory go directly. False: the copy is to be staged.
 bool copied_directly(void* dst, const void* src, std::size_t bytes, const void* host, cudaMemcpyKind kind,
                      cudaStream_t st, const char* what) {
   if (bytes >= kDirectBelow && !is_pinned_host(host)) return false;
-  check(cudaMemcpyAsync(dst, src, bytes, kind, st), what);
-  check(cudaStreamSynchronize(st), what);
+  direct_copy(dst, src, bytes, kind, st, what);
   return true;
 }
 
@@ -140,6 +162,7 @@ void upload_staged(void* dev, const void* host, std::size_t bytes, cudaStream_t 
                    const HostCopyOptions& o) {
   if (!bytes || copied_directly(dev, host, bytes, host, cudaMemcpyHostToDevice, st, "upload")) return;
   StagedCopy c(o);
+  if (!c.base) return direct_copy(dev, host, bytes, cudaMemcpyHostToDevice, st, "upload");
   const char* src = static_cast<const char*>(host);
   char* dst = static_cast<char*>(dev);
   const std::size_t chunks = (bytes + o.chunk - 1) / o.chunk;
@@ -157,6 +180,7 @@ void download_staged(void* host, const void* dev, std::size_t bytes, cudaStream_
                      const HostCopyOptions& o) {
   if (!bytes || copied_directly(host, dev, bytes, host, cudaMemcpyDeviceToHost, st, "download")) return;
   StagedCopy c(o);
+  if (!c.base) return direct_copy(host, dev, bytes, cudaMemcpyDeviceToHost, st, "download");
   const char* src = static_cast<const char*>(dev);
   char* dst = static_cast<char*>(host);
   const std::size_t chunks = (bytes + o.chunk - 1) / o.chunk;

@@ -28,14 +28,14 @@ struct HostCopyOptions {
 /// Whether `host` lies in page-locked host memory that the device can copy directly.
 bool is_pinned_host(const void* host);
 
-/// host (bytes) -> dev, queued on st after the work already there. Returns once the host array has been
-/// read (its last chunk may still be on the bus: work queued on st after this call sees the data). Throws
-/// std::string on a CUDA error.
+/// host (bytes) -> dev, queued on st after the work already there. Returns once the copy is complete.
+/// Where the staging slots cannot be allocated (pinned memory is limited), the copy goes through plain
+/// cudaMemcpyAsync instead. Throws std::string on a CUDA error.
 void upload_staged(void* dev, const void* host, std::size_t bytes, cudaStream_t st,
                    const HostCopyOptions& o = {});
 
-/// dev (bytes) -> host, after the work already queued on st. Returns once the host array is written.
-/// Throws std::string on a CUDA error.
+/// dev (bytes) -> host, after the work already queued on st. Returns once the host array is written (the
+/// same fallback as upload_staged). Throws std::string on a CUDA error.
 void download_staged(void* host, const void* dev, std::size_t bytes, cudaStream_t st,
                      const HostCopyOptions& o = {});
 

@@ -136,8 +136,9 @@ struct SolveRun {
 /// chunks through pinned staging slots, the host copies of one chunk overlapping the bus transfer of the
 /// previous ones (pinned X or Y is copied directly). The device copies of X and Y and the call's other
 /// buffers come from solve_device's per-device cache (below), and the staging (4 x 16 MiB of pinned
-/// memory) is kept too: both are held for the next call until release_workspace(). Never throws; errors
-/// in note.
+/// memory) is kept too: both are held for the next call until release_workspace(). Like solve_device, it
+/// waits for a no-wait call's end on the device and reports the error such a call's kernels left. Never
+/// throws; errors in note.
 SolveRun solve(const SolveProblem& p, const void* x, void* y, const SolveOptions& options = {});
 
 /// Device in, device out: x_dev and y_dev are device pointers on the current CUDA device (row-major
