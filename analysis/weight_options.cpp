@@ -7,17 +7,21 @@
 
 namespace mixgraph::analysis {
 
-int heads_for_weights(const WeightFiles& f, int heads, std::size_t d) {
+WeightOptionNames python_weight_option_names() {
+  return {"gates", "heads", " = "};
+}
+
+int heads_for_weights(const WeightFiles& f, int heads, std::size_t d, const WeightOptionNames& names) {
   if (!f.gates.empty() || !f.input_gates.empty()) {  // per-channel gates: a head per column
     if (heads != 1 && std::size_t(heads) != d)
-      throw UsageError("--gates make every column its own head: --heads must be " + std::to_string(d) +
-                       " (X's columns) or left out");
-    if (d > 0x7fffffffULL) throw UsageError("--gates: too many columns");
+      throw UsageError(names.gates + " make every column its own head: " + names.heads + " must be " +
+                       std::to_string(d) + " (X's columns) or left out");
+    if (d > 0x7fffffffULL) throw UsageError(names.gates + ": too many columns");
     heads = static_cast<int>(d);
   }
   if (d % std::size_t(heads) != 0)
-    throw UsageError("X has " + std::to_string(d) + " columns, not a multiple of --heads " +
-                     std::to_string(heads));
+    throw UsageError("X has " + std::to_string(d) + " columns, not a multiple of " + names.heads +
+                     names.heads_value + std::to_string(heads));
   return heads;
 }
 

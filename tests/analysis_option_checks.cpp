@@ -12,8 +12,10 @@
 
 #include "mixgraph/analysis/cuts.hpp"
 #include "mixgraph/analysis/option_checks.hpp"
+#include "mixgraph/analysis/weight_options.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/sweep.hpp"
+#include "mixgraph/weight_files.hpp"
 
 using namespace mixgraph;
 
@@ -95,4 +97,41 @@ TEST(AnalysisOptionChecks, ThreadsFromZeroToTheLimit) {
   for (const long long t : {-1LL, 0LL, 1LL, 1024LL, 1025LL, 1LL << 40})
     EXPECT_EQ(analysis::threads_problem(t).empty(), t >= 0 && t <= analysis::kMaxThreads) << t;
   EXPECT_EQ(analysis::threads_problem(5000), "must be between 0 (all cores) and 1024 (got 5000)");
+}
+
+// heads_for_weights: the heads a solve has, against the rule written out here (without gates, any divisor of
+// d; with gates or input gates, d itself, --heads left out (1) or d), and each front end's names in its
+// words.
+TEST(AnalysisWeightOptions, HeadsFollowTheRuleAndNameEachFrontEndsOptions) {
+  const analysis::WeightOptionNames cli;
+  const analysis::WeightOptionNames py = analysis::python_weight_option_names();
+  for (const int gated : {0, 1, 2}) {
+    WeightFiles f;
+    if (gated == 1) f.gates = "g.npy";
+    if (gated == 2) f.input_gates = "u.npy";
+    for (std::size_t d = 1; d <= 12; ++d)
+      for (int heads = 1; heads <= 13; ++heads) {
+        const bool ok = gated ? (heads == 1 || std::size_t(heads) == d) : d % std::size_t(heads) == 0;
+        const int want = gated ? int(d) : heads;
+        for (const auto* names : {&cli, &py}) {
+          if (ok) {
+            EXPECT_EQ(analysis::heads_for_weights(f, heads, d, *names), want) << d << " " << heads;
+            continue;
+          }
+          try {
+            analysis::heads_for_weights(f, heads, d, *names);
+            ADD_FAILURE() << "accepted d = " << d << ", heads = " << heads << ", gated " << gated;
+          } catch (const UsageError& e) {
+            const std::string m = e.what();
+            const std::string expect =
+                gated ? names->gates + " make every column its own head: " + names->heads + " must be " +
+                            std::to_string(d) + " (X's columns) or left out"
+                      : "X has " + std::to_string(d) + " columns, not a multiple of " + names->heads +
+                            names->heads_value + std::to_string(heads);
+            EXPECT_EQ(m, expect);
+            EXPECT_EQ(m.find(names == &py ? "--" : "heads ="), std::string::npos) << m;
+          }
+        }
+      }
+  }
 }

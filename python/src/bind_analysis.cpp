@@ -169,7 +169,7 @@ pb::object validate(std::string pattern, std::string n, std::string backend, std
   ValidateOptions& vo = plan->options;
   const bool gated = !u.gates.is_none() || !u.input_gates.is_none();
   if (gated && heads == 0)
-    throw UsageError("--gates / --input-gates: give --heads D, the gates' columns (one head per channel)");
+    throw UsageError("gates / input_gates: give heads=D, the gates' columns (one head per channel)");
   const std::size_t dh = gated ? 1 : vo.d_h;
   const int h_count = user_weight_heads(u, vo.heads, std::size_t(vo.heads) * dh);
   check_memory(sat_mul(mixer_weights_bytes(p, h_count, 8), 3), c.mem_limit,

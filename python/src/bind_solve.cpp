@@ -7,12 +7,14 @@
 #include "dlpack_array.hpp"
 #include "interrupt.hpp"
 #include "mixer_cache.hpp"
+#include "mixgraph/analysis/weight_options.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/gpu.hpp"
 #include "mixgraph/memory.hpp"
 #include "mixgraph/mixer.hpp"
 #include "mixgraph/solve.hpp"
 #include "mixgraph/solve_backend.hpp"
+#include "mixgraph/weight_files.hpp"
 #include "solve_weights.hpp"
 
 namespace mixgraph::py {
@@ -241,16 +243,10 @@ pb::tuple solve_call(const pb::object& pat, const pb::object& x, int heads, std:
     return run<float>(h, xv, out, heads, seed, threads, lim, progress,
                       user_weights<float>(h->p, heads, seed, uw, lim));
   }
-  if (!gates.is_none() || !input_gates.is_none()) {  // every column its own head (the CLI's --gates)
-    if (heads != 1 && std::size_t(heads) != d)
-      throw UsageError("gates make every column its own head: heads must be " + std::to_string(d) +
-                       " (or left out)");
-    if (d > 0x7fffffffULL) throw UsageError("gates: too many columns");
-    heads = static_cast<int>(d);
-  }
-  if (d % std::size_t(heads) != 0)
-    throw UsageError("X has " + std::to_string(d) +
-                     " columns, not a multiple of heads = " + std::to_string(heads));
+  WeightFiles given;  // CUDA gates: every column its own head (the CLI's --gates), with Python's names
+  if (!gates.is_none()) given.gates = "gates";
+  if (!input_gates.is_none()) given.input_gates = "input_gates";
+  heads = analysis::heads_for_weights(given, heads, d, analysis::python_weight_option_names());
   const std::uint64_t lim = mem_limit_from(mem);
   if (xv.cuda) {
     // the device-pointer solve: X stays on its device and Y is written there

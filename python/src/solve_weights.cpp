@@ -94,7 +94,7 @@ std::string UserWeights::given_names() const {
 int user_weight_heads(const UserWeights& u, int heads, std::size_t d) {
   const WeightFiles f = presence(u);
   analysis::check_solve_attention(attention(u), f);
-  return analysis::heads_for_weights(f, heads, d);
+  return analysis::heads_for_weights(f, heads, d, analysis::python_weight_option_names());
 }
 
 template <class T>

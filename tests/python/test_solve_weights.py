@@ -206,6 +206,11 @@ def test_bad_weights(tmp_path, rng):
     ssm = mixgraph.Pattern("ssm", N)
     with pytest.raises(mixgraph.InputError, match="need \\(n, d\\)"):
         mixgraph.solve(ssm, x, gates=np.ones((N, 3)))
+    # the gates' heads rule in Python's own names (the CLI says --gates / --heads)
+    with pytest.raises(mixgraph.UsageError, match=r"^gates make every column its own head: heads must be 2 \(X's"):
+        mixgraph.solve(ssm, x, heads=3, gates=np.ones((N, 2)))
+    with pytest.raises(mixgraph.UsageError, match=r"^X has 2 columns, not a multiple of heads = 3$"):
+        mixgraph.solve(p, x, heads=3, weights_b=np.ones((3, 1)))
     with pytest.raises(mixgraph.UsageError, match="not both"):
         mixgraph.solve(ssm, x, gates=np.ones((N, 2)), weights_b=np.ones((2, 1)))
     with pytest.raises(mixgraph.UsageError, match="go together"):
