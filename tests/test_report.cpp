@@ -804,6 +804,28 @@ nlohmann::json row_of(const nlohmann::json& table, const std::string& pattern) {
 
 }  // namespace
 
+TEST(ReportSections, Table1SaysTooFewPointsWhereTheSweepHasOneN) {
+  // n = 16: the decode-cost sweep (powers of two up to n) has one point per pattern, too few for a growth
+  // fit; Table 1 gives the measured value and says so (never an empty "or" between two classes).
+  ReportRun r("--n 16 --pattern ssm --pattern pow2 --sections summary,profile --progress never");
+  ASSERT_EQ(r.rc, 0) << read_file(r.tmp / "stderr.txt");
+  const auto sweep = nlohmann::json::parse(read_file(r.dir + "/tables/sweep.json"));
+  const auto t1 = nlohmann::json::parse(read_file(r.dir + "/tables/table1.json"));
+  for (const char* spec : {"ssm", "pow2"}) {
+    SCOPED_TRACE(spec);
+    std::uint64_t points = 0, decode = 0, cache = 0;
+    for (const auto& row : sweep["rows"])
+      if (row["pattern"] == spec && row["max_decode_cost"].get<std::uint64_t>() > 0) {
+        ++points;
+        if (row["n"] == 16) decode = row["max_decode_cost"], cache = row["max_cache"];
+      }
+    ASSERT_EQ(points, 1u);
+    const std::string note = " (too few points to fit (" + std::to_string(points) + "))";
+    EXPECT_EQ(row_of(t1, spec)["time_per_token"], std::to_string(decode) + note);
+    EXPECT_EQ(row_of(t1, spec)["cache"], std::to_string(cache) + note);
+  }
+}
+
 TEST(ReportSections, DistancesAgreeWithAnIndependentBfsAndFillTable1) {
   const std::vector<std::string> specs = {"pow2",    "pow2+cache", "sq1+cache",
                                           "local:5", "attention",  "offsets:2,3"};
