@@ -17,6 +17,18 @@ inline std::vector<double> inputs(pos_t n, std::size_t d, std::uint64_t seed) {
   return x;
 }
 
+/// M = (I - B)^{-1} A of one head's weighted reads (WeightedPattern: A and B as CSR with values), dense n x
+/// n, by Eigen's unit-lower triangular solve (B reads only j < i).
+inline Eigen::MatrixXd dense_operator(const WeightedPattern& w, pos_t n) {
+  Eigen::MatrixXd IminusB = Eigen::MatrixXd::Identity(n, n), A = Eigen::MatrixXd::Zero(n, n);
+  for (pos_t i = 0; i < n; ++i) {
+    for (nnz_t e = w.a.ptr[i]; e < w.a.ptr[i + 1]; ++e) A(i, w.a.idx[e]) += w.a.val[e];
+    if (!w.b.ptr.empty())
+      for (nnz_t e = w.b.ptr[i]; e < w.b.ptr[i + 1]; ++e) IminusB(i, w.b.idx[e]) -= w.b.val[e];
+  }
+  return IminusB.triangularView<Eigen::UnitLower>().solve(A);
+}
+
 /// How the dense reference solves (I - B) Y = A X: through the explicit inverse (shares nothing with a
 /// triangular solver), or by Eigen's triangular solve (tighter rounding, for 1e-12 comparisons).
 enum class DenseSolve { Inverse, Triangular };

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dense_mixer.hpp"
 #include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/stack.hpp"
@@ -18,14 +19,7 @@ inline Eigen::MatrixXd dense_stack_product(const Stack& s, std::uint64_t seed) {
   const pos_t n = s.n;
   Eigen::MatrixXd M = Eigen::MatrixXd::Identity(n, n);
   for (std::size_t l = 0; l < s.depth(); ++l) {
-    const auto w = induced_weights(*s.layers[l], seed + l).w;
-    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n), B = Eigen::MatrixXd::Zero(n, n);
-    for (pos_t i = 0; i < n; ++i) {
-      for (nnz_t k = w.a.ptr[i]; k < w.a.ptr[i + 1]; ++k) A(i, w.a.idx[k]) = w.a.val[k];
-      for (nnz_t k = w.b.ptr[i]; k < w.b.ptr[i + 1]; ++k) B(i, w.b.idx[k]) = w.b.val[k];
-    }
-    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
-    M = (I - B).triangularView<Eigen::UnitLower>().solve(A) * M;
+    M = dense_operator(induced_weights(*s.layers[l], seed + l).w, n) * M;
   }
   return M;
 }

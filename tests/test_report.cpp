@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli_util.hpp"
+#include "dense_mixer.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/colormap.hpp"
 #include "mixgraph/congestion.hpp"
@@ -330,13 +331,7 @@ TEST(InducedOperator, MatchesDenseEigenTriangularSolve) {
     const Pattern p = make_pattern(spec, 70);
     const auto w = random_weights(p, 5);
     const int n = static_cast<int>(p.n);
-    Eigen::MatrixXd IminusB = Eigen::MatrixXd::Identity(n, n), A = Eigen::MatrixXd::Zero(n, n);
-    for (pos_t i = 0; i < p.n; ++i) {
-      for (std::size_t k = 0; k < w.a.row(i).size(); ++k) A(i, w.a.row(i)[k]) += w.a.row_values(i)[k];
-      if (!w.b.ptr.empty())
-        for (std::size_t k = 0; k < w.b.row(i).size(); ++k) IminusB(i, w.b.row(i)[k]) -= w.b.row_values(i)[k];
-    }
-    const Eigen::MatrixXd ref = IminusB.triangularView<Eigen::UnitLower>().solve(A);
+    const Eigen::MatrixXd ref = test::dense_operator(w, p.n);
     const Eigen::MatrixXd got = induced_operator_dense(p, 5);
     ASSERT_EQ(got.rows(), n);
     EXPECT_LT((got - ref).cwiseAbs().maxCoeff(), 1e-12) << spec;
@@ -999,13 +994,7 @@ TEST(ReportSections, CutRanksMatchADenseEigenRankAndTheCacheBound) {
     const Pattern p = make_pattern(spec, 40);
     const auto w = random_weights(p, 1);
     const int n = static_cast<int>(p.n);
-    Eigen::MatrixXd IminusB = Eigen::MatrixXd::Identity(n, n), A = Eigen::MatrixXd::Zero(n, n);
-    for (pos_t i = 0; i < p.n; ++i) {
-      for (std::size_t k = 0; k < w.a.row(i).size(); ++k) A(i, w.a.row(i)[k]) += w.a.row_values(i)[k];
-      if (!w.b.ptr.empty())
-        for (std::size_t k = 0; k < w.b.row(i).size(); ++k) IminusB(i, w.b.row(i)[k]) -= w.b.row_values(i)[k];
-    }
-    const Eigen::MatrixXd M = IminusB.triangularView<Eigen::UnitLower>().solve(A);
+    const Eigen::MatrixXd M = test::dense_operator(w, p.n);
     const auto prof = cache_profile(p, {});
     std::size_t cuts = 0, numeric = 0;
     std::uint32_t max_rank = 0;
