@@ -27,9 +27,8 @@ CongestionPlan congestion_plan(const CongestionQuery& q) {
                        " must be below 2^31 (the pattern has 2N tokens)");
     for (std::size_t k = 0; k < plan.trees.size(); ++k)
       if (!plan.trees[k].has_matrix())
-        check_memory(estimate_pattern_bytes(plan.trees[k], 2 * plan.ns.back(), false), q.mem_limit,
-                     "pattern " + q.patterns[k] +
-                         " at the sweep's largest 2N = " + std::to_string(2 * plan.ns.back()));
+        check_pattern_memory(plan.trees[k], 2 * plan.ns.back(), q.mem_limit, "pattern " + q.patterns[k],
+                             {.n_name = "the sweep's largest 2N"});
   } else if (!q.copy_length.empty()) {
     plan.ns = {parse_count(q.copy_length, "--copy-length")};
   } else {

@@ -37,9 +37,7 @@ void add_copy_and_rank(ojson& j, const CongestionResult& cong, std::uint32_t max
 
 ojson design(const std::string& spec, const GalleryQuery& q) {
   const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: estimate, build, copy task
-  check_memory(estimate_pattern_bytes(tree, q.n, false), q.mem_limit,
-               "pattern " + spec + " at n = " + std::to_string(q.n));
-  const Pattern p = make_pattern(tree, q.n);
+  const Pattern p = make_pattern_within(tree, q.n, q.mem_limit, "pattern " + spec);
   const auto prof = cache_profile(p, ProfileOptions{q.threads, false});  // totals only
 
   AllPairsOptions ap;

@@ -35,9 +35,7 @@ nlohmann::ordered_json head_distance_rows(const Pattern& p, int threads, std::ui
   for (std::size_t k = 0; k < p.heads.size(); ++k) {
     const std::string& spec = p.heads[k];
     const PatternSpec& tree = p.tree.parts.at(k);  // the head's tree: estimated and built without a parse
-    check_memory(estimate_pattern_bytes(tree, p.n, false), mem_limit,
-                 "head " + spec + " at n = " + std::to_string(p.n));
-    const Pattern h = make_pattern(tree, p.n);
+    const Pattern h = make_pattern_within(tree, p.n, mem_limit, "head " + spec);
     DistanceRouteRequest q = request;
     q.pattern_text = "head " + spec;
     const DistanceRouteChoice route = choose_distance_route(h, q);  // the command's route, for the head

@@ -19,15 +19,13 @@ std::vector<std::uint64_t> pattern_sweep_ns(const PatternSweepQuery& q, const Pa
   if (spec.has_matrix()) throw UsageError("--sweep does not apply to mtx: patterns (their n is fixed)");
   const auto ns = parse_sweep(q.sweep);
   // the largest n first: a sweep that cannot finish is refused before any work
-  check_memory(estimate_pattern_bytes(spec, ns.back(), false), q.mem_limit,
-               "pattern " + q.pattern + " at the sweep's largest n = " + std::to_string(ns.back()));
+  check_pattern_memory(spec, ns.back(), q.mem_limit, "pattern " + q.pattern,
+                       {.n_name = "the sweep's largest n"});
   return ns;
 }
 
 PatternSweepPoint pattern_sweep_point(const PatternSweepQuery& q, const PatternSpec& spec, std::uint64_t n) {
-  check_memory(estimate_pattern_bytes(spec, n, false), q.mem_limit,
-               "pattern " + q.pattern + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(spec, n);
+  const Pattern p = make_pattern_within(spec, n, q.mem_limit, "pattern " + q.pattern);
   const PatternProfile prof = cache_profile(p, ProfileOptions{q.threads, false});  // totals only
   PatternSweepPoint pt;
   pt.n = p.n;

@@ -19,9 +19,8 @@ ValidatePlan validate_plan(const ValidateQuery& q) {
     throw UsageError("--n is required (the number of tokens)");
   if (!is_mtx && n < 1) throw UsageError("--n must be >= 1");
   if (n > (1ULL << 22)) throw UsageError("--n: validate runs reference solves; use n <= 4194304 (2^22)");
-  check_memory(estimate_pattern_bytes(spec, n, false) * 6, q.mem_limit,
-               "validate " + q.pattern + " at n = " + std::to_string(n));
-  ValidatePlan plan{be, make_pattern(spec, n), {}};
+  ValidatePlan plan{
+      be, make_pattern_within(spec, n, q.mem_limit, "validate " + q.pattern, {.copies = 6}), {}};
   plan.options.threads = q.threads;
   plan.options.seed = q.seed;
   if (q.heads < 0) throw UsageError("--heads must be >= 1");

@@ -361,6 +361,42 @@ TEST(PatternSpec, TheTreeEntryPointsDoNotParseAgain) {
   EXPECT_EQ(count() - before, 1u);
 }
 
+// The guarded build: the budget is copies x the estimate + extra bytes, checked before the build. A limit of
+// exactly the budget builds (the same pattern as make_pattern); one byte less refuses with check_memory's
+// message for "<label> at <n_name> = <n>", computed here by calling check_memory directly.
+TEST(PatternSpec, GuardedBuildChecksTheBudgetThenBuilds) {
+  for (const char* text : {"pow2", "sq1+cache", "window:5|ssm@B", "heads:pow2;local:3"}) {
+    SCOPED_TRACE(text);
+    const PatternSpec s = parse_pattern_spec(text);
+    const std::uint64_t n = 300;
+    for (const PatternBudget& b : {PatternBudget{}, PatternBudget{.per_position = true, .copies = 3},
+                                   PatternBudget{.copies = 6, .extra_bytes = 12345, .n_name = "2N"}}) {
+      const std::uint64_t budget = estimate_pattern_bytes(s, n, b.per_position) * b.copies + b.extra_bytes;
+      const Pattern built = make_pattern_within(s, n, budget, "label " + std::string(text), b);
+      const Pattern ref = make_pattern(text, n);
+      EXPECT_EQ(built.spec, ref.spec);
+      EXPECT_EQ(built.b.idx, ref.b.idx);
+      EXPECT_EQ(built.a.idx, ref.a.idx);
+      EXPECT_EQ(built.b.ptr, ref.b.ptr);
+      std::string want;
+      try {
+        check_memory(budget, budget - 1, "label " + std::string(text) + " at " + b.n_name + " = 300");
+      } catch (const MemoryRefused& e) {
+        want = e.what();
+      }
+      ASSERT_FALSE(want.empty());
+      try {
+        make_pattern_within(s, n, budget - 1, "label " + std::string(text), b);
+        ADD_FAILURE() << "built over its budget";
+      } catch (const MemoryRefused& e) {
+        EXPECT_EQ(std::string(e.what()), want);
+      }
+      EXPECT_THROW(check_pattern_memory(s, n, budget - 1, "x", b), MemoryRefused);
+      EXPECT_NO_THROW(check_pattern_memory(s, n, budget, "x", b));
+    }
+  }
+}
+
 TEST(PatternSpecCli, ACommandParsesItsPatternOnce) {
   for (const std::string args :
        {"pattern -p 'pow2|sink:4' -n 64 --mem-limit 1G --format json",

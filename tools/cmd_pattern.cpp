@@ -53,9 +53,9 @@ struct Run {
 
 /// The spec parsed once: the estimate and the build take the tree.
 Run analyse(const PatternOptions& o, const PatternSpec& spec, std::uint64_t n, bool per_position) {
-  check_memory(estimate_pattern_bytes(spec, n, per_position), o.common.mem_limit_bytes(),
-               "pattern " + o.pattern + " at n = " + std::to_string(n));
-  Run r{make_pattern(spec, n), {}};
+  Run r{make_pattern_within(spec, n, o.common.mem_limit_bytes(), "pattern " + o.pattern,
+                            {.per_position = per_position}),
+        {}};
   ProfileOptions po;
   po.threads = o.common.threads;
   po.per_position = per_position;

@@ -232,9 +232,8 @@ int run_solve(const SolveCliOptions& o) {
   const std::size_t es = fp64 ? 8 : 4;
   // X, Y and a working copy (n x d each), in checked arithmetic: n * d may not fit in 64 bits.
   const std::uint64_t xy_bytes = sat_mul(sat_mul(n, d), es * 3);
-  check_memory(sat_add(estimate_pattern_bytes(spec, n, false), xy_bytes), o.common.mem_limit_bytes(),
-               "solve " + o.pattern + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(spec, n);
+  const Pattern p = make_pattern_within(spec, n, o.common.mem_limit_bytes(), "solve " + o.pattern,
+                                        {.extra_bytes = xy_bytes});
   if (!o.input.empty() && in.rows != p.n)
     throw InputError(o.input + ": X has " + std::to_string(in.rows) +
                      " rows but the pattern has n = " + std::to_string(p.n));

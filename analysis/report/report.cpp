@@ -202,9 +202,7 @@ ReportResult run_report(const ReportQuery& o) {
     const bool is_mtx = tree.is_matrix();
     const std::uint64_t n = is_mtx && !n_given ? 0 : params.n;
     step(runs.size(), spec + ": pattern and cache profile");
-    if (!is_mtx)
-      check_memory(estimate_pattern_bytes(tree, n, true), params.mem_limit,
-                   "pattern " + spec + " at n = " + std::to_string(n));
+    if (!is_mtx) check_pattern_memory(tree, n, params.mem_limit, "pattern " + spec, {.per_position = true});
     PatternRun r;
     r.spec = spec;
     r.tree = tree;

@@ -96,9 +96,7 @@ void run_profile(ReportContext& ctx) {
         if (m == r.pattern.n) {
           pr = r.profile;  // the run's own n: already computed (building it again would double the memory)
         } else {
-          check_memory(estimate_pattern_bytes(r.tree, m, false), ctx.params.mem_limit,
-                       r.spec + " at n = " + nstr(m));
-          const Pattern pm = make_pattern(r.tree, m);
+          const Pattern pm = make_pattern_within(r.tree, m, ctx.params.mem_limit, r.spec);
           pr = cache_profile(pm, ProfileOptions{ctx.params.threads, false});  // totals only
         }
         sweep.add({Cell::text(r.spec), u64(m), u64(pr.nnz_b), u64(pr.total_decode_cost),

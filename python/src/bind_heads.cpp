@@ -19,9 +19,7 @@ pb::object head_rows(const std::string& kind, const std::string& spec, std::uint
   auto rows = std::make_shared<nlohmann::ordered_json>();
   run_analysis(0, 0, pb::none(), -1, [kind, spec, n, cuts, rows](Job&) {
     const PatternSpec tree = parse_pattern_spec(spec, false);
-    check_memory(estimate_pattern_bytes(tree, n, true), 0,
-                 "pattern " + spec + " at n = " + std::to_string(n));
-    const Pattern p = make_pattern(tree, n);
+    const Pattern p = make_pattern_within(tree, n, 0, "pattern " + spec, {.per_position = true});
     DistanceRouteRequest request;  // `mixgraph distances --summary`'s request for the heads, in its words
     request.all_pairs_words = "add --all-pairs";
     request.one_row_words = "--source j / --target i";

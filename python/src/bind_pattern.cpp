@@ -94,8 +94,7 @@ PatternPtr make_holder(const pb::object& spec_obj, const pb::object& n_obj, cons
   const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: estimate and build take it
   const std::uint64_t n = n_from(n_obj, tree);
   if (!tree.has_matrix()) validate_n(n);
-  check_memory(estimate_pattern_bytes(tree, n, true), mem_limit_from(mem),
-               "pattern " + spec + " at n = " + std::to_string(n));
+  check_pattern_memory(tree, n, mem_limit_from(mem), "pattern " + spec, {.per_position = true});
   auto h = std::make_shared<PatternHolder>();
   auto parsed = std::make_shared<const PatternSpec>(tree);  // the work may outlive this call (Ctrl-C)
   run_cancellable(

@@ -76,6 +76,11 @@ Pattern make_pattern(const std::string& spec, std::uint64_t n);
 /// A Stack tree is refused (UsageError: make_stack builds it).
 Pattern make_pattern(const PatternSpec& spec, std::uint64_t n);
 
+/// The guarded build every front end uses: check_pattern_memory (mixgraph/pattern_spec.hpp: MemoryRefused
+/// naming "<label> at n = <n>" before anything is allocated), then make_pattern(spec, n).
+Pattern make_pattern_within(const PatternSpec& spec, std::uint64_t n, std::uint64_t mem_limit,
+                            const std::string& label, const PatternBudget& budget = {});
+
 /// Throws UsageError unless 1 <= n and positions 1..n fit in 32 bits.
 void validate_n(std::uint64_t n);
 

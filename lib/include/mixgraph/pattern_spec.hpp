@@ -102,6 +102,23 @@ std::vector<std::uint64_t> f_values_for(const PatternSpec& s, std::uint64_t n);
 /// O(number of offsets + size of the tree).
 std::uint64_t estimate_pattern_bytes(const PatternSpec& s, std::uint64_t n, bool per_position);
 
+/// What a pattern build must fit in memory: `copies` times estimate_pattern_bytes at n (copies the caller
+/// keeps, e.g. 3 for a pattern with its weights) plus `extra_bytes` of the caller's own (X and Y of a solve).
+/// `n_name` is how the message names n ("n", "2N", "the sweep's largest n", ...).
+struct PatternBudget {
+  bool per_position = false;
+  std::uint64_t copies = 1;
+  std::uint64_t extra_bytes = 0;
+  std::string n_name = "n";
+};
+
+/// The guarded build's check (make_pattern_within in mixgraph/pattern.hpp builds after it): throws
+/// MemoryRefused, before anything is allocated, when the budget at n exceeds mem_limit (0 = the physical
+/// memory; check_memory in mixgraph/memory.hpp), naming "<label> at <n_name> = <n>". Saturating arithmetic.
+/// O(number of offsets + size of the tree).
+void check_pattern_memory(const PatternSpec& s, std::uint64_t n, std::uint64_t mem_limit,
+                          const std::string& label, const PatternBudget& budget = {});
+
 /// For tests: how many times parse_pattern_spec has run in this process (nested pieces not counted), so a
 /// test can check that a walk of a spec parses it once. O(1), thread-safe.
 std::uint64_t spec_parse_count();

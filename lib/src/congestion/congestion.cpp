@@ -130,9 +130,7 @@ CongestionResult analyse_congestion(const PatternSpec& tree, std::uint64_t N64,
   if (N64 < 1 && !is_mtx) throw UsageError("--n (the copy length N) must be >= 1");
   if (N64 > 0x7fffffffULL)
     throw UsageError("--n (the copy length N) must be below 2^31 (the pattern has 2N tokens)");
-  if (!is_mtx)
-    check_memory(estimate_pattern_bytes(tree, 2 * N64, false), opt.mem_limit,
-                 "pattern " + spec + " at 2N = " + std::to_string(2 * N64));
+  if (!is_mtx) check_pattern_memory(tree, 2 * N64, opt.mem_limit, "pattern " + spec, {.n_name = "2N"});
   Pattern p = make_pattern(tree, is_mtx ? 0 : 2 * N64);
   if (is_mtx && N64 == 0) {  // N from the file: n = 2N
     if (p.n % 2 != 0)

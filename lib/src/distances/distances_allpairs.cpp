@@ -632,9 +632,7 @@ PathLengthTable path_length_table(const PatternSpec& tree, const std::vector<std
     row.n = n;
     // the pattern on 2n tokens: its first n positions are the pattern on n tokens (Def. 4.1 and 4.10 read
     // only earlier positions), so one build serves both the summary and the copy distance
-    check_memory(estimate_pattern_bytes(tree, 2 * n, false), opt.mem_limit,
-                 "pattern " + spec + " at n = " + std::to_string(2 * n));
-    const Pattern p2 = make_pattern(tree, 2 * n);
+    const Pattern p2 = make_pattern_within(tree, 2 * n, opt.mem_limit, "pattern " + spec);
     if (p2.translation_invariant()) {
       const Pattern p1 = make_pattern(tree, n + 1);
       const DistanceProfile prof = distance_profile(p1);  // delta(0..n)

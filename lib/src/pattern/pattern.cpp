@@ -270,6 +270,12 @@ Pattern make_pattern(const PatternSpec& s, std::uint64_t n) {
   return p;
 }
 
+Pattern make_pattern_within(const PatternSpec& spec, std::uint64_t n, std::uint64_t mem_limit,
+                            const std::string& label, const PatternBudget& budget) {
+  check_pattern_memory(spec, n, mem_limit, label, budget);
+  return make_pattern(spec, n);
+}
+
 Pattern make_pattern(const std::string& spec, std::uint64_t n) {
   return make_pattern(parse_pattern_spec(spec, false), n);
 }

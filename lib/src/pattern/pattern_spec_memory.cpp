@@ -1,5 +1,6 @@
 // The memory estimate of a parsed spec (mixgraph/pattern_spec.hpp), and its string form (memory.hpp).
 #include <cstdint>
+#include <string>
 
 #include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
@@ -34,6 +35,13 @@ std::uint64_t estimate_pattern_bytes(const PatternSpec& s, std::uint64_t n, bool
   for (auto v : f) nnz = sat_add(nnz, n - v);
   return sat_add(sat_add(profile, sat_mul(nnz, sizeof(pos_t))),
                  sat_add(sat_mul(n + 1, sizeof(nnz_t)), sat_mul(f.size(), 16)));
+}
+
+void check_pattern_memory(const PatternSpec& s, std::uint64_t n, std::uint64_t mem_limit,
+                          const std::string& label, const PatternBudget& budget) {
+  const std::uint64_t bytes =
+      sat_add(sat_mul(estimate_pattern_bytes(s, n, budget.per_position), budget.copies), budget.extra_bytes);
+  check_memory(bytes, mem_limit, label + " at " + budget.n_name + " = " + std::to_string(n));
 }
 
 std::uint64_t estimate_pattern_bytes(const std::string& spec, std::uint64_t n, bool per_position) {
