@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <deque>
+#include <map>
 #include <random>
 
 #include "mixgraph/analysis/distances_query.hpp"
@@ -70,39 +71,37 @@ std::vector<std::uint64_t> path_counts(const Pattern& p, pos_t s, const std::vec
   return c;
 }
 
-/// The summary figures over pairs j < i from the rows ref[j][i] = d(i, j).
-DistanceSummary summary_of(const std::vector<std::vector<std::uint32_t>>& ref) {
-  DistanceSummary s;
+/// The summary figures against the rows ref[j][i] = d(i, j), pair by pair j < i: how many pairs at each
+/// distance, the unreachable ones, the mean, and each source's farthest reachable output.
+void expect_summary(const DistanceSummary& got, const std::vector<std::vector<std::uint32_t>>& ref,
+                    bool eccentricities) {
   const pos_t n = static_cast<pos_t>(ref.size());
-  s.histogram.assign(1, 0);
-  s.eccentricity.assign(n, 0);
-  double total = 0;
+  std::map<std::uint32_t, std::uint64_t> pairs_at;  // distance -> pairs
+  std::uint64_t unreachable = 0;
+  std::vector<std::uint32_t> farthest(n, 0);
   for (pos_t j = 0; j < n; ++j)
-    for (pos_t i = j + 1; i < n; ++i) {
-      const auto d = ref[j][i];
-      if (d == INF) {
-        ++s.unreachable_pairs;
-        continue;
+    for (pos_t i = j + 1; i < n; ++i)
+      if (ref[j][i] == INF)
+        ++unreachable;
+      else {
+        ++pairs_at[ref[j][i]];
+        farthest[j] = std::max(farthest[j], ref[j][i]);
       }
-      if (s.histogram.size() <= d) s.histogram.resize(d + 1, 0);
-      ++s.histogram[d];
-      ++s.reachable_pairs;
-      total += d;
-      s.diameter = std::max(s.diameter, d);
-      s.eccentricity[j] = std::max(s.eccentricity[j], d);
-    }
-  s.mean_distance = s.reachable_pairs ? total / static_cast<double>(s.reachable_pairs) : 0;
-  return s;
-}
-
-void expect_summary(const DistanceSummary& got, const DistanceSummary& want, bool eccentricities) {
-  EXPECT_EQ(got.diameter, want.diameter);
-  EXPECT_EQ(got.histogram, want.histogram);
-  EXPECT_EQ(got.reachable_pairs, want.reachable_pairs);
-  EXPECT_EQ(got.unreachable_pairs, want.unreachable_pairs);
-  EXPECT_NEAR(got.mean_distance, want.mean_distance, 1e-12 * std::max(1.0, want.mean_distance));
+  std::uint64_t reachable = 0;
+  double total = 0;
+  for (const auto& [d, count] : pairs_at) {
+    reachable += count;
+    total += static_cast<double>(d) * static_cast<double>(count);
+    ASSERT_LT(d, got.histogram.size());
+    EXPECT_EQ(got.histogram[d], count) << "pairs at distance " << d;
+  }
+  EXPECT_EQ(got.diameter, pairs_at.empty() ? 0 : pairs_at.rbegin()->first);
+  EXPECT_EQ(got.histogram.size(), pairs_at.empty() ? 1 : pairs_at.rbegin()->first + 1);
+  EXPECT_EQ(got.reachable_pairs, reachable);
+  EXPECT_EQ(got.unreachable_pairs, unreachable);
+  EXPECT_NEAR(got.mean_distance, reachable ? total / static_cast<double>(reachable) : 0.0, 1e-12 * n);
   if (eccentricities) {
-    EXPECT_EQ(got.eccentricity, want.eccentricity);
+    EXPECT_EQ(got.eccentricity, farthest);
   }
 }
 
@@ -145,7 +144,7 @@ TEST(AnalysisDistancesQuery, AllPairsRouteMatchesBfsOnTheGraph) {
     EXPECT_TRUE(r.has_summary);
     EXPECT_FALSE(r.translation_invariant);
     EXPECT_FALSE(a->profile);
-    expect_summary(r.sum, summary_of(ref), true);
+    expect_summary(r.sum, ref, true);
     EXPECT_EQ(r.from, ref[s]);
     EXPECT_EQ(r.path_counts.count, path_counts(p, s, ref[s]));
     std::vector<std::uint32_t> to(n);
@@ -180,7 +179,7 @@ TEST(AnalysisDistancesQuery, ProfileRouteOfPow2IsPopcountAndAllPairsAgrees) {
       EXPECT_EQ(a->result.figures_from, all_pairs ? "all-pairs" : "profile");
       ASSERT_EQ(a->result.profile.size(), n);
       for (pos_t m = 0; m < n; ++m) EXPECT_EQ(a->result.profile[m], ref[0][m]) << m;
-      expect_summary(a->result.sum, summary_of(ref), true);
+      expect_summary(a->result.sum, ref, true);
       EXPECT_EQ(a->result.from, ref[7]);
     }
   // summary: the figures without the per-position lists
@@ -191,7 +190,7 @@ TEST(AnalysisDistancesQuery, ProfileRouteOfPow2IsPopcountAndAllPairsAgrees) {
   ASSERT_TRUE(a);
   EXPECT_TRUE(a->result.summary_only);
   EXPECT_TRUE(a->result.profile.empty());
-  expect_summary(a->result.sum, summary_of(ref), false);
+  expect_summary(a->result.sum, ref, false);
 }
 
 TEST(AnalysisDistancesQuery, ListsOnlyAboveTheAutomaticAllPairsLimitAndTheHookTakesAllPairs) {
@@ -232,77 +231,66 @@ TEST(AnalysisDistancesQuery, ListsOnlyAboveTheAutomaticAllPairsLimitAndTheHookTa
 }
 
 TEST(AnalysisDistancesQuery, RefusalsNameTheOptionAsEachFrontEndGaveIt) {
-  const Pattern p = make_pattern("sq1", 64);
-  auto plan_of = [&](analysis::DistancesQuery q) {
-    q.pattern = &p;
-    return usage_error([&] { analysis::distances_plan(q); });
-  };
-  analysis::DistancesQuery cli;  // the CLI's words are the defaults
-  analysis::DistancesQuery py;
-  py.words = {.source = "source",
-              .target = "target",
-              .method = "method",
-              .counts_needs_source = "counts=True needs source=j",
-              .matrix_gives = "matrix=True returns",
-              .matrix_instead = "use the summary figures or source/target instead",
-              .all_pairs = "pass all_pairs=True",
-              .one_row = "source=j / target=i"};
-  auto with = [](analysis::DistancesQuery q, auto set) {
-    set(q);
-    return q;
-  };
   using Q = analysis::DistancesQuery;
-  EXPECT_EQ(plan_of(with(cli,
-                         [](Q& q) {
-                           q.source = analysis::PositionArg{"0", {}};
-                         })),
-            "--source 0 is outside 1..64 (positions are 1-indexed)");
-  EXPECT_EQ(plan_of(with(cli,
-                         [](Q& q) {
-                           q.target = analysis::PositionArg{"2^7", {}};
-                         })),
-            "--target 2^7 is outside 1..64 (positions are 1-indexed)");
-  EXPECT_EQ(plan_of(with(cli,
-                         [](Q& q) {
-                           q.source = analysis::PositionArg{"abc", {}};
-                         })),
-            "--source: 'abc' is not a positive integer (examples: 4096, 2^20, 1e6, 10^8)");
-  EXPECT_EQ(plan_of(with(py,
-                         [](Q& q) {
-                           q.source = analysis::PositionArg{"65", 65};
-                         })),
-            "source 65 is outside 1..64 (positions are 1-indexed)");
-  EXPECT_EQ(plan_of(with(py,
-                         [](Q& q) {
-                           q.target = analysis::PositionArg{"-2", -2};
-                         })),
-            "target -2 is outside 1..64 (positions are 1-indexed)");
-  EXPECT_EQ(plan_of(with(cli, [](Q& q) { q.counts = true; })),
-            "--counts needs --source j (shortest-path counts from x_j)");
-  EXPECT_EQ(plan_of(with(py, [](Q& q) { q.counts = true; })),
-            "counts=True needs source=j (shortest-path counts from x_j)");
-  EXPECT_EQ(plan_of(with(cli, [](Q& q) { q.method = "foo"; })),
-            "--method must be auto, bitset-bfs or dp (got 'foo')");
-  EXPECT_EQ(plan_of(with(py, [](Q& q) { q.method = "foo"; })),
-            "method must be auto, bitset-bfs or dp (got 'foo')");
-  EXPECT_EQ(plan_of(with(cli,
-                         [](Q& q) {
-                           q.matrix = true;
-                           q.matrix_max = 63;
-                         })),
-            "--matrix writes n^2 entries; n = 64 is above 63: use --summary figures or --source/--target "
-            "instead");
-  EXPECT_EQ(plan_of(with(py,
-                         [](Q& q) {
-                           q.matrix = true;
-                           q.matrix_max = 32;
-                         })),
-            "matrix=True returns n^2 entries; n = 64 is above 32: use the summary figures or source/target "
-            "instead");
-  EXPECT_EQ(plan_of(with(cli, [](Q& q) { q.matrix = true; })), "");  // 64 <= 2^14
+  using analysis::PositionArg;
+  const Pattern p = make_pattern("sq1", 64);
+  Q cli;  // the CLI's words are the defaults
+  cli.pattern = &p;
+  Q py = cli;  // the Python package's words
+  py.words.source = "source";
+  py.words.target = "target";
+  py.words.method = "method";
+  py.words.counts_needs_source = "counts=True needs source=j";
+  py.words.matrix_gives = "matrix=True returns";
+  py.words.matrix_instead = "use the summary figures or source/target instead";
+  const std::optional<PositionArg> none;
+  struct Case {
+    const Q& words;
+    std::optional<PositionArg> source, target;
+    bool counts = false;
+    std::string method = "auto";
+    std::uint64_t matrix_max = 0;  ///< 0: no matrix asked for
+    std::string message;           ///< "": accepted
+  };
+  const std::vector<Case> cases = {
+      {cli, PositionArg{"0", {}}, none, false, "auto", 0,
+       "--source 0 is outside 1..64 (positions are 1-indexed)"},
+      {cli, none, PositionArg{"2^7", {}}, false, "auto", 0,
+       "--target 2^7 is outside 1..64 (positions are 1-indexed)"},
+      {cli, PositionArg{"abc", {}}, none, false, "auto", 0,
+       "--source: 'abc' is not a positive integer (examples: 4096, 2^20, 1e6, 10^8)"},
+      {py, PositionArg{"65", 65}, none, false, "auto", 0,
+       "source 65 is outside 1..64 (positions are 1-indexed)"},
+      {py, none, PositionArg{"-2", -2}, false, "auto", 0,
+       "target -2 is outside 1..64 (positions are 1-indexed)"},
+      {py, PositionArg{"1", 1}, PositionArg{"64", 64}, true, "dp", 0, ""},
+      {cli, none, PositionArg{"3", {}}, true, "auto", 0,
+       "--counts needs --source j (shortest-path counts from x_j)"},
+      {py, none, none, true, "auto", 0, "counts=True needs source=j (shortest-path counts from x_j)"},
+      {cli, none, none, false, "foo", 0, "--method must be auto, bitset-bfs or dp (got 'foo')"},
+      {py, none, none, false, "foo", 0, "method must be auto, bitset-bfs or dp (got 'foo')"},
+      {cli, none, none, false, "auto", 64, ""},
+      {cli, none, none, false, "auto", 63,
+       "--matrix writes n^2 entries; n = 64 is above 63: use --summary figures or --source/--target instead"},
+      {py, none, none, false, "auto", 32,
+       "matrix=True returns n^2 entries; n = 64 is above 32: use the summary figures or source/target "
+       "instead"},
+  };
+  for (const auto& c : cases) {
+    Q q = c.words;
+    q.source = c.source;
+    q.target = c.target;
+    q.counts = c.counts;
+    q.method = c.method;
+    q.matrix = c.matrix_max > 0;
+    if (q.matrix) q.matrix_max = c.matrix_max;
+    EXPECT_EQ(usage_error([&] { analysis::distances_plan(q); }), c.message);
+  }
   // the route's refusal, in each front end's words
   const Pattern big = make_pattern("pow2+cache", kAutoAllPairsMax * 2);
-  for (const auto* q : {&cli, &py}) {
+  py.words.all_pairs = "pass all_pairs=True";
+  py.words.one_row = "source=j / target=i";
+  for (const Q* q : {&cli, &py}) {
     Q b = *q;
     b.pattern = &big;
     const std::string m = usage_error([&] { analysis::distances_plan(b); });

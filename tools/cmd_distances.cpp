@@ -240,6 +240,7 @@ void print_table(const DistOptions& o, const analysis::DistancesQuery& q,
 
 int run_distances(const DistOptions& o) {
   o.common.apply();
+  const Format fmt = o.common.fmt();
   nlohmann::json params = {
       {"pattern", o.patterns.size() == 1 ? nlohmann::json(o.patterns[0]) : nlohmann::json(o.patterns)},
       {"format", o.common.format}};
@@ -311,7 +312,7 @@ int run_distances(const DistOptions& o) {
     write_matrix(o.matrix_file, answer->matrix, p.n);
     answer->result.matrix_file = o.matrix_file;
   }
-  switch (o.common.fmt()) {
+  switch (fmt) {
     case Format::Json: {
       auto j = json_header("distances", 1, params);
       j.update(json::distances(answer->result));

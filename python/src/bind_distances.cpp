@@ -36,30 +36,34 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
   const PatternPtr h = pattern_from(pat, n, mem);
   const Pattern& p = h->p;
   // the checks, the route and the work: analysis/distances_query.hpp, in this package's words
-  analysis::DistancesQuery q;
-  q.pattern = &p;
-  auto position = [](const pb::object& v) {
+  auto position = [](const pb::object& v) -> std::optional<analysis::PositionArg> {
+    if (v.is_none()) return std::nullopt;
     const long long k = v.cast<long long>();
     return analysis::PositionArg{std::to_string(k), k};
   };
-  if (!source_obj.is_none()) q.source = position(source_obj);
-  if (!target_obj.is_none()) q.target = position(target_obj);
-  q.counts = counts;
-  q.all_pairs = all_pairs;
-  q.summary = summary;
-  q.matrix = matrix;
-  q.matrix_max = kMatrixMax;
-  q.method = method_text;
-  q.threads = threads;
-  q.mem_limit = mem_limit_from(mem);
-  q.words = {.source = "source",
-             .target = "target",
-             .method = "method",
-             .counts_needs_source = "counts=True needs source=j",
-             .matrix_gives = "matrix=True returns",
-             .matrix_instead = "use the summary figures or source/target instead",
-             .all_pairs = "pass all_pairs=True",
-             .one_row = "source=j / target=i"};
+  const analysis::DistancesQuery q{
+      .pattern = &p,
+      .pattern_text = p.spec,
+      .source = position(source_obj),
+      .target = position(target_obj),
+      .counts = counts,
+      .all_pairs = all_pairs,
+      .summary = summary,
+      .matrix = matrix,
+      .matrix_max = kMatrixMax,
+      .method = method_text,
+      .threads = threads,
+      .mem_limit = mem_limit_from(mem),
+      .progress = {},        // none: the call runs as one stage
+      .all_pairs_hook = {},  // all_pairs_summary in this process
+      .words = {.source = "source",
+                .target = "target",
+                .method = "method",
+                .counts_needs_source = "counts=True needs source=j",
+                .matrix_gives = "matrix=True returns",
+                .matrix_instead = "use the summary figures or source/target instead",
+                .all_pairs = "pass all_pairs=True",
+                .one_row = "source=j / target=i"}};
   const analysis::DistancesPlan plan = analysis::distances_plan(q);
   // the work on a worker thread (Ctrl-C: interrupt.hpp), on data it owns
   auto w = std::make_shared<analysis::DistancesAnswer>();
