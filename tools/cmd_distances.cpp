@@ -1,4 +1,5 @@
 // mixgraph distances: shortest paths, diameters and path-length tables (docs/math.md §3).
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -156,9 +157,14 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   return 0;
 }
 
-/// The lists of --source / --target (--counts) as rows: position, then each list's entry.
-Table position_table(const DistOptions& o, const json::DistancesResult& d, std::vector<std::string> h,
-                     pos_t show) {
+/// The lists of --source / --target (--counts) as rows: position, then each list's entry under its name
+/// (names: the source's, the counts', the target's column), for positions 1..show.
+Table position_table(const DistOptions& o, const json::DistancesResult& d,
+                     const std::array<std::string, 3>& names, pos_t show) {
+  std::vector<std::string> h = {"position"};
+  if (d.source) h.push_back(names[0]);
+  if (o.counts) h.push_back(names[1]);
+  if (d.target) h.push_back(names[2]);
   Table t(h);
   for (pos_t i = 0; i < show; ++i) {
     std::vector<std::string> row = {std::to_string(i + 1)};
@@ -174,11 +180,7 @@ void print_csv(const DistOptions& o, const analysis::DistancesAnswer& a) {
   const json::DistancesResult& d = a.result;
   const Pattern& p = *d.pattern;
   if (d.source || d.target) {
-    std::vector<std::string> h = {"position"};
-    if (d.source) h.push_back("dist_from_source");
-    if (o.counts) h.push_back("path_count");
-    if (d.target) h.push_back("dist_to_target");
-    position_table(o, d, h, p.n).print_csv(std::cout);
+    position_table(o, d, {"dist_from_source", "path_count", "dist_to_target"}, p.n).print_csv(std::cout);
   } else if (a.profile && !o.summary) {
     Table t({"m", "delta"});
     for (pos_t m = 0; m < a.profile->size(); ++m) t.add({std::to_string(m), dist_text((*a.profile)[m])});
@@ -228,12 +230,11 @@ void print_table(const DistOptions& o, const analysis::DistancesQuery& q,
   if (d.has_summary) print_head_rows(std::cout, analysis::distances_head_rows(q));
   if (!d.source && !d.target) return;
   std::cout << "\n";
-  std::vector<std::string> h = {"position"};
-  if (d.source) h.push_back("d(i, " + std::to_string(*d.source + 1) + ")");
-  if (o.counts) h.push_back("shortest paths");
-  if (d.target) h.push_back("d(" + std::to_string(*d.target + 1) + ", j)");
+  const std::array<std::string, 3> names = {d.source ? "d(i, " + std::to_string(*d.source + 1) + ")" : "",
+                                            "shortest paths",
+                                            d.target ? "d(" + std::to_string(*d.target + 1) + ", j)" : ""};
   const pos_t show = std::min<pos_t>(p.n, 64);
-  position_table(o, d, h, show).print_text(std::cout);
+  position_table(o, d, names, show).print_text(std::cout);
   if (show < p.n) std::cout << "(showing 64 of " << p.n << " positions; --format csv or json lists all)\n";
   if (o.counts && d.path_counts.overflow) std::cout << "some path counts saturated at 2^64 - 1\n";
 }
