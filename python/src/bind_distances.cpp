@@ -7,7 +7,6 @@
 #include "mixgraph/analysis/distances_query.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
-#include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 
 namespace mixgraph::py {
