@@ -1,10 +1,12 @@
 // mixgraph distances: shortest paths, diameters and path-length tables (docs/math.md §3).
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
 #include "cmd_stack.hpp"
+#include "mixgraph/analysis/distances_query.hpp"
 #include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/atomic_file.hpp"
 #include "mixgraph/distances.hpp"
@@ -22,9 +24,6 @@
 
 namespace mixgraph::cli {
 namespace {
-
-/// --matrix writes at most this n (the text file has n^2 entries).
-constexpr std::uint64_t kMatrixMax = std::uint64_t{1} << 14;
 
 struct DistOptions {
   CommonOptions common;
@@ -44,19 +43,6 @@ struct DistOptions {
 
 std::string dist_text(std::uint32_t d) {
   return d == UNREACHABLE ? "inf" : std::to_string(d);
-}
-
-ProfileMethod parse_method(const std::string& m) {
-  if (const auto method = profile_method_from(m)) return *method;
-  throw UsageError("--method must be auto, bitset-bfs or dp (got '" + m + "')");
-}
-
-pos_t parse_position(const std::string& text, const char* opt, pos_t n) {
-  const std::uint64_t v = parse_count(text, opt);
-  if (v < 1 || v > n)
-    throw UsageError(std::string(opt) + " " + text + " is outside 1.." + std::to_string(n) +
-                     " (positions are 1-indexed)");
-  return static_cast<pos_t>(v - 1);
 }
 
 std::function<void(std::uint64_t, std::uint64_t)> progress_fn() {
@@ -171,10 +157,91 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   return 0;
 }
 
+/// The lists of --source / --target (--counts) as rows: position, then each list's entry under its name
+/// (names: the source's, the counts', the target's column), for positions 1..show.
+Table position_table(const DistOptions& o, const json::DistancesResult& d,
+                     const std::array<std::string, 3>& names, pos_t show) {
+  std::vector<std::string> h = {"position"};
+  if (d.source) h.push_back(names[0]);
+  if (o.counts) h.push_back(names[1]);
+  if (d.target) h.push_back(names[2]);
+  Table t(h);
+  for (pos_t i = 0; i < show; ++i) {
+    std::vector<std::string> row = {std::to_string(i + 1)};
+    if (d.source) row.push_back(dist_text(d.from[i]));
+    if (o.counts) row.push_back(d.from[i] == UNREACHABLE ? "0" : std::to_string(d.path_counts.count[i]));
+    if (d.target) row.push_back(dist_text(d.to[i]));
+    t.add(row);
+  }
+  return t;
+}
+
+void print_csv(const DistOptions& o, const analysis::DistancesAnswer& a) {
+  const json::DistancesResult& d = a.result;
+  const Pattern& p = *d.pattern;
+  if (d.source || d.target) {
+    position_table(o, d, {"dist_from_source", "path_count", "dist_to_target"}, p.n).print_csv(std::cout);
+  } else if (a.profile && !o.summary) {
+    Table t({"m", "delta"});
+    for (pos_t m = 0; m < a.profile->size(); ++m) t.add({std::to_string(m), dist_text((*a.profile)[m])});
+    t.print_csv(std::cout);
+  } else {
+    Table t({"pattern", "n", "diameter", "mean_distance", "reachable_pairs", "unreachable_pairs",
+             "figures_from"});
+    t.add({p.spec, std::to_string(p.n), std::to_string(d.sum.diameter), fmt_double(d.sum.mean_distance, 10),
+           std::to_string(d.sum.reachable_pairs), std::to_string(d.sum.unreachable_pairs), d.figures_from});
+    t.print_csv(std::cout);
+  }
+}
+
+void print_table(const DistOptions& o, const analysis::DistancesQuery& q,
+                 const analysis::DistancesAnswer& a) {
+  const json::DistancesResult& d = a.result;
+  const Pattern& p = *d.pattern;
+  const DistanceSummary& sum = d.sum;
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"pattern", p.spec}, {"family", to_string(p.family)}, {"n", std::to_string(p.n)}};
+  if (d.has_summary) {
+    kv.push_back({"figures from", d.figures_from == "profile"
+                                      ? "the distance profile delta(m) (translation-invariant)"
+                                      : "all-pairs bit-parallel BFS"});
+    kv.push_back({"diameter", std::to_string(sum.diameter) + " (over reachable pairs j < i)"});
+    kv.push_back({"mean distance", fmt_double(sum.mean_distance, 8)});
+    kv.push_back({"reachable pairs", std::to_string(sum.reachable_pairs)});
+    kv.push_back({"unreachable pairs", std::to_string(sum.unreachable_pairs)});
+    std::string h;
+    for (std::size_t k = 1; k < sum.histogram.size(); ++k)
+      h += (h.empty() ? "" : ", ") + std::to_string(k) + ": " + std::to_string(sum.histogram[k]);
+    kv.push_back({"histogram (d: pairs)", h.empty() ? "(none)" : h});
+    if (a.profile) {
+      std::string s;
+      for (pos_t m = 0; m < std::min<pos_t>(a.profile->size(), 32); ++m)
+        s += (m ? " " : "") + dist_text((*a.profile)[m]);
+      if (a.profile->size() > 32) s += " ... (--format json or csv lists all)";
+      kv.push_back({"profile delta(0..)", s});
+    }
+  }
+  if (q.matrix)
+    kv.push_back({"matrix written to", o.matrix_file + " (row i, column j: d(i, j); inf = no path)"});
+  if (d.source && d.target)
+    kv.push_back({"d(" + std::to_string(*d.target + 1) + ", " + std::to_string(*d.source + 1) + ")",
+                  dist_text(d.from[*d.target])});
+  print_kv(std::cout, kv);
+  if (d.has_summary) print_head_rows(std::cout, analysis::distances_head_rows(q));
+  if (!d.source && !d.target) return;
+  std::cout << "\n";
+  const std::array<std::string, 3> names = {d.source ? "d(i, " + std::to_string(*d.source + 1) + ")" : "",
+                                            "shortest paths",
+                                            d.target ? "d(" + std::to_string(*d.target + 1) + ", j)" : ""};
+  const pos_t show = std::min<pos_t>(p.n, 64);
+  position_table(o, d, names, show).print_text(std::cout);
+  if (show < p.n) std::cout << "(showing 64 of " << p.n << " positions; --format csv or json lists all)\n";
+  if (o.counts && d.path_counts.overflow) std::cout << "some path counts saturated at 2^64 - 1\n";
+}
+
 int run_distances(const DistOptions& o) {
   o.common.apply();
   const Format fmt = o.common.fmt();
-  const ProfileMethod method = parse_method(o.method);
   nlohmann::json params = {
       {"pattern", o.patterns.size() == 1 ? nlohmann::json(o.patterns[0]) : nlohmann::json(o.patterns)},
       {"format", o.common.format}};
@@ -205,195 +272,61 @@ int run_distances(const DistOptions& o) {
                "pattern " + spec + " at n = " + std::to_string(n));
   const Pattern p = make_pattern(tree, n);
   params["n"] = p.n;
-  std::optional<pos_t> source, target;
-  if (!o.source_text.empty()) {
-    source = parse_position(o.source_text, "--source", p.n);
-    params["source"] = *source + 1;
-  }
-  if (!o.target_text.empty()) {
-    target = parse_position(o.target_text, "--target", p.n);
-    params["target"] = *target + 1;
-  }
-  if (o.counts && !source) throw UsageError("--counts needs --source j (shortest-path counts from x_j)");
-  if (!o.matrix_file.empty() && p.n > kMatrixMax)
-    throw UsageError("--matrix writes n^2 entries; n = " + std::to_string(p.n) + " is above " +
-                     std::to_string(kMatrixMax) + ": use --summary figures or --source/--target instead");
+  analysis::DistancesQuery q;  // the checks, the route and the work: analysis/distances_query.hpp
+  q.pattern = &p;
+  q.pattern_text = spec;
+  if (!o.source_text.empty()) q.source = analysis::PositionArg{o.source_text, {}};
+  if (!o.target_text.empty()) q.target = analysis::PositionArg{o.target_text, {}};
+  q.counts = o.counts;
+  q.all_pairs = o.all_pairs;
+  q.summary = o.summary;
+  q.matrix = !o.matrix_file.empty();
+  q.method = o.method;
+  q.threads = o.common.threads;
+  q.mem_limit = o.common.mem_limit_bytes();
+  q.progress = progress_fn();
+  const analysis::DistancesPlan plan = analysis::distances_plan(q);
+  if (plan.source) params["source"] = *plan.source + 1;
+  if (plan.target) params["target"] = *plan.target + 1;
   if (o.all_pairs) params["all_pairs"] = true;
   if (o.summary) params["summary"] = true;
   if (o.method != "auto") params["method"] = o.method;
-
-  // What to compute: the summary figures unless only --source/--target lists were asked for on a pattern
-  // too big for automatic all-pairs.
-  const bool need_matrix = !o.matrix_file.empty();
-  const DistanceRouteChoice route = choose_distance_route(p, {.all_pairs = o.all_pairs,
-                                                              .matrix = need_matrix,
-                                                              .lists = source || target,
-                                                              .pattern_text = spec,
-                                                              .all_pairs_words = "add --all-pairs",
-                                                              .one_row_words = "--source j / --target i"});
-  // the heads' rows take the command's route request (heads:): figures only, no matrix or lists
-  DistanceRouteRequest head_request;
-  head_request.all_pairs = o.all_pairs;
-  head_request.all_pairs_words = "add --all-pairs";
-  head_request.one_row_words = "--source j / --target i";
-  const bool ti = route.translation_invariant;
-  const bool do_summary = route.route != DistanceRoute::ListsOnly;
   // the all-pairs route is split into shards over MPI ranks, or kept in a checkpoint folder
-  const bool all_pairs_route = route.route == DistanceRoute::AllPairs;
+  const bool all_pairs_route = plan.route.route == DistanceRoute::AllPairs;
   if ((!o.checkpoint_dir.empty() || !o.shards_text.empty()) && !all_pairs_route)
     throw UsageError(
         "--checkpoint and --shards split all-pairs distances into shards: add --all-pairs "
         "(and leave out --sweep)");
   const bool shard = all_pairs_route && sharded(o.checkpoint_dir);
-  if (shard && need_matrix)
+  if (shard && q.matrix)
     throw UsageError(
         "--matrix is written by a single process: leave out --checkpoint and run without "
         "mpirun (or with -np 1)");
   const std::uint64_t shards = o.shards_text.empty() ? 0 : parse_count(o.shards_text, "--shards");
-  std::optional<DistanceProfile> prof;
-  DistanceSummary sum;
-  std::vector<std::uint32_t> matrix;
-  std::string figures_from;
-  if (route.route == DistanceRoute::Profile) {
-    check_memory(profile_summary_bytes(p.n, !o.summary), o.common.mem_limit_bytes(),
-                 "the distance profile of " + spec + " at n = " + std::to_string(p.n));
-    prof = distance_profile(p, method);
-    sum = summary_from_profile(*prof, p.n, !o.summary);
-    figures_from = "profile";
-  } else if (all_pairs_route) {
-    AllPairsOptions ap;
-    ap.threads = o.common.threads;
-    ap.eccentricities = !o.summary;
-    ap.mem_limit = o.common.mem_limit_bytes();
-    ap.progress = progress_fn();
-    if (need_matrix) ap.matrix = &matrix;
-    if (shard) {
-      auto merged = sharded_all_pairs(p, ap, o.checkpoint_dir, shards);
-      if (!merged) return 0;  // ranks other than 0 print nothing
-      sum = std::move(*merged);
-    } else {
-      sum = all_pairs_summary(p, ap);
-    }
-    figures_from = "all-pairs";
-    if (ti) prof = distance_profile(p, method);
+  if (shard)
+    q.all_pairs_hook = [&o, shards](const Pattern& pat, const AllPairsOptions& ap) {
+      return sharded_all_pairs(pat, ap, o.checkpoint_dir, shards);
+    };
+  auto answer = analysis::distances_compute(q, plan);
+  if (!answer) return 0;  // ranks other than 0 print nothing
+  if (q.matrix) {
+    write_matrix(o.matrix_file, answer->matrix, p.n);
+    answer->result.matrix_file = o.matrix_file;
   }
-  if (need_matrix) write_matrix(o.matrix_file, matrix, p.n);
-  std::vector<std::uint32_t> from, to;
-  PathCounts counts;
-  if (source) {
-    if (o.counts) {
-      counts = shortest_path_counts(p, *source);
-      from = counts.dist;
-    } else {
-      from = single_source_distances(p, *source);
+  switch (fmt) {
+    case Format::Json: {
+      auto j = json_header("distances", 1, params);
+      j.update(json::distances(answer->result));
+      if (plan.has_summary && !p.heads.empty()) j["heads"] = analysis::distances_head_rows(q);
+      print_json(std::cout, j);
+      break;
     }
-  }
-  if (target) to = single_target_distances(p, *target);
-
-  if (fmt == Format::Json) {
-    json::DistancesResult dr;
-    dr.pattern = &p;
-    dr.translation_invariant = ti;
-    dr.summary_only = o.summary;
-    dr.has_summary = do_summary;
-    dr.figures_from = figures_from;
-    dr.sum = std::move(sum);
-    dr.has_profile = prof.has_value();
-    if (prof && !o.summary) dr.profile = prof->to_vector();
-    dr.source = source;
-    dr.target = target;
-    dr.from = std::move(from);
-    dr.to = std::move(to);
-    dr.counts = o.counts;
-    dr.path_counts = std::move(counts);
-    if (need_matrix) dr.matrix_file = o.matrix_file;
-    auto j = json_header("distances", 1, params);
-    j.update(json::distances(dr));
-    if (do_summary && !p.heads.empty())
-      j["heads"] = head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes(), head_request);
-    print_json(std::cout, j);
-    return 0;
-  }
-  if (fmt == Format::Csv) {
-    if (source || target) {
-      std::vector<std::string> h = {"position"};
-      if (source) h.push_back("dist_from_source");
-      if (o.counts) h.push_back("path_count");
-      if (target) h.push_back("dist_to_target");
-      Table t(h);
-      for (pos_t i = 0; i < p.n; ++i) {
-        std::vector<std::string> row = {std::to_string(i + 1)};
-        if (source) row.push_back(dist_text(from[i]));
-        if (o.counts) row.push_back(from[i] == UNREACHABLE ? "0" : std::to_string(counts.count[i]));
-        if (target) row.push_back(dist_text(to[i]));
-        t.add(row);
-      }
-      t.print_csv(std::cout);
-    } else if (prof && !o.summary) {
-      Table t({"m", "delta"});
-      for (pos_t m = 0; m < prof->size(); ++m) t.add({std::to_string(m), dist_text((*prof)[m])});
-      t.print_csv(std::cout);
-    } else {
-      Table t({"pattern", "n", "diameter", "mean_distance", "reachable_pairs", "unreachable_pairs",
-               "figures_from"});
-      t.add({p.spec, std::to_string(p.n), std::to_string(sum.diameter), fmt_double(sum.mean_distance, 10),
-             std::to_string(sum.reachable_pairs), std::to_string(sum.unreachable_pairs), figures_from});
-      t.print_csv(std::cout);
-    }
-    return 0;
-  }
-  // table
-  std::vector<std::pair<std::string, std::string>> kv = {
-      {"pattern", p.spec}, {"family", to_string(p.family)}, {"n", std::to_string(p.n)}};
-  if (do_summary) {
-    kv.push_back({"figures from", figures_from == "profile"
-                                      ? "the distance profile delta(m) (translation-invariant)"
-                                      : "all-pairs bit-parallel BFS"});
-    kv.push_back({"diameter", std::to_string(sum.diameter) + " (over reachable pairs j < i)"});
-    kv.push_back({"mean distance", fmt_double(sum.mean_distance, 8)});
-    kv.push_back({"reachable pairs", std::to_string(sum.reachable_pairs)});
-    kv.push_back({"unreachable pairs", std::to_string(sum.unreachable_pairs)});
-    std::string h;
-    for (std::size_t d = 1; d < sum.histogram.size(); ++d)
-      h += (h.empty() ? "" : ", ") + std::to_string(d) + ": " + std::to_string(sum.histogram[d]);
-    kv.push_back({"histogram (d: pairs)", h.empty() ? "(none)" : h});
-    if (prof) {
-      std::vector<std::uint64_t> head;
-      for (pos_t m = 0; m < std::min<pos_t>(prof->size(), 32); ++m) head.push_back((*prof)[m]);
-      std::string s;
-      for (std::size_t m = 0; m < head.size(); ++m)
-        s += (m ? " " : "") + dist_text(static_cast<std::uint32_t>(head[m]));
-      if (prof->size() > 32) s += " ... (--format json or csv lists all)";
-      kv.push_back({"profile delta(0..)", s});
-    }
-  }
-  if (need_matrix)
-    kv.push_back({"matrix written to", o.matrix_file + " (row i, column j: d(i, j); inf = no path)"});
-  if (source && target)
-    kv.push_back({"d(" + std::to_string(*target + 1) + ", " + std::to_string(*source + 1) + ")",
-                  dist_text(from[*target])});
-  print_kv(std::cout, kv);
-  if (do_summary)
-    print_head_rows(std::cout,
-                    head_distance_rows(p, o.common.threads, o.common.mem_limit_bytes(), head_request));
-  if (source || target) {
-    std::cout << "\n";
-    std::vector<std::string> h = {"position"};
-    if (source) h.push_back("d(i, " + std::to_string(*source + 1) + ")");
-    if (o.counts) h.push_back("shortest paths");
-    if (target) h.push_back("d(" + std::to_string(*target + 1) + ", j)");
-    Table t(h);
-    const pos_t show = std::min<pos_t>(p.n, 64);
-    for (pos_t i = 0; i < show; ++i) {
-      std::vector<std::string> row = {std::to_string(i + 1)};
-      if (source) row.push_back(dist_text(from[i]));
-      if (o.counts) row.push_back(from[i] == UNREACHABLE ? "0" : std::to_string(counts.count[i]));
-      if (target) row.push_back(dist_text(to[i]));
-      t.add(row);
-    }
-    t.print_text(std::cout);
-    if (show < p.n) std::cout << "(showing 64 of " << p.n << " positions; --format csv or json lists all)\n";
-    if (o.counts && counts.overflow) std::cout << "some path counts saturated at 2^64 - 1\n";
+    case Format::Csv:
+      print_csv(o, *answer);
+      break;
+    case Format::Table:
+      print_table(o, q, *answer);
+      break;
   }
   return 0;
 }

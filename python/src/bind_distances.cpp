@@ -4,9 +4,9 @@
 #include "common.hpp"
 #include "interrupt.hpp"
 #include "json_py.hpp"
+#include "mixgraph/analysis/distances_query.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/error.hpp"
-#include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 
 namespace mixgraph::py {
@@ -27,18 +27,6 @@ namespace {
 /// The distance matrix is returned up to this n (n^2 uint32 entries).
 constexpr std::uint64_t kMatrixMax = std::uint64_t{1} << 15;
 
-ProfileMethod parse_method(const std::string& m) {
-  if (const auto method = profile_method_from(m)) return *method;
-  throw UsageError("method must be auto, bitset-bfs or dp (got '" + m + "')");
-}
-
-pos_t position(const Pattern& p, long long v, const char* what) {
-  if (v < 1 || static_cast<std::uint64_t>(v) > p.n)
-    throw UsageError(std::string(what) + " " + std::to_string(v) + " is outside 1.." + std::to_string(p.n) +
-                     " (positions are 1-indexed)");
-  return static_cast<pos_t>(v - 1);
-}
-
 pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object& source_obj,
                     const pb::object& target_obj, bool counts, bool all_pairs, bool summary, bool matrix,
                     const std::string& method_text, int threads, const pb::object& mem) {
@@ -46,97 +34,57 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
   ensure_threads(threads);  // a process limit: a clear error, not the OpenMP runtime's exit
   const PatternPtr h = pattern_from(pat, n, mem);
   const Pattern& p = h->p;
-  const ProfileMethod method = parse_method(method_text);
-  const std::uint64_t mem_limit = mem_limit_from(mem);
-  std::optional<pos_t> source, target;
-  if (!source_obj.is_none()) source = position(p, source_obj.cast<long long>(), "source");
-  if (!target_obj.is_none()) target = position(p, target_obj.cast<long long>(), "target");
-  if (counts && !source) throw UsageError("counts=True needs source=j (shortest-path counts from x_j)");
-  if (matrix && p.n > kMatrixMax)
-    throw UsageError("matrix=True returns n^2 entries; n = " + std::to_string(p.n) + " is above " +
-                     std::to_string(kMatrixMax) + ": use the summary figures or source/target instead");
-  const DistanceRouteChoice route = choose_distance_route(p, {.all_pairs = all_pairs,
-                                                              .matrix = matrix,
-                                                              .lists = source || target,
-                                                              .pattern_text = p.spec,
-                                                              .all_pairs_words = "pass all_pairs=True",
-                                                              .one_row_words = "source=j / target=i"});
-  const bool ti = route.translation_invariant;
-  const bool do_summary = route.route != DistanceRoute::ListsOnly;
-  // the work on a worker thread (Ctrl-C: interrupt.hpp), on data it owns
-  struct Work {
-    std::optional<DistanceProfile> prof;
-    DistanceSummary sum;
-    std::vector<std::uint32_t> mat, from, to;
-    std::string figures_from;
-    PathCounts pc;
+  // the checks, the route and the work: analysis/distances_query.hpp, in this package's words
+  auto position = [](const pb::object& v) -> std::optional<analysis::PositionArg> {
+    if (v.is_none()) return std::nullopt;
+    const long long k = v.cast<long long>();
+    return analysis::PositionArg{std::to_string(k), k};
   };
-  auto w = std::make_shared<Work>();
-  run_cancellable([w, h, ti, route, matrix, summary, mem_limit, method, threads, source, target, counts] {
-    const Pattern& p = h->p;
-    if (route.route == DistanceRoute::Profile) {
-      check_memory(profile_summary_bytes(p.n, !summary), mem_limit,
-                   "the distance profile of " + p.spec + " at n = " + std::to_string(p.n));
-      w->prof = distance_profile(p, method);
-      w->sum = summary_from_profile(*w->prof, p.n, !summary);
-      w->figures_from = "profile";
-    } else if (route.route == DistanceRoute::AllPairs) {
-      AllPairsOptions ap;
-      ap.threads = threads;
-      ap.eccentricities = !summary;
-      ap.mem_limit = mem_limit;
-      if (matrix) ap.matrix = &w->mat;
-      w->sum = all_pairs_summary(p, ap);
-      w->figures_from = "all-pairs";
-      if (ti) w->prof = distance_profile(p, method);
-    }
-    if (source) {
-      if (counts) {
-        w->pc = shortest_path_counts(p, *source);
-        w->from = w->pc.dist;
-      } else {
-        w->from = single_source_distances(p, *source);
-      }
-    }
-    if (target) w->to = single_target_distances(p, *target);
-  });
-  std::optional<DistanceProfile>& prof = w->prof;
-  DistanceSummary& sum = w->sum;
-  std::vector<std::uint32_t>&mat = w->mat, &from = w->from, &to = w->to;
-  std::string& figures_from = w->figures_from;
-  PathCounts& pc = w->pc;
+  const analysis::DistancesQuery q{
+      .pattern = &p,
+      .pattern_text = p.spec,
+      .source = position(source_obj),
+      .target = position(target_obj),
+      .counts = counts,
+      .all_pairs = all_pairs,
+      .summary = summary,
+      .matrix = matrix,
+      .matrix_max = kMatrixMax,
+      .method = method_text,
+      .threads = threads,
+      .mem_limit = mem_limit_from(mem),
+      .progress = {},        // none: the call runs as one stage
+      .all_pairs_hook = {},  // all_pairs_summary in this process
+      .words = {.source = "source",
+                .target = "target",
+                .method = "method",
+                .counts_needs_source = "counts=True needs source=j",
+                .matrix_gives = "matrix=True returns",
+                .matrix_instead = "use the summary figures or source/target instead",
+                .all_pairs = "pass all_pairs=True",
+                .one_row = "source=j / target=i"}};
+  const analysis::DistancesPlan plan = analysis::distances_plan(q);
+  // the work on a worker thread (Ctrl-C: interrupt.hpp), on data it owns
+  auto w = std::make_shared<analysis::DistancesAnswer>();
+  run_cancellable([w, h, q, plan] { *w = *analysis::distances_compute(q, plan); });
   // to_dict() is the CLI's JSON (json_py.hpp); the attributes are its fields with numpy views for the lists
-  auto d = std::make_shared<json::DistancesResult>();
-  d->pattern = &p;
-  d->translation_invariant = ti;
-  d->summary_only = summary;
-  d->has_summary = do_summary;
-  d->figures_from = figures_from;
-  d->sum = std::move(sum);
-  d->has_profile = prof.has_value();
-  if (prof && !summary) d->profile = prof->to_vector();
-  d->source = source;
-  d->target = target;
-  d->from = std::move(from);
-  d->to = std::move(to);
-  d->counts = counts;
-  d->path_counts = std::move(pc);
+  auto d = std::make_shared<json::DistancesResult>(std::move(w->result));
   pb::dict j, extra;
-  if (do_summary) {
+  if (plan.has_summary) {
     j["histogram"] = shared_view(d->sum.histogram, d);
-    if (prof && !summary) j["profile"] = shared_view(d->profile, d);
+    if (d->has_profile && !summary) j["profile"] = shared_view(d->profile, d);
     if (!summary && !d->sum.eccentricity.empty()) j["eccentricity"] = shared_view(d->sum.eccentricity, d);
   }
   if (matrix) {
-    auto a = to_numpy(std::move(mat));
+    auto a = to_numpy(std::move(w->matrix));
     extra["matrix"] = a.reshape({static_cast<pb::ssize_t>(p.n), static_cast<pb::ssize_t>(p.n)});
   }
-  if (source) {
+  if (plan.source) {
     j["dist"] = shared_view(d->from, d);
     if (counts) j["path_counts"] = shared_view(d->path_counts.count, d);
   }
-  if (target) j["dist_to_target"] = shared_view(d->to, d);
-  if (source && target) j["distance"] = d->from[*target];
+  if (plan.target) j["dist_to_target"] = shared_view(d->to, d);
+  if (plan.source && plan.target) j["distance"] = d->from[*plan.target];
   return pb::make_tuple(j, extra, json_fn([d, h](bool lists) { return json::distances(*d, lists); }));
 }
 
