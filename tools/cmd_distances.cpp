@@ -80,8 +80,8 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   for (const auto& spec : o.patterns) trees.push_back(parse_pattern_spec(spec, false));
   for (std::size_t k = 0; k < trees.size();
        ++k)  // the largest n first: a sweep that cannot finish is refused
-    check_memory(estimate_pattern_bytes(trees[k], ns.back(), false), o.common.mem_limit_bytes(),
-                 "pattern " + o.patterns[k] + " at the sweep's largest n = " + std::to_string(ns.back()));
+    check_pattern_memory(trees[k], ns.back(), o.common.mem_limit_bytes(), "pattern " + o.patterns[k],
+                         {.n_name = "the sweep's largest n"});
   params["sweep"] = o.sweep_text;
   AllPairsOptions ap;
   ap.threads = o.common.threads;
@@ -268,9 +268,7 @@ int run_distances(const DistOptions& o) {
   const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: estimate and build take it
   const std::uint64_t n = pattern_n(tree, o.n_text, ", or give --sweep LO..HI");
   if (!tree.has_matrix()) validate_n(n);
-  check_memory(estimate_pattern_bytes(tree, n, false), o.common.mem_limit_bytes(),
-               "pattern " + spec + " at n = " + std::to_string(n));
-  const Pattern p = make_pattern(tree, n);
+  const Pattern p = make_pattern_within(tree, n, o.common.mem_limit_bytes(), "pattern " + spec);
   params["n"] = p.n;
   analysis::DistancesQuery q;  // the checks, the route and the work: analysis/distances_query.hpp
   q.pattern = &p;
