@@ -20,7 +20,6 @@
 #include "output.hpp"
 #include "registry.hpp"
 #include "shard_run.hpp"
-#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -168,8 +167,6 @@ int run_congestion(const CongestionCliOptions& o) {
         if (stderr_is_tty() && !single)
           std::cerr << "\r[congestion] " << pat << " N = " << n << " ...   " << std::flush;
         results.push_back(analysis::congestion_row_result(q, plan, k, n));
-        cli::step("congestion " + pat + " N = " + std::to_string(n), results.size(),
-                  o.patterns.size() * ns.size());
       }
     if (stderr_is_tty() && !single) std::cerr << "\r" << std::string(60, ' ') << "\r";
     if (!single)

@@ -20,7 +20,6 @@
 #include "registry.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
-#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -88,12 +87,8 @@ int run_sweep(const DistOptions& o, nlohmann::json params) {
   ap.mem_limit = o.common.mem_limit_bytes();
   ap.progress = progress_fn();
   std::vector<PathLengthTable> tables;
-  std::uint64_t rows = 0;
   for (std::size_t k = 0; k < o.patterns.size(); ++k) {
     const std::string& spec = o.patterns[k];
-    ap.row_done = [&](std::uint64_t n) {
-      cli::step("distances " + spec + " n = " + std::to_string(n), ++rows, o.patterns.size() * ns.size());
-    };
     tables.push_back(path_length_table(trees[k], ns, ap, o.all_pairs ? UINT64_MAX : kAutoAllPairsMax));
     tables.back().pattern = spec;  // as given
   }

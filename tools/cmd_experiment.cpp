@@ -14,7 +14,6 @@
 
 #include "mixgraph/error.hpp"
 #include "registry.hpp"
-#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -100,10 +99,6 @@ std::string take_python(std::vector<std::string>& args) {
 }
 
 int run_experiment(std::vector<std::string> args) {
-  // Run in-process by the Python package (the stage hook is set only there), exec would replace Python.
-  if (stage_hook())
-    throw UsageError(
-        "experiment is not run in-process; from Python call mixgraph.experiments.run (docs/experiments.md)");
   const std::string python = take_python(args);
   std::vector<std::string> words = {python, "-c", experiment_bootstrap()};
   words.insert(words.end(), args.begin(), args.end());

@@ -18,7 +18,6 @@
 #include "pattern_heads.hpp"
 #include "registry.hpp"
 #include "shard_run.hpp"
-#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -155,7 +154,6 @@ int run_sweep(const PatternOptions& o, const PatternSpec& spec) {
     for (std::size_t i = 0; i < ns.size(); ++i) {
       if (stderr_is_tty()) std::cerr << "\r[pattern] n = " << ns[i] << " ..." << std::flush;
       points.push_back(analysis::pattern_sweep_point(q, spec, ns[i]));
-      cli::step("pattern " + o.pattern + " n = " + std::to_string(ns[i]), i + 1, ns.size());
     }
     if (stderr_is_tty()) std::cerr << "\r" << std::string(40, ' ') << "\r";
   }

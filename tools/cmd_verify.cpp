@@ -9,7 +9,6 @@
 #include "registry.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
-#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -73,7 +72,6 @@ int run_verify(const VerifyOptions& o) {
   }
   // Run one at a time so progress can be shown.
   for (const auto& id : results.empty() ? ids : std::vector<std::string>{}) {
-    stage(id);
     if (stderr_is_tty()) std::cerr << "\r[verify] " << id << " ..." << std::string(20, ' ') << std::flush;
     auto r = run_claims({id}, ctx);
     results.insert(results.end(), r.begin(), r.end());

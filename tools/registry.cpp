@@ -1,9 +1,7 @@
-// The subcommand registry and the stage hook: shared by the CLI's main.cpp and the Python module.
+// The subcommand registry of the CLI's main.cpp.
 #include "registry.hpp"
 
 #include <algorithm>
-
-#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 
@@ -44,11 +42,6 @@ std::vector<std::string> rewrite_old_spellings(const std::vector<std::string>& a
     }
   }
   return out;
-}
-
-std::function<void(const std::string&)>& stage_hook() {
-  static std::function<void(const std::string&)> h;
-  return h;
 }
 
 }  // namespace mixgraph::cli
