@@ -1,7 +1,7 @@
 // analysis::RankQuery (mixgraph/analysis/rank_query.hpp), the cut ranks both front ends ask for, against
-// references built here: M = (I - B)^{-1} A from the seeded weights by a dense inverse and each block's rank
-// by SVD (cut ranks, dyadic blocks), each head's pattern alone (heads' flow ranks), and the checks' messages
-// with the option names the query is given (the CLI's flags or the Python arguments).
+// references built here: M = (I - B)^{-1} A from the seeded weights, dense (stack_dense.hpp), and each
+// block's rank by SVD (cut ranks, dyadic blocks), each head's pattern alone (heads' flow ranks), and the
+// checks' messages with the option names the query is given (the CLI's flags or the Python arguments).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,27 +18,15 @@
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/pattern_spec.hpp"
 #include "mixgraph/rank.hpp"
-#include "mixgraph/weights.hpp"
+#include "stack_dense.hpp"
 
 using namespace mixgraph;
 
 namespace {
 
-Eigen::MatrixXd rq_dense(const Csr& c) {
-  Eigen::MatrixXd m = Eigen::MatrixXd::Zero(c.n, c.n);
-  for (pos_t i = 0; i < c.n; ++i) {
-    const auto j = c.row(i);
-    const auto v = c.row_values(i);
-    for (std::size_t k = 0; k < j.size(); ++k) m(i, j[k]) = v[k];
-  }
-  return m;
-}
-
-/// M = (I - B)^{-1} A of the seeded weights, by a full inverse.
-Eigen::MatrixXd rq_operator(const Pattern& p, std::uint64_t seed) {
-  const auto w = random_weights(p, seed);
-  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(p.n, p.n);
-  return (I - rq_dense(w.b)).fullPivLu().inverse() * rq_dense(w.a);
+/// M = (I - B)^{-1} A of the seeded weights (the query's), dense: a stack of the one layer (stack_dense.hpp).
+Eigen::MatrixXd rq_operator(const std::string& spec, pos_t n, std::uint64_t seed) {
+  return test::dense_stack_product(make_stack("stack:" + spec, n), seed);
 }
 
 /// Singular values above rel * sigma_1 (0 for a zero block).
@@ -78,9 +66,9 @@ std::string usage_message(const analysis::RankQuery& q) {
 
 TEST(AnalysisRankQuery, NumericAndFlowRanksMatchTheSvdOfTheDenseOperator) {
   for (const std::string spec : {"pow2+cache", "window:3", "fib"}) {
-    const Eigen::MatrixXd M = rq_operator(make_pattern(parse_pattern_spec(spec, false), 48), 1);
+    const Eigen::MatrixXd M = rq_operator(spec, 48, 1);
     std::vector<std::uint32_t> want;
-    for (pos_t K = 1; K < 48; ++K) want.push_back(rq_svd_rank(M.block(K, 0, 48 - K, K), 1e-9));
+    for (pos_t K = 1; K < 48; ++K) want.push_back(test::dense_cut_rank(M, K));
     for (const std::string method : {"both", "dense", "exact"}) {
       auto q = rq_query(spec, "48");
       q.method = method;
@@ -100,7 +88,7 @@ TEST(AnalysisRankQuery, NumericAndFlowRanksMatchTheSvdOfTheDenseOperator) {
 
 TEST(AnalysisRankQuery, CutsFromTextCountOrListAndABuiltPattern) {
   const auto p = std::make_shared<const Pattern>(make_pattern(parse_pattern_spec("sq1", false), 40));
-  const Eigen::MatrixXd M = rq_operator(*p, 3);
+  const Eigen::MatrixXd M = rq_operator("sq1", 40, 3);
   analysis::RankQuery q;
   q.built = p;
   q.seed = 3;
@@ -110,7 +98,7 @@ TEST(AnalysisRankQuery, CutsFromTextCountOrListAndABuiltPattern) {
   ASSERT_EQ(res.profile.cuts, (std::vector<pos_t>{5, 20, 39}));
   for (std::size_t c = 0; c < 3; ++c) {
     const pos_t K = res.profile.cuts[c];
-    EXPECT_EQ(res.profile.numeric[c], rq_svd_rank(M.block(K, 0, 40 - K, K), 1e-9)) << K;
+    EXPECT_EQ(res.profile.numeric[c], test::dense_cut_rank(M, K)) << K;
   }
   q.cut_list.reset();
   q.cut_count = 4;
@@ -244,7 +232,7 @@ TEST(AnalysisRankQuery, DyadicBlocksMatchTheSvdOfTheDenseOperator) {
   const auto res = analysis::run_rank_query(q);
   ASSERT_TRUE(res.dyadic);
   const auto& d = *res.dyadic;
-  const Eigen::MatrixXd M = rq_operator(make_pattern(parse_pattern_spec("pow2", false), n), 1);
+  const Eigen::MatrixXd M = rq_operator("pow2", n, 1);
   ASSERT_FALSE(d.block_size.empty());
   for (std::size_t l = 0; l < d.block_size.size(); ++l) {
     const pos_t b = static_cast<pos_t>(d.block_size[l]);
