@@ -7,19 +7,15 @@
 
 #include "cmd_stack.hpp"
 #include "mixgraph/analysis/interaction_ranks.hpp"
+#include "mixgraph/analysis/rank_query.hpp"
 #include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/hierarchical.hpp"
 #include "mixgraph/interaction.hpp"
-#include "mixgraph/memory.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/rank.hpp"
-#include "mixgraph/rank_progress.hpp"
-#include "mixgraph/sweep.hpp"
-#include "mixgraph/weight_files.hpp"
 #include "option_types.hpp"
 #include "output.hpp"
-#include "rank_attention.hpp"
 #include "rank_heads_sum.hpp"
 #include "registry.hpp"
 #include "shard_commands.hpp"
@@ -37,7 +33,7 @@ struct RankOptions {
   bool dyadic = false;
   std::string checkpoint_dir;
   std::string weights_a, weights_b;  // the user's weights (one head), else seeded
-  AttentionOptions attn;             // --attn-q / --attn-k: a real attention head on A
+  analysis::AttentionOptions attn;   // --attn-q / --attn-k: a real attention head on A
 };
 
 struct LogLinearOptions {
@@ -72,6 +68,139 @@ void print_dyadic_table(const DyadicRanks& d, std::ostream& os) {
   t.print_text(os);
 }
 
+using analysis::RankResult;
+
+/// Numeric and flow ranks agree at cut c (true when one of them was not computed).
+bool rank_agrees(const CutRankProfile& r, std::size_t c) {
+  return !(r.numeric_done && r.flow_done) || r.numeric[c] == r.flow[c];
+}
+
+void print_rank_csv(const RankResult& res, std::ostream& os) {
+  const auto& r = res.profile;
+  const auto& ai = res.attention;
+  std::vector<std::string> cols = {"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"};
+  if (ai) cols.push_back("rank_generic_exact");  // only with --attn-q / --attn-k
+  Table t(cols);
+  for (std::size_t c = 0; c < r.cuts.size(); ++c) {
+    std::vector<std::string> row = {std::to_string(r.cuts[c]),
+                                    opt_u(r.numeric, c, ""),
+                                    opt_u(r.flow, c, ""),
+                                    std::to_string(r.cache_at_cut[c]),
+                                    std::to_string((r.a_diagonal ? 1 : 2) * r.cache_at_cut[c]),
+                                    rank_agrees(r, c) ? "true" : "false"};
+    if (ai) row.push_back(ai->generic ? opt_u(ai->generic->numeric, c, "") : "");
+    t.add(row);
+  }
+  t.print_csv(os);
+}
+
+/// The summary lines above the table.
+std::vector<std::pair<std::string, std::string>> rank_summary(const Pattern& p, const RankResult& res,
+                                                              std::uint64_t seed) {
+  const auto& r = res.profile;
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"pattern", p.spec},
+      {"n", std::to_string(p.n)},
+      {"operator", "M = (I - B)^{-1} A; r(K) = rank M[K+1..n, 1..K]"},
+      {"weights", res.weights_note + " (seed " + std::to_string(seed) + ")"},
+      {"numeric", r.numeric_done ? r.numeric_method : "not computed"},
+      {r.numeric_method == "exact" ? "rule" : "tolerance", r.numeric_done ? r.tolerance_rule : "-"},
+      {"flow", r.flow_done ? "Menger: max vertex-disjoint x_{<=K} -> y_{>K} paths (incremental Dinic)"
+                           : "not computed"},
+      {"cuts", std::to_string(r.cuts.size()) + (r.cuts.size() + 1 == p.n ? " (all)" : "")},
+  };
+  if (r.numeric_done && r.numeric_method == "exact") {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", r.failure_bound);
+    kv.emplace_back("P(any numeric rank low)",
+                    std::string("<= ") + buf + " (Schwartz-Zippel, over all cuts)");
+  }
+  // the floating-point methods: the gap the tolerance fell into (relative pivots |R_ll| / |R_11|)
+  if (r.numeric_done && r.numeric_method != "exact")
+    kv.emplace_back("pivot gap", "smallest counted pivot " +
+                                     (r.smallest_kept >= 0 ? fmt_double(r.smallest_kept, 3) : "-") +
+                                     ", largest uncounted " +
+                                     (r.largest_dropped >= 0 ? fmt_double(r.largest_dropped, 3) : "-") +
+                                     " (relative to |R_11|; a small ratio means the rank is not clear-cut)");
+  if (res.attention)
+    for (auto& e : analysis::attention_text(*res.attention)) kv.push_back(std::move(e));
+  return kv;
+}
+
+/// Up to 40 cuts, evenly spread, and the cut of the maximum.
+std::vector<std::size_t> shown_cuts(const CutRankProfile& r) {
+  std::vector<std::size_t> show;
+  const std::size_t limit = 40;
+  if (r.cuts.size() <= limit) {
+    for (std::size_t c = 0; c < r.cuts.size(); ++c) show.push_back(c);
+    return show;
+  }
+  for (std::size_t q = 0; q < limit; ++q) show.push_back(q * (r.cuts.size() - 1) / (limit - 1));
+  for (std::size_t c = 0; c < r.cuts.size(); ++c)
+    if (r.cuts[c] == r.argmax_cut) show.push_back(c);
+  std::sort(show.begin(), show.end());
+  show.erase(std::unique(show.begin(), show.end()), show.end());
+  return show;
+}
+
+void print_rank_text(const Pattern& p, const RankResult& res, std::uint64_t seed, std::ostream& os) {
+  const auto& r = res.profile;
+  const auto& ai = res.attention;
+  const std::uint32_t bound_factor = r.a_diagonal ? 1 : 2;
+  print_kv(os, rank_summary(p, res, seed));
+  os << "\n";
+  std::vector<std::string> cols = {
+      "K", "r numeric", "r flow", "|C_K|", std::to_string(bound_factor) + "|C_K|", "min(K,n-K)", "agree"};
+  if (ai && ai->generic) cols.push_back("r generic exact");
+  Table t(cols);
+  const auto show = shown_cuts(r);
+  for (std::size_t c : show) {
+    std::vector<std::string> row = {std::to_string(r.cuts[c]),
+                                    opt_u(r.numeric, c),
+                                    opt_u(r.flow, c),
+                                    std::to_string(r.cache_at_cut[c]),
+                                    std::to_string(bound_factor * r.cache_at_cut[c]),
+                                    std::to_string(std::min<pos_t>(r.cuts[c], p.n - r.cuts[c])),
+                                    rank_agrees(r, c) ? "yes" : "NO"};
+    if (ai && ai->generic) row.push_back(opt_u(ai->generic->numeric, c));
+    t.add(row);
+  }
+  t.print_text(os);
+  if (show.size() < r.cuts.size())
+    os << "(showing " << show.size() << " of " << r.cuts.size() << " cuts; --format csv|json lists all)\n";
+  os << "\nmax cut rank (semiseparable rank): " << r.max_cut_rank << " at K = " << r.argmax_cut
+     << "; max cache max_i |C_i| = " << r.max_cache << "\n";
+  os << "cache bound r(K) <= " << bound_factor << " |C_K|: "
+     << (r.bound_violations.empty() ? "holds on every cut computed"
+                                    : "VIOLATED at " + std::to_string(r.bound_violations.size()) + " cuts")
+     << "\n";
+  if (r.numeric_done && r.flow_done) {
+    if (r.agree) {
+      os << "numeric and flow ranks agree on every cut\n";
+    } else {
+      os << "numeric and flow ranks DISAGREE on " << r.disagreements.size() << " cuts"
+         << (r.generic_weights ? "" : " (file weights are not generic: this may be legitimate)") << ":\n";
+      std::size_t shown = 0;
+      for (std::size_t c = 0; c < r.cuts.size() && shown < 20; ++c)
+        if (r.numeric[c] != r.flow[c]) {
+          os << "  K = " << r.cuts[c] << ": numeric " << r.numeric[c] << ", flow " << r.flow[c] << "\n";
+          ++shown;
+        }
+    }
+  }
+  os << "finding: " << res.finding << "\n";
+  if (const auto& ct = res.contrast)  // the contrast: on the same cuts, by flow, and the cache profile
+    os << "contrast: " << ct->pattern << " on the same cuts: max r(K) = " << ct->max_cut_rank
+       << " (at K = " << ct->max_cut_rank_at << "), max cache " << ct->max_cache << "; " << p.spec
+       << ": max r(K) = " << r.max_cut_rank << ", max cache " << r.max_cache << "\n";
+  if (res.heads) print_heads_sum(os, *res.heads, r.cuts, r.flow);
+  if (res.dyadic) {
+    os << "\nrank of the dyadic off-diagonal blocks of M (0-indexed rows [2^l(2m+1), 2^l(2m+2)) x columns "
+          "[2^l 2m, 2^l(2m+1))):\n";
+    print_dyadic_table(*res.dyadic, os);
+  }
+}
+
 int run_rank(const RankOptions& o) {
   o.common.apply();
   if (o.pattern.empty())
@@ -89,248 +218,60 @@ int run_rank(const RankOptions& o) {
       if (given) sr.unsupported.push_back(name);
     return run_stack_rank(sr);
   }
-  const PatternSpec spec = parse_pattern_spec(o.pattern, false);  // the one parse: estimate and build
-  const bool is_mtx = spec.has_matrix();
-  const std::uint64_t n = pattern_n(spec, o.n_text);
-  if (!is_mtx && n < 2) throw UsageError("--n must be >= 2 (cut K needs positions on both sides)");
-  if (n > UINT32_MAX) throw UsageError("--n must fit in 32 bits");
-  if (o.tol < 0) throw UsageError("--tol must be >= 0 (0 = the default rule)");
-  const auto seed = o.seed;
-  check_memory(estimate_pattern_bytes(spec, n, true) * 3, o.common.mem_limit_bytes(),
-               "pattern " + o.pattern + " with weights at n = " + std::to_string(n));
-  const Pattern p = make_pattern(spec, n);
-  CutRankParams params;
-  params.seed = seed;
-  params.tol = o.tol;
-  params.mem_limit = o.common.mem_limit_bytes();
-  if (o.method == "both")
-    params.method = CutRankMethod::Both;
-  else if (o.method == "dense")
-    params.method = CutRankMethod::Dense;
-  else if (o.method == "sketch")
-    params.method = CutRankMethod::Sketch;
-  else if (o.method == "flow")
-    params.method = CutRankMethod::Flow;
-  else if (o.method == "exact")
-    params.method = CutRankMethod::Exact;
-  else
-    throw UsageError("--method must be both, exact, dense, sketch or flow (got '" + o.method + "')");
-  if (o.attn.given() && (!o.weights_a.empty() || !o.weights_b.empty()))
-    throw UsageError("--attn-q / --attn-k set A's weights: give them or --weights-a / --weights-b, not both");
-  WeightedPattern user;  // --weights-a / --weights-b: one head, replacing the seeded A or B
-  if (params.method == CutRankMethod::Exact && (!o.weights_a.empty() || !o.weights_b.empty()))
-    throw UsageError(
-        "--method exact draws generic weights over a prime field and cannot use the real weights of "
-        "--weights-a / --weights-b: use --method both, dense or sketch for them (or leave the weight files "
-        "out for the exact generic ranks)");
-  if (!o.weights_a.empty() || !o.weights_b.empty()) {
-    WeightFiles f;
-    f.a = o.weights_a;
-    f.b = o.weights_b;
-    user = head_weights(weights_from_files<double>(p, 1, seed, f, params.mem_limit), 0);
-    params.weights = &user;
-  }
-  const bool attn = o.attn.given();
-  std::uint64_t key_dim = 0;
-  if (attn) {
-    if (params.method == CutRankMethod::Exact)
-      throw UsageError(
-          "--method exact draws generic weights over a prime field; a real attention head needs --method "
-          "both, "
-          "dense or sketch (the exact generic ranks are reported beside it)");
-    user = load_attention(p, o.attn, seed, key_dim);
-    params.weights = &user;
-  }
-  params.cuts = analysis::parse_cuts(o.cuts_text, p.n);
-  if (!o.cuts_text.empty() && params.cuts.empty()) throw UsageError("--cuts selected no cut");
-  const bool want_dyadic = o.dyadic;
-  if (want_dyadic) {  // checked before the profile, which can take long at large n
-    if (p.n > 4096) throw UsageError("--dyadic needs the dense operator: n <= 4096");
-    check_memory(8ull * p.n * p.n * 2, params.mem_limit, "dense operator for --dyadic");
-  }
+  analysis::RankQuery q;  // the checks, the profile and what goes beside it: mixgraph/analysis/rank_query.hpp
+  q.pattern = o.pattern;
+  q.n = o.n_text;
+  q.method = o.method;
+  q.cuts = o.cuts_text;
+  q.seed = o.seed;
+  q.tol = o.tol;
+  q.mem_limit = o.common.mem_limit_bytes();
+  q.dyadic = o.dyadic;
+  q.weights.a = o.weights_a;
+  q.weights.b = o.weights_b;
+  q.attn = o.attn;
+  if (cli::step_hook())  // in-process (Python): progress after each cut, and a stop at the next cut
+    q.per_cut = [](const std::string& what, std::uint64_t done, std::uint64_t total) {
+      cli::step(what, done, total);
+    };
+  const auto plan = analysis::rank_prepare(q);
   // several MPI ranks or a checkpoint folder: the numeric ranks over shards of cuts (docs/scaling.md)
   std::optional<CutRankProfile> merged;
   if (sharded(o.checkpoint_dir)) {
-    if (params.weights)  // the shard fingerprint does not cover the weight files
+    if (plan.user)  // the shard fingerprint does not cover the weight files
       throw UsageError(
           "--weights-a / --weights-b / --attn-q do not combine with --checkpoint or several MPI ranks");
-    merged = sharded_cut_rank_profile(p, params, o.checkpoint_dir);
+    merged = sharded_cut_rank_profile(*plan.pattern, plan.params, o.checkpoint_dir);
     if (!merged) return 0;  // ranks other than 0 print nothing
   }
-  // in-process (Python): progress after each cut, and a stop at the next cut (the step hook may throw)
-  const CutProgressHook per_cut = [](const std::string& what, std::uint64_t done, std::uint64_t total) {
-    cli::step(what, done, total);
-  };
-  const auto r = merged ? std::move(*merged) : [&] {
-    const CutProgressScope scope(cli::step_hook() ? &per_cut : nullptr);
-    return cut_rank_profile(p, params);
-  }();
-  std::optional<HeadsSumRanks> hs;  // heads:P1;P2;...: per head and the sum of the heads
-  if (!p.heads.empty() && !attn && !params.weights)
-    hs = heads_sum_ranks(p, r.cuts, seed, o.tol, params.mem_limit);
-  std::optional<AttentionRankInfo> ai;
-  if (attn)
-    ai = attention_rank_info(p, user, r, o.attn, key_dim, seed, params.mem_limit,
-                             params.method != CutRankMethod::Flow);
-
-  DyadicRanks dy;
-  if (want_dyadic) {
-    const auto iw = induced_weights(p, seed);
-    dy = dyadic_block_ranks_transposed(dense_operator_transposed(params.weights ? user : iw.w), r.tolerance);
-  }
-
-  const std::uint32_t bound_factor = r.a_diagonal ? 1 : 2;
-  const std::string finding = json::rank_finding(r, p.n);
-  // The contrast (a finding): a translation-invariant pattern against its cache-efficient variant (or back),
-  // on the same cuts, by flow (cheap) and the cache profile.
-  const auto contrast = json::rank_contrast(p, r, seed, params.mem_limit);
-  std::string contrast_text;
-  if (contrast)
-    contrast_text =
-        contrast->pattern + " on the same cuts: max r(K) = " + std::to_string(contrast->max_cut_rank) +
-        " (at K = " + std::to_string(contrast->max_cut_rank_at) + "), max cache " +
-        std::to_string(contrast->max_cache) + "; " + p.spec +
-        ": max r(K) = " + std::to_string(r.max_cut_rank) + ", max cache " + std::to_string(r.max_cache);
-  const std::string weights_note =
-      attn ? std::string(
-                 "attention weights from --attn-q / --attn-k (a real head, not generic): numeric ranks "
-                 "may legitimately be below the flow ranks")
-      : params.weights ? std::string(
-                             "weights from --weights-a / --weights-b (not generic): numeric ranks may "
-                             "legitimately be below the flow ranks")
-                       : json::rank_weights_note(r);
-  // the floating-point methods: the gap the tolerance fell into (relative pivots |R_ll| / |R_11|)
-  std::string gap_text;
-  if (r.numeric_done && r.numeric_method != "exact") {
-    gap_text = "smallest counted pivot " + (r.smallest_kept >= 0 ? fmt_double(r.smallest_kept, 3) : "-") +
-               ", largest uncounted " + (r.largest_dropped >= 0 ? fmt_double(r.largest_dropped, 3) : "-") +
-               " (relative to |R_11|; a small ratio means the rank is not clear-cut)";
-  }
-
-  nlohmann::json pj = {
-      {"pattern", o.pattern}, {"n", p.n}, {"seed", seed}, {"method", o.method}, {"format", o.common.format}};
-  if (!o.weights_a.empty()) pj["weights_a"] = o.weights_a;
-  if (!o.weights_b.empty()) pj["weights_b"] = o.weights_b;
-  if (attn) {
-    pj["attn_q"] = o.attn.q;
-    pj["attn_k"] = o.attn.k;
-    pj["attn_kernel"] = o.attn.kernel;
-  }
-  if (!o.cuts_text.empty()) pj["cuts"] = o.cuts_text;
-  if (o.tol > 0) pj["tol"] = o.tol;
+  const auto res = analysis::rank_compute(q, plan, std::move(merged));
+  const Pattern& p = *plan.pattern;
 
   const Format fmt = o.common.fmt();
   if (fmt == Format::Json) {
+    nlohmann::json pj = {{"pattern", o.pattern},
+                         {"n", p.n},
+                         {"seed", o.seed},
+                         {"method", o.method},
+                         {"format", o.common.format}};
+    if (!o.weights_a.empty()) pj["weights_a"] = o.weights_a;
+    if (!o.weights_b.empty()) pj["weights_b"] = o.weights_b;
+    if (o.attn.given()) {
+      pj["attn_q"] = o.attn.q;
+      pj["attn_k"] = o.attn.k;
+      pj["attn_kernel"] = o.attn.kernel;
+    }
+    if (!o.cuts_text.empty()) pj["cuts"] = o.cuts_text;
+    if (o.tol > 0) pj["tol"] = o.tol;
     auto j = json_header("rank", 1, pj);
-    j.update(json::cut_ranks(p, r, contrast, want_dyadic ? &dy : nullptr));
-    if (params.weights) j["weights_note"] = weights_note;
-    if (ai) j["attention"] = attention_json(*ai, r);
-    if (hs) j["heads"] = heads_sum_json(*hs);
+    j.update(analysis::rank_json(plan, res));
     print_json(std::cout, j);
   } else if (fmt == Format::Csv) {
-    std::vector<std::string> cols = {"cut", "rank_numeric", "rank_flow", "cache_at_cut", "bound", "agree"};
-    if (ai) cols.push_back("rank_generic_exact");  // only with --attn-q / --attn-k
-    Table t(cols);
-    for (std::size_t c = 0; c < r.cuts.size(); ++c) {
-      const bool ag = !(r.numeric_done && r.flow_done) || r.numeric[c] == r.flow[c];
-      std::vector<std::string> row = {std::to_string(r.cuts[c]),
-                                      opt_u(r.numeric, c, ""),
-                                      opt_u(r.flow, c, ""),
-                                      std::to_string(r.cache_at_cut[c]),
-                                      std::to_string(bound_factor * r.cache_at_cut[c]),
-                                      ag ? "true" : "false"};
-      if (ai) row.push_back(ai->generic ? opt_u(ai->generic->numeric, c, "") : "");
-      t.add(row);
-    }
-    t.print_csv(std::cout);
+    print_rank_csv(res, std::cout);
   } else {
-    std::vector<std::pair<std::string, std::string>> kv = {
-        {"pattern", p.spec},
-        {"n", std::to_string(p.n)},
-        {"operator", "M = (I - B)^{-1} A; r(K) = rank M[K+1..n, 1..K]"},
-        {"weights", weights_note + " (seed " + std::to_string(seed) + ")"},
-        {"numeric", r.numeric_done ? r.numeric_method : "not computed"},
-        {r.numeric_method == "exact" ? "rule" : "tolerance", r.numeric_done ? r.tolerance_rule : "-"},
-        {"flow", r.flow_done ? "Menger: max vertex-disjoint x_{<=K} -> y_{>K} paths (incremental Dinic)"
-                             : "not computed"},
-        {"cuts", std::to_string(r.cuts.size()) + (r.cuts.size() + 1 == p.n ? " (all)" : "")},
-    };
-    if (r.numeric_done && r.numeric_method == "exact") {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.3g", r.failure_bound);
-      kv.emplace_back("P(any numeric rank low)",
-                      std::string("<= ") + buf + " (Schwartz-Zippel, over all cuts)");
-    }
-    if (!gap_text.empty()) kv.emplace_back("pivot gap", gap_text);
-    if (ai)
-      for (auto& e : attention_text(*ai)) kv.push_back(std::move(e));
-    print_kv(std::cout, kv);
-    std::cout << "\n";
-    std::vector<std::string> cols = {
-        "K", "r numeric", "r flow", "|C_K|", std::to_string(bound_factor) + "|C_K|", "min(K,n-K)", "agree"};
-    if (ai && ai->generic) cols.push_back("r generic exact");
-    Table t(cols);
-    std::vector<std::size_t> show;
-    const std::size_t limit = 40;
-    if (r.cuts.size() <= limit) {
-      for (std::size_t c = 0; c < r.cuts.size(); ++c) show.push_back(c);
-    } else {
-      for (std::size_t q = 0; q < limit; ++q) show.push_back(q * (r.cuts.size() - 1) / (limit - 1));
-      for (std::size_t c = 0; c < r.cuts.size(); ++c)
-        if (r.cuts[c] == r.argmax_cut) show.push_back(c);
-      std::sort(show.begin(), show.end());
-      show.erase(std::unique(show.begin(), show.end()), show.end());
-    }
-    for (std::size_t c : show) {
-      const bool ag = !(r.numeric_done && r.flow_done) || r.numeric[c] == r.flow[c];
-      std::vector<std::string> row = {std::to_string(r.cuts[c]),
-                                      opt_u(r.numeric, c),
-                                      opt_u(r.flow, c),
-                                      std::to_string(r.cache_at_cut[c]),
-                                      std::to_string(bound_factor * r.cache_at_cut[c]),
-                                      std::to_string(std::min<pos_t>(r.cuts[c], p.n - r.cuts[c])),
-                                      ag ? "yes" : "NO"};
-      if (ai && ai->generic) row.push_back(opt_u(ai->generic->numeric, c));
-      t.add(row);
-    }
-    t.print_text(std::cout);
-    if (show.size() < r.cuts.size())
-      std::cout << "(showing " << show.size() << " of " << r.cuts.size()
-                << " cuts; --format csv|json lists all)\n";
-    std::cout << "\nmax cut rank (semiseparable rank): " << r.max_cut_rank << " at K = " << r.argmax_cut
-              << "; max cache max_i |C_i| = " << r.max_cache << "\n";
-    std::cout << "cache bound r(K) <= " << bound_factor << " |C_K|: "
-              << (r.bound_violations.empty()
-                      ? "holds on every cut computed"
-                      : "VIOLATED at " + std::to_string(r.bound_violations.size()) + " cuts")
-              << "\n";
-    if (r.numeric_done && r.flow_done) {
-      if (r.agree)
-        std::cout << "numeric and flow ranks agree on every cut\n";
-      else {
-        std::cout << "numeric and flow ranks DISAGREE on " << r.disagreements.size() << " cuts"
-                  << (r.generic_weights ? "" : " (file weights are not generic: this may be legitimate)")
-                  << ":\n";
-        std::size_t shown = 0;
-        for (std::size_t c = 0; c < r.cuts.size() && shown < 20; ++c)
-          if (r.numeric[c] != r.flow[c]) {
-            std::cout << "  K = " << r.cuts[c] << ": numeric " << r.numeric[c] << ", flow " << r.flow[c]
-                      << "\n";
-            ++shown;
-          }
-      }
-    }
-    std::cout << "finding: " << finding << "\n";
-    if (!contrast_text.empty()) std::cout << "contrast: " << contrast_text << "\n";
-    if (hs) print_heads_sum(std::cout, *hs, r.cuts, r.flow);
-    if (want_dyadic) {
-      std::cout
-          << "\nrank of the dyadic off-diagonal blocks of M (0-indexed rows [2^l(2m+1), 2^l(2m+2)) x columns "
-             "[2^l 2m, 2^l(2m+1))):\n";
-      print_dyadic_table(dy, std::cout);
-    }
+    print_rank_text(p, res, o.seed, std::cout);
   }
-  if (!r.agree && r.generic_weights)
+  if (!res.profile.agree && res.profile.generic_weights)
     std::cerr << "mixgraph: warning: numeric and flow ranks disagree (see output)\n";
   return 0;
 }

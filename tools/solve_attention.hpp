@@ -5,9 +5,10 @@
 #include <CLI/CLI.hpp>
 
 #include "mixgraph/analysis/attention_options.hpp"
-#include "rank_attention.hpp"
 
 namespace mixgraph::cli {
+
+using analysis::AttentionOptions;  // --attn-q / --attn-k / --attn-kernel (rank's too)
 
 /// --attn-q, --attn-k, --attn-kernel (the names and meaning of rank's), filling o.
 void add_solve_attention_options(CLI::App& app, AttentionOptions& o);

@@ -1,11 +1,15 @@
-#include "rank_attention.hpp"
+// The cut ranks of a real attention head beside the generic ones (mixgraph/analysis/rank_attention.hpp).
+#include "mixgraph/analysis/rank_attention.hpp"
 
 #include <algorithm>
 
+#include "mixgraph/analysis/format.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/npy.hpp"
 
-namespace mixgraph::cli {
+namespace mixgraph::analysis {
+
+using ojson = nlohmann::ordered_json;
 
 WeightedPattern load_attention(const Pattern& p, const AttentionOptions& o, std::uint64_t seed,
                                std::uint64_t& key_dim) {
@@ -142,4 +146,4 @@ std::vector<std::pair<std::string, std::string>> attention_text(const AttentionR
   return kv;
 }
 
-}  // namespace mixgraph::cli
+}  // namespace mixgraph::analysis

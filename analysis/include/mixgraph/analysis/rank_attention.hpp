@@ -1,6 +1,7 @@
 #pragma once
-// `mixgraph rank --attn-q Q.npy --attn-k K.npy`: the cut ranks of a real attention head beside the generic
-// ones (docs/math.md §5, "Real attention heads").
+// `mixgraph rank --attn-q Q.npy --attn-k K.npy` (analysis::RankQuery's attn): the cut ranks of a real
+// attention head beside the generic ones (docs/math.md §5, "Real attention heads").
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,13 +10,8 @@
 #include "mixgraph/analysis/attention_options.hpp"
 #include "mixgraph/attention_weights.hpp"
 #include "mixgraph/rank.hpp"
-#include "output.hpp"
 
-namespace mixgraph::cli {
-
-/// --attn-q / --attn-k / --attn-kernel and the kernel they name (mixgraph/analysis/attention_options.hpp).
-using analysis::attention_kernel;
-using analysis::AttentionOptions;
+namespace mixgraph::analysis {
 
 /// Reads Q and K and builds A's weights on p's A mask (B: the seeded generic weights). Usage errors for a
 /// missing half; InputError (exit 3) for a shape mismatch.
@@ -40,7 +36,9 @@ AttentionRankInfo attention_rank_info(const Pattern& p, const WeightedPattern& w
                                       const AttentionOptions& o, std::uint64_t key_dim, std::uint64_t seed,
                                       std::uint64_t mem_limit, bool want_generic);
 
-ojson attention_json(const AttentionRankInfo& a, const CutRankProfile& r);
+/// `rank`'s `attention` field.
+nlohmann::ordered_json attention_json(const AttentionRankInfo& a, const CutRankProfile& r);
+/// The lines of the text output (label, value).
 std::vector<std::pair<std::string, std::string>> attention_text(const AttentionRankInfo& a);
 
-}  // namespace mixgraph::cli
+}  // namespace mixgraph::analysis
