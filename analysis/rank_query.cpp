@@ -86,8 +86,8 @@ void check_rank_spec(const RankQuery& q, const PatternSpec& spec, std::uint64_t 
   if (!spec.has_matrix() && n < 2)
     throw UsageError(q.names.n + " must be >= 2 (cut K needs positions on both sides)");
   if (n > UINT32_MAX) throw UsageError(q.names.n + " must fit in 32 bits");
-  check_memory(estimate_pattern_bytes(spec, n, true) * 3, q.mem_limit,
-               "pattern " + q.pattern + " with weights at n = " + std::to_string(n));
+  check_pattern_memory(spec, n, q.mem_limit, "pattern " + q.pattern + " with weights",
+                       {.per_position = true, .copies = 3});
 }
 
 RankPlan rank_prepare(const RankQuery& q) {

@@ -20,7 +20,6 @@
 #include "registry.hpp"
 #include "shard_commands.hpp"
 #include "shard_run.hpp"
-#include "stage_hook.hpp"
 
 namespace mixgraph::cli {
 namespace {
@@ -230,10 +229,6 @@ int run_rank(const RankOptions& o) {
   q.weights.a = o.weights_a;
   q.weights.b = o.weights_b;
   q.attn = o.attn;
-  if (cli::step_hook())  // in-process (Python): progress after each cut, and a stop at the next cut
-    q.per_cut = [](const std::string& what, std::uint64_t done, std::uint64_t total) {
-      cli::step(what, done, total);
-    };
   const auto plan = analysis::rank_prepare(q);
   // several MPI ranks or a checkpoint folder: the numeric ranks over shards of cuts (docs/scaling.md)
   std::optional<CutRankProfile> merged;

@@ -12,14 +12,19 @@ namespace {
 
 pb::tuple congestion(const pb::object& pat, const pb::object& N_obj, const pb::object& routing, bool lp,
                      std::uint64_t seed, bool paths, const pb::object& mem) {
-  std::string spec;
-  if (pb::isinstance<PatternHolder>(pat))
-    spec = pat.cast<PatternHolder&>().p.spec;
-  else if (pb::isinstance<pb::str>(pat))
+  std::string spec;  // as given (a Pattern's spec); the tree is a Pattern's own or the one parse of the text
+  std::shared_ptr<const PatternSpec> tree;
+  if (pb::isinstance<PatternHolder>(pat)) {
+    const Pattern& p = pat.cast<PatternHolder&>().p;
+    spec = p.spec;
+    tree = std::make_shared<const PatternSpec>(p.tree);
+  } else if (pb::isinstance<pb::str>(pat)) {
     spec = pat.cast<std::string>();
-  else
+    tree = std::make_shared<const PatternSpec>(parse_pattern_spec(spec, false));
+  } else {
     throw UsageError("pattern must be a spec string or a mixgraph.Pattern");
-  const std::uint64_t N = n_from(N_obj, spec);
+  }
+  const std::uint64_t N = n_from(N_obj, *tree);
   CongestionOptions co;
   co.seed = seed;
   co.lp = lp;
@@ -31,7 +36,10 @@ pb::tuple congestion(const pb::object& pat, const pb::object& N_obj, const pb::o
       throw UsageError("routing must be shift, random, minmax or all (got '" + r + "')");
   }
   auto res = std::make_shared<CongestionResult>();
-  run_cancellable([res, spec, N, co] { *res = analyse_congestion(spec, N, co); });  // Ctrl-C: interrupt.hpp
+  run_cancellable([res, spec, tree, N, co] {  // Ctrl-C: interrupt.hpp
+    *res = analyse_congestion(*tree, N, co);
+    res->pattern = spec;  // as given
+  });
   const CongestionResult& r = *res;
   // attributes: the JSON fields (json_py.hpp) with numpy arrays for the lists; to_dict() is the CLI's JSON
   pb::dict j, extra;

@@ -81,6 +81,17 @@ std::uint64_t mem_limit_from(const pb::object& m) {
   return u64_arg(m, "mem_limit", "an int (bytes) or text such as '8G'");
 }
 
+PatternPtr pattern_from_tree(const std::string& spec, const PatternSpec& tree, std::uint64_t n,
+                             std::uint64_t mem_limit, int threads) {
+  check_pattern_memory(tree, n, mem_limit, "pattern " + spec, {.per_position = true});
+  auto h = std::make_shared<PatternHolder>();
+  auto parsed = std::make_shared<const PatternSpec>(tree);  // the work may outlive this call (Ctrl-C)
+  run_cancellable(
+      [h, parsed, n] { h->p = make_pattern(*parsed, n); });  // Ctrl-C stops the build (interrupt.hpp)
+  h->threads = threads;
+  return h;
+}
+
 namespace {
 
 PatternPtr make_holder(const pb::object& spec_obj, const pb::object& n_obj, const pb::object& threads_obj,
@@ -94,13 +105,7 @@ PatternPtr make_holder(const pb::object& spec_obj, const pb::object& n_obj, cons
   const PatternSpec tree = parse_pattern_spec(spec, false);  // the one parse: estimate and build take it
   const std::uint64_t n = n_from(n_obj, tree);
   if (!tree.has_matrix()) validate_n(n);
-  check_pattern_memory(tree, n, mem_limit_from(mem), "pattern " + spec, {.per_position = true});
-  auto h = std::make_shared<PatternHolder>();
-  auto parsed = std::make_shared<const PatternSpec>(tree);  // the work may outlive this call (Ctrl-C)
-  run_cancellable(
-      [h, parsed, n] { h->p = make_pattern(*parsed, n); });  // Ctrl-C stops the build (interrupt.hpp)
-  h->threads = threads;
-  return h;
+  return pattern_from_tree(spec, tree, n, mem_limit_from(mem), threads);
 }
 
 /// `mixgraph pattern --profile --format json` without the header (the CLI's serialiser, json_py.hpp).

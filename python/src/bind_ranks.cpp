@@ -39,16 +39,18 @@ pb::tuple cut_ranks(const pb::object& pat, const pb::object& n_obj, const std::s
   q.tol = tol;
   q.mem_limit = mem_limit_from(mem);
   q.dyadic = dyadic;
-  q.heads_sums = false;
   analysis::check_rank_tol(q);
-  if (pb::isinstance<pb::str>(pat)) {  // checked before the pattern is built
+  PatternPtr h;
+  if (pb::isinstance<pb::str>(pat)) {  // checked before the pattern is built, from the one parse
     q.pattern = pat.cast<std::string>();
     const PatternSpec tree = parse_pattern_spec(q.pattern, false);
     const auto n = n_from(n_obj, tree);
     if (!tree.has_matrix()) validate_n(n);  // as the Pattern constructor does
     analysis::check_rank_spec(q, tree, n);
+    h = pattern_from_tree(q.pattern, tree, n, q.mem_limit);
+  } else {
+    h = pattern_from(pat, n_obj);
   }
-  const PatternPtr h = pattern_from(pat, n_obj);
   q.built = std::shared_ptr<const Pattern>(h, &h->p);
   cuts_into(cuts, q);
   auto plan = std::make_shared<const analysis::RankPlan>(analysis::rank_prepare(q));

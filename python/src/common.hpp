@@ -71,6 +71,10 @@ std::uint64_t mem_limit_from(const pb::object& m);
 /// A Pattern argument: a Pattern object, or a spec string with n (built under mem_limit: None, bytes or
 /// '8G').
 PatternPtr pattern_from(const pb::object& p, const pb::object& n, const pb::object& mem_limit = pb::none());
+/// A Pattern from a spec the caller has parsed (its one parse) at n, checked as n_from / validate_n leave it:
+/// the memory estimate refused before the build, then built on a worker thread (Ctrl-C stops it).
+PatternPtr pattern_from_tree(const std::string& spec, const PatternSpec& tree, std::uint64_t n,
+                             std::uint64_t mem_limit, int threads = 0);
 
 void bind_errors(pb::module_& m);
 void bind_pattern(pb::module_& m);

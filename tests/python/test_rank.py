@@ -7,7 +7,7 @@ import mixgraph
 
 
 def test_matches_the_cli(cli, mtx_specs):
-    for spec in ["pow2", "pow2+cache", "sq1", "window:3", "ssm", "attention", "fib+cache"] + mtx_specs:
+    for spec in ["pow2", "pow2+cache", "sq1", "window:3", "ssm", "attention", "fib+cache", "heads:pow2;sq1"] + mtx_specs:
         n = None if spec.startswith("mtx:") else 48
         args = ["rank", "-p", spec] + ([] if n is None else ["-n", n])
         assert mixgraph.rank(spec, n).to_dict() == cli(*args), spec
@@ -16,6 +16,22 @@ def test_matches_the_cli(cli, mtx_specs):
     assert r.cut_rank_numeric is None and r.cuts.tolist() == [10, 150, 299]
     r = mixgraph.rank("pow2", 64, cuts=5, dyadic=True)
     assert r.to_dict() == cli("rank", "-p", "pow2", "-n", 64, "--cuts", 5, "--dyadic")
+
+
+def test_rank_and_congestion_parse_the_spec_once():
+    # a spec string is parsed once per call (mixgraph._core counts the parses); a Pattern is not parsed again
+    parses = mixgraph._core._spec_parse_count
+    p = mixgraph.Pattern("sq1", 32)
+    calls = [
+        lambda: mixgraph.rank("pow2+cache", 64, method="flow"),
+        lambda: mixgraph.congestion("pow2+cache", 16),
+        lambda: mixgraph.rank(p, method="flow"),
+        lambda: mixgraph.congestion(p, 16),
+    ]
+    for call, want in zip(calls, [1, 1, 0, 0]):
+        before = parses()
+        call()
+        assert parses() - before == want
 
 
 def test_numeric_ranks_against_numpy():
