@@ -194,7 +194,8 @@ def rank(pattern, n=None, *, method="both", cuts=None, seed=1, tol=0.0, dyadic=F
     separates positions 1..K from K+1..n). Returns a Result with the fields of ``mixgraph rank --format
     json``: ``cuts``, ``cut_rank_numeric`` and ``cut_rank_flow`` (uint32 arrays parallel to cuts, None when
     not computed), ``cache_at_cut`` (|C_K|), ``max_cut_rank``, ``agree``, ``cache_bound``, ``contrast``
-    (the +cache variant or base on the same cuts, by flow), ... Cost: dense O(n^2) memory and
+    (the +cache variant or base on the same cuts, by flow), ``heads`` (a ``heads:P1;P2;...`` spec: each head's
+    flow ranks and the numeric ranks of the sum of the heads), ... Cost: dense O(n^2) memory and
     O(sum_K (n-K) K r(K)) time; flow O(nnz) per Dinic phase. Releases the GIL while it computes; Ctrl-C
     raises KeyboardInterrupt within a second (the work stops too: inside an exact, dense or sketched cut,
     else at its next cut or stage). progress: a
