@@ -14,11 +14,7 @@ namespace mixgraph::analysis {
 namespace {
 
 CutRankMethod rank_method(const RankQuery& q) {
-  if (q.method == "both") return CutRankMethod::Both;
-  if (q.method == "dense") return CutRankMethod::Dense;
-  if (q.method == "sketch") return CutRankMethod::Sketch;
-  if (q.method == "flow") return CutRankMethod::Flow;
-  if (q.method == "exact") return CutRankMethod::Exact;
+  if (const auto m = cut_rank_method_from(q.method); m && *m != CutRankMethod::Auto) return *m;
   throw UsageError(q.names.method + " must be both, exact, dense, sketch or flow (got '" + q.method + "')");
 }
 

@@ -534,3 +534,16 @@ TEST(CutRank, CancelFlagStopsOneDenseOrSketchedCut) {
   EXPECT_EQ(scoped.smallest_kept, plain.smallest_kept);
   EXPECT_EQ(cut_ranks_dense(small.w, cuts).rank, plain.rank);
 }
+
+// The method names: the CLI's --method choices, each read back to its method; any other text is refused.
+TEST(CutRankMethodNames, EveryNameReadsBackAndNothingElseIs) {
+  const std::vector<std::pair<CutRankMethod, std::string>> all = {
+      {CutRankMethod::Auto, "auto"}, {CutRankMethod::Dense, "dense"}, {CutRankMethod::Sketch, "sketch"},
+      {CutRankMethod::Flow, "flow"}, {CutRankMethod::Both, "both"},   {CutRankMethod::Exact, "exact"}};
+  for (const auto& [m, name] : all) {
+    EXPECT_EQ(to_string(m), name);
+    EXPECT_EQ(cut_rank_method_from(name), m);
+  }
+  for (const char* bad : {"", "Dense", "dense ", "svd", "both,flow"})
+    EXPECT_FALSE(cut_rank_method_from(bad).has_value()) << bad;
+}

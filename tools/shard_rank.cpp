@@ -17,24 +17,6 @@ namespace {
 /// checkpoint can be finished by any number of them.
 constexpr std::size_t kMaxRankShards = 64;
 
-const char* method_name(CutRankMethod m) {
-  switch (m) {
-    case CutRankMethod::Exact:
-      return "exact";
-    case CutRankMethod::Dense:
-      return "dense";
-    case CutRankMethod::Sketch:
-      return "sketch";
-    case CutRankMethod::Flow:
-      return "flow";
-    case CutRankMethod::Both:
-      return "both";
-    case CutRankMethod::Auto:
-      return "auto";
-  }
-  return "?";
-}
-
 /// One shard's numeric ranks as the merge reads them.
 struct RankShard {
   std::vector<std::uint32_t> rank, columns;
@@ -115,7 +97,7 @@ std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const C
   std::string cut_list;
   for (pos_t k : cuts) cut_list += std::to_string(k) + ",";
   const std::string fingerprint = "rank; mixgraph " + version() + "; pattern " + p.spec + "; n " +
-                                  std::to_string(n) + "; method " + method_name(numeric) + "; seed " +
+                                  std::to_string(n) + "; method " + to_string(numeric) + "; seed " +
                                   std::to_string(params.seed) + "; tol " + nlohmann::json(params.tol).dump() +
                                   "; cuts " + std::to_string(cuts.size()) + " fnv1a " + fnv1a_hex(cut_list) +
                                   "; shards " + std::to_string(groups.size());
@@ -166,7 +148,7 @@ std::optional<CutRankProfile> sharded_cut_rank_profile(const Pattern& p, const C
     out.flow_stats = FlowCutRanks{};
   }
   out.numeric_done = true;
-  out.numeric_method = method_name(numeric);
+  out.numeric_method = to_string(numeric);
   out.numeric.clear();
   out.sketch_columns.clear();
   for (std::size_t s = 0; s < got->size(); ++s) {  // each shard checked by the same decoder as it arrived

@@ -13,6 +13,7 @@
 //
 // Cuts K are counted 1-indexed as in the paper: cut K separates positions 1..K from K+1..n (1 <= K < n).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,10 @@ std::vector<std::uint32_t> cut_ranks_flow_boost(const WeightedPattern& w, const 
 /// (not generic) the floating-point Dense (n <= 1024) or Sketch (above). Exact/Dense/Sketch: that numeric
 /// method only (Exact refuses file weights: they are not generic). Flow: Menger only.
 enum class CutRankMethod { Auto, Dense, Sketch, Flow, Both, Exact };
+/// "auto", "dense", "sketch", "flow", "both" or "exact" (the CLI's --method names). O(1).
+const char* to_string(CutRankMethod m);
+/// The method of one of to_string's names; nullopt for any other text. O(1).
+std::optional<CutRankMethod> cut_rank_method_from(const std::string& name);
 
 struct CutRankParams {
   std::uint64_t seed = 1;

@@ -15,6 +15,31 @@
 
 namespace mixgraph {
 
+const char* to_string(CutRankMethod m) {
+  switch (m) {
+    case CutRankMethod::Auto:
+      return "auto";
+    case CutRankMethod::Dense:
+      return "dense";
+    case CutRankMethod::Sketch:
+      return "sketch";
+    case CutRankMethod::Flow:
+      return "flow";
+    case CutRankMethod::Both:
+      return "both";
+    case CutRankMethod::Exact:
+      return "exact";
+  }
+  return "?";
+}
+
+std::optional<CutRankMethod> cut_rank_method_from(const std::string& name) {
+  for (const auto m : {CutRankMethod::Auto, CutRankMethod::Dense, CutRankMethod::Sketch, CutRankMethod::Flow,
+                       CutRankMethod::Both, CutRankMethod::Exact})
+    if (name == to_string(m)) return m;
+  return std::nullopt;
+}
+
 namespace {
 bool rows_only_diagonal(const Csr& a) {
   for (pos_t i = 0; i < a.n; ++i)
