@@ -83,12 +83,7 @@ ojson stack_pattern_document(const StackPatternQuery& q, const StackPatternResul
                              const std::string& format) {
   const auto& prof = r.profile;
   auto j = stack_json("pattern", stack_params(q.stack, r.stack, format), r.stack);
-  j["nnz_A"] = prof.nnz_a;
-  j["nnz_B"] = prof.nnz_b;
-  j["total_decode_cost"] = prof.total_decode_cost;
-  j["max_decode_cost"] = prof.max_decode_cost;
-  j["max_cache"] = prof.max_cache;
-  j["max_cache_position"] = prof.argmax_cache + 1;
+  json::add_profile_totals(j, prof);
   j["layers"] = r.layers;
   if (q.profile && !q.summary) {
     j["decode_cost"] = prof.decode_cost;

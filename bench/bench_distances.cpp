@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "bench_timing.hpp"
 #include "mixgraph/boost_adapter.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/sweep.hpp"
@@ -24,11 +25,6 @@
 #endif
 
 using namespace mixgraph;
-using Clock = std::chrono::steady_clock;
-
-static double secs(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 static std::vector<pos_t> random_offsets(std::size_t k, pos_t n, unsigned seed) {
   std::mt19937_64 rng(seed);

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <string>
 
+#include "bench_timing.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/sweep.hpp"
@@ -24,11 +25,7 @@
 #endif
 
 using namespace mixgraph;
-using Clock = std::chrono::steady_clock;
 
-static double secs(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 static std::clock_t cpu_mark = 0;
 /// Process CPU seconds (all threads) since the previous call: shows contention on a shared machine.
 static double cpu_since() {

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "mixgraph/analysis/result_json.hpp"
+#include "mixgraph/stack.hpp"
 
 namespace mixgraph::json {
 
@@ -15,6 +16,28 @@ ojson distance_list(const std::vector<std::uint32_t>& d) {
   return a;
 }
 
+namespace {
+
+template <class Profile>
+void add_totals(ojson& j, const Profile& s) {
+  j["nnz_A"] = s.nnz_a;
+  j["nnz_B"] = s.nnz_b;
+  j["total_decode_cost"] = s.total_decode_cost;
+  j["max_decode_cost"] = s.max_decode_cost;
+  j["max_cache"] = s.max_cache;
+  j["max_cache_position"] = s.argmax_cache + 1;
+}
+
+}  // namespace
+
+void add_profile_totals(ojson& j, const PatternProfile& s) {
+  add_totals(j, s);
+}
+
+void add_profile_totals(ojson& j, const StackProfile& s) {
+  add_totals(j, s);
+}
+
 ojson pattern_summary(const Pattern& p, const PatternProfile& s, bool lists) {
   ojson j;
   j["pattern"] = p.spec;
@@ -25,12 +48,7 @@ ojson pattern_summary(const Pattern& p, const PatternProfile& s, bool lists) {
     j["num_offsets"] = p.f_values.size();
     if (lists) j["offsets"] = p.f_values;
   }
-  j["nnz_A"] = s.nnz_a;
-  j["nnz_B"] = s.nnz_b;
-  j["total_decode_cost"] = s.total_decode_cost;
-  j["max_decode_cost"] = s.max_decode_cost;
-  j["max_cache"] = s.max_cache;
-  j["max_cache_position"] = s.argmax_cache + 1;
+  add_profile_totals(j, s);
   if (p.family == PatternFamily::CacheEfficient) j["max_kept_set"] = s.max_kept_set;
   if (is_loglinear(p)) j["decode_state"] = decode_state(p.n);
   return j;

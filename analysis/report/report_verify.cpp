@@ -93,12 +93,8 @@ void render_report_verify(ReportContext& ctx, const std::vector<ClaimResult>& re
 }
 
 ReportSection verify_section() {
-  ReportSection s;
-  s.id = "verify";
-  s.title = "Propositions checked";
-  s.order = 90;
-  s.run = section_verify;  // under several MPI ranks the CLI adds its units (tools/report_verify_units.cpp)
-  return s;
+  // under several MPI ranks the CLI adds its units (tools/report_verify_units.cpp)
+  return running_section("verify", "Propositions checked", 90, {}, section_verify);
 }
 
 }  // namespace mixgraph::analysis

@@ -111,18 +111,10 @@ pb::tuple solve_cuda_t(const PyMixer& pm, const ArrayView& xv, const pb::object&
   }
   bool plan_hit = false;
   const gpu::SolveRun r = planned_solve(*pm.plans, prob, xv.data, yv.data, stream, xv.device_id, &plan_hit);
-  pb::dict i;
-  i["kernel"] = r.kernel;
-  i["threads"] = 0;
-  i["seconds"] = r.kernel_ms / 1000.0;
-  i["total_seconds"] = r.total_ms / 1000.0;
+  pb::dict i = device_run_info(r);
   i["plan_cached"] = plan_hit;
   i["weights_cached"] = r.coefs_reused;
-  i["plan"] = r.plan;
-  i["input"] = xv.kind;
-  i["device"] = "cuda:" + std::to_string(xv.device_id);
-  i["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);
-  i["y_address"] = reinterpret_cast<std::uintptr_t>(yv.data);
+  add_device_run_place(i, r, xv, yv);
   return pb::make_tuple(out, i);
 }
 

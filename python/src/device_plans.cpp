@@ -81,4 +81,21 @@ gpu::SolveRun planned_solve(DevicePlans& plans, const gpu::SolveProblem& p, cons
   return r;
 }
 
+pb::dict device_run_info(const gpu::SolveRun& r) {
+  pb::dict i;
+  i["kernel"] = r.kernel;
+  i["threads"] = 0;
+  i["seconds"] = r.kernel_ms / 1000.0;
+  i["total_seconds"] = r.total_ms / 1000.0;
+  return i;
+}
+
+void add_device_run_place(pb::dict& info, const gpu::SolveRun& r, const ArrayView& xv, const ArrayView& yv) {
+  info["plan"] = r.plan;
+  info["input"] = xv.kind;
+  info["device"] = "cuda:" + std::to_string(xv.device_id);
+  info["x_address"] = reinterpret_cast<std::uintptr_t>(xv.data);
+  info["y_address"] = reinterpret_cast<std::uintptr_t>(yv.data);
+}
+
 }  // namespace mixgraph::py

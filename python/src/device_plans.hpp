@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "common.hpp"
+#include "dlpack_array.hpp"
 #include "mixgraph/gpu_plan.hpp"
 #include "mixgraph/gpu_solve.hpp"
 #include "mixgraph/mixer.hpp"
@@ -50,5 +51,11 @@ gpu::SolveProblem seeded_problem(const Mixer& m, std::size_t d, std::uint64_t se
 /// queued (solve_planned). Throws RuntimeFailure when the solve fails.
 gpu::SolveRun planned_solve(DevicePlans& plans, const gpu::SolveProblem& p, const void* x, void* y,
                             void* stream, int device, bool* plan_hit = nullptr, bool wait = true);
+
+/// A device solve's info dict, its first fields: kernel, threads (0: the host computed nothing), seconds (the
+/// kernel's) and total_seconds (the whole call's); the caller adds its own next.
+pb::dict device_run_info(const gpu::SolveRun& r);
+/// Its last fields: plan, input (X's kind), device ("cuda:<id>"), x_address and y_address.
+void add_device_run_place(pb::dict& info, const gpu::SolveRun& r, const ArrayView& xv, const ArrayView& yv);
 
 }  // namespace mixgraph::py

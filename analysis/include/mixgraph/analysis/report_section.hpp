@@ -102,15 +102,22 @@ struct ReportSection {
   std::function<void(ReportContext&, const std::vector<std::string>&)> render;
 };
 
-/// A section that runs.
-inline ReportSection running_section(std::string id, std::string title, int order,
-                                     std::vector<std::string> table1_columns,
-                                     std::function<void(ReportContext&)> run) {
+/// A section's id, title, order and Table 1 columns (running_section and pending_section add the rest).
+inline ReportSection named_section(std::string id, std::string title, int order,
+                                   std::vector<std::string> table1_columns) {
   ReportSection s;
   s.id = std::move(id);
   s.title = std::move(title);
   s.order = order;
   s.table1_columns = std::move(table1_columns);
+  return s;
+}
+
+/// A section that runs.
+inline ReportSection running_section(std::string id, std::string title, int order,
+                                     std::vector<std::string> table1_columns,
+                                     std::function<void(ReportContext&)> run) {
+  ReportSection s = named_section(std::move(id), std::move(title), order, std::move(table1_columns));
   s.run = std::move(run);
   return s;
 }
@@ -137,12 +144,8 @@ inline bool skipped_over_cap(ReportContext& ctx, std::uint64_t n, std::uint64_t 
 /// A section whose analysis is not available: `issue` says why, `planned` what it would add (Markdown).
 inline ReportSection pending_section(std::string id, std::string title, int order, std::string issue,
                                      std::vector<std::string> table1_columns, std::string planned) {
-  ReportSection s;
-  s.id = std::move(id);
-  s.title = std::move(title);
-  s.order = order;
+  ReportSection s = named_section(std::move(id), std::move(title), order, std::move(table1_columns));
   s.pending = std::move(issue);
-  s.table1_columns = std::move(table1_columns);
   s.planned = std::move(planned);
   return s;
 }

@@ -16,6 +16,10 @@
 #include "mixgraph/profile.hpp"
 #include "mixgraph/rank.hpp"
 
+namespace mixgraph {
+struct StackProfile;  // mixgraph/stack.hpp
+}
+
 namespace mixgraph::json {
 
 using ojson = nlohmann::ordered_json;
@@ -41,6 +45,10 @@ ojson distance_list(const std::vector<std::uint32_t>& d);
 /// `mixgraph pattern`: the summary fields (pattern, n, family, a_mode, num_offsets, [offsets], nnz_A, ...);
 /// `lists` adds the offsets.
 ojson pattern_summary(const Pattern& p, const PatternProfile& s, bool lists);
+/// The profile's totals, in this order: nnz_A, nnz_B, total_decode_cost, max_decode_cost, max_cache,
+/// max_cache_position (1-indexed); of one pattern, or of a stack (summed or maximised over its layers).
+void add_profile_totals(ojson& j, const PatternProfile& s);
+void add_profile_totals(ojson& j, const StackProfile& s);
 /// `loglinear` is attention's mask, so the fields above are attention's; decode_state(n) is the decode
 /// state of log-linear attention itself (loglinear_decode_state in hierarchical.hpp): `model`, `levels`,
 /// `max_states`, `max_states_position`, `max_kept_states`, `total_states`, `state_shape`, `note`.
