@@ -244,11 +244,9 @@ Registrar reg_cmd_congestion(
           ->check(pattern_spec())
           ->type_name(type::kSpec);
       auto* copy_length =
-          app.add_option("--copy-length,-N", o->n_text,
-                         "Copy length N: input i (1..N) must reach output i+N, the pattern is taken on 2N "
-                         "tokens. Accepts 1000, 2^10, 1e4. For mtx: patterns it defaults to n / 2")
-              ->check(count_text())
-              ->type_name(type::kCount);
+          add_count_option(app, "--copy-length,-N", o->n_text,
+                           "Copy length N: input i (1..N) must reach output i+N, the pattern is taken on 2N "
+                           "tokens. Accepts 1000, 2^10, 1e4. For mtx: patterns it defaults to n / 2");
       // --n means tokens in every other command; here it is still the copy length, with a note
       app.add_option_function<std::string>(
              "--n,-n",

@@ -335,9 +335,8 @@ Registrar reg_cmd_distances(
           ->required()
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^20, 1e6. Not needed for mtx:")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--n,-n", o->n_text,
+                       "Number of tokens; accepts 4096, 2^20, 1e6. Not needed for mtx:");
       app.add_option("--source", o->source_text,
                      "Distances from x_j to every y_i (JSON: 'source', 'dist'; 1-indexed j)")
           ->type_name(type::kPosition);
@@ -365,11 +364,9 @@ Registrar reg_cmd_distances(
                      "the same parameters computes only the missing shards (docs/scaling.md)")
           ->check(nonempty_path())
           ->type_name(type::kDir);
-      app.add_option("--shards", o->shards_text,
-                     "With --all-pairs under mpirun or --checkpoint: the number of shards (default: one "
-                     "per 256 sources, at most 1024)")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--shards", o->shards_text,
+                       "With --all-pairs under mpirun or --checkpoint: the number of shards (default: one "
+                       "per 256 sources, at most 1024)");
       add_common_options(app, o->common);
       return [o] { return run_distances(*o); };
     });

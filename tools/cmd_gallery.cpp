@@ -141,9 +141,8 @@ Registrar reg_cmd_gallery(
     "One table comparing mixer designs at one n: decode cost, cache, diameter, copy congestion, max cut rank",
     95, [](CLI::App& app) -> std::function<int()> {
       auto o = std::make_shared<GalleryOptions>();
-      app.add_option("--n,-n", o->n_text, "Number of tokens (default 4096); the copy task uses n/2 + n/2")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--n,-n", o->n_text,
+                       "Number of tokens (default 4096); the copy task uses n/2 + n/2");
       app.add_option(
              "--pattern,-p", o->patterns,
              "A design to compare (repeat; default: the built-in list of 14 designs, docs/gallery.md)")

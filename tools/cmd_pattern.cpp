@@ -324,10 +324,8 @@ Registrar reg_cmd_pattern(
           ->required()
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      app.add_option("--n,-n", o->n_text,
-                     "Number of tokens (positions 1..n); accepts 4096, 2^20, 1e6. Not needed for mtx:")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--n,-n", o->n_text,
+                       "Number of tokens (positions 1..n); accepts 4096, 2^20, 1e6. Not needed for mtx:");
       app.add_option("--rows", o->rows_text,
                      "Positions whose B reads to list, e.g. 20,64 or 1..5,64 (JSON: field 'rows')")
           ->check(position_list())

@@ -397,12 +397,6 @@ int run_heads(const HeadsOptions& o) {
   return 0;
 }
 
-/// A COUNT option of a subcommand (4096, 2^16, 1e6 forms).
-CLI::Option* add_count_option(CLI::App& sub, const std::string& names, std::string& text,
-                              const std::string& help) {
-  return sub.add_option(names, text, help)->check(count_text())->type_name(type::kCount);
-}
-
 /// ssm's and heads' --tol: the interaction rank's relative tolerance on the singular values.
 void add_sigma_tol_option(CLI::App& sub, double& tol) {
   sub.add_option("--tol", tol, "Relative tolerance on sigma_l / sigma_1, 0..1 (0 = 1e-8)")

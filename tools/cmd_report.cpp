@@ -122,9 +122,7 @@ Registrar reg_cmd_report(
                          pattern_name_help())
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      app.add_option("--n,-n", o->n_text, "Number of tokens (default 1024); accepts 4096, 2^12, 1e4")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--n,-n", o->n_text, "Number of tokens (default 1024); accepts 4096, 2^12, 1e4");
       add_output_option(
           app, o->out, "Output directory (created; an existing non-empty one needs --force). Old name: --out",
           "--out", type::kDir)
@@ -132,16 +130,11 @@ Registrar reg_cmd_report(
       app.add_flag("--force", o->force,
                    "Write into an existing non-empty --output (same-named files replaced)");
       add_seed_option(app, o->seed, "Seed of the random weights for |M|");
-      app.add_option("--dense-cap", o->dense_cap,
-                     "Largest n for the dense induced operator |M| (default 1024)")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      app.add_option("--heatmap-cap", o->heatmap_cap, "Largest n for mask heatmaps (default 16384)")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      app.add_option("--svg-cap", o->svg_cap, "Largest n for SVG heatmaps beside the PNG (default 128)")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--dense-cap", o->dense_cap,
+                       "Largest n for the dense induced operator |M| (default 1024)");
+      add_count_option(app, "--heatmap-cap", o->heatmap_cap, "Largest n for mask heatmaps (default 16384)");
+      add_count_option(app, "--svg-cap", o->svg_cap,
+                       "Largest n for SVG heatmaps beside the PNG (default 128)");
       app.add_flag("--pdf", o->pdf, "Also write every figure as PDF");
       std::string ids;
       for (const auto& s : analysis::report_sections()) ids += (ids.empty() ? "" : ", ") + s.id;
@@ -169,24 +162,15 @@ Registrar reg_cmd_report(
              "Run every section but these (comma-separated ids, as for --sections), e.g. --skip verify")
           ->delimiter(',')
           ->type_name(type::kId);
-      app.add_option("--all-pairs-cap", o->all_pairs_cap,
-                     "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14)")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      app.add_option("--rank-cap", o->rank_cap,
-                     "Every cut rank for n <= this, else --rank-cuts cuts (default 1024)")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      app.add_option("--rank-cuts", o->rank_cuts, "Cuts above --rank-cap (default 16)")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      app.add_option("--routing-cap", o->routing_cap,
-                     "Congestion-minimising routing up to this copy length (default 1024)")
-          ->check(count_text())
-          ->type_name(type::kCount);
-      app.add_option("--lp-cap", o->lp_cap, "LP congestion lower bounds up to this copy length (default 32)")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--all-pairs-cap", o->all_pairs_cap,
+                       "Largest n for all-pairs distances and the d(i,j) heatmap (default 2^14)");
+      add_count_option(app, "--rank-cap", o->rank_cap,
+                       "Every cut rank for n <= this, else --rank-cuts cuts (default 1024)");
+      add_count_option(app, "--rank-cuts", o->rank_cuts, "Cuts above --rank-cap (default 16)");
+      add_count_option(app, "--routing-cap", o->routing_cap,
+                       "Congestion-minimising routing up to this copy length (default 1024)");
+      add_count_option(app, "--lp-cap", o->lp_cap,
+                       "LP congestion lower bounds up to this copy length (default 32)");
       add_common_options(app, o->common);
       return [o] { return run_report(*o); };
     });

@@ -274,9 +274,7 @@ Registrar reg_cmd_solve(
           ->required()
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      app.add_option("--n,-n", o->n_text, "Number of tokens (default: the rows of --input)")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--n,-n", o->n_text, "Number of tokens (default: the rows of --input)");
       app.add_option("--input,-i", o->input,
                      "X, n rows x d columns: .npy (float32/float64, C order), "
                      ".mtx (array or coordinate) or .csv")
@@ -284,11 +282,9 @@ Registrar reg_cmd_solve(
       app.add_flag("--allow-nonfinite", o->allow_nonfinite,
                    "Read NaN and inf in --input as they are (Y then holds NaN or inf); without it a "
                    "non-finite value of X is bad data (exit 3)");
-      app.add_option("--random", o->random_text,
-                     "Seeded random X with this many columns (for timing; with the GPU made on the device, "
-                     "docs/formats.md)")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--random", o->random_text,
+                       "Seeded random X with this many columns (for timing; with the GPU made on the device, "
+                       "docs/formats.md)");
       add_output_option(app, o->output, "Write Y here (.npy, .mtx or .csv; atomic)");
       app.add_option("--heads", o->heads, "Heads H (d a multiple of H); head h has its own A, B (seed + h)");
       add_seed_option(app, o->seed, "Seed of the weights (and of --random X)");

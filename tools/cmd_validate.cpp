@@ -106,9 +106,8 @@ Registrar reg_cmd_validate(
           ->required()
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      app.add_option("--n,-n", o->n_text, "Number of tokens; accepts 4096, 2^12, 1e4. Not needed for mtx:")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(app, "--n,-n", o->n_text,
+                       "Number of tokens; accepts 4096, 2^12, 1e4. Not needed for mtx:");
       app.add_option("--backend", o->backend,
                      "auto (the GPU when present), cpu, or gpu (exit 4 when no GPU is usable)")
           ->check(CLI::IsMember({"auto", "cpu", "gpu"}));

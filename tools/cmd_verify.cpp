@@ -131,11 +131,10 @@ Registrar reg_cmd_verify(
                      "Restrict the claims to these patterns (repeatable; default: each claim's own)")
           ->check(pattern_spec())
           ->type_name(type::kSpec);
-      app.add_option("--n-max", o->n_max,
-                     "Largest n to check, 2..2^24 (default: each claim's own range; a check whose work grows "
-                     "faster than n clamps it to a limit of its own and says so in 'checked')")
-          ->check(count_text())
-          ->type_name(type::kCount);
+      add_count_option(
+          app, "--n-max", o->n_max,
+          "Largest n to check, 2..2^24 (default: each claim's own range; a check whose work grows "
+          "faster than n clamps it to a limit of its own and says so in 'checked')");
       app.add_flag("--list", o->list, "List the registered claims and exit");
       app.add_option("--checkpoint", o->checkpoint_dir,
                      "Keep each finished claim's (or claim instance's) result in this folder; a re-run with "

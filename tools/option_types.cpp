@@ -34,6 +34,11 @@ CLI::Validator nonempty_path() {
       "", "nonempty_path");
 }
 
+CLI::Option* add_count_option(CLI::App& app, const std::string& names, std::string& text,
+                              const std::string& help) {
+  return app.add_option(names, text, help)->check(count_text())->type_name(type::kCount);
+}
+
 CLI::Validator count_text() {
   return CLI::Validator([](std::string& s) -> std::string { return analysis::count_text_problem(s); }, "",
                         "count_text");

@@ -41,6 +41,11 @@ CLI::Validator nonempty_path();
 /// Checks a count without changing the text (for options read later by parse_count, such as --n).
 CLI::Validator count_text();
 
+/// A COUNT option (4096, 2^20, 1e6 forms): checked at parse time (count_text), its text kept for
+/// parse_count, shown as COUNT in --help.
+CLI::Option* add_count_option(CLI::App& app, const std::string& names, std::string& text,
+                              const std::string& help);
+
 /// Positions (or cuts) "1,5,6", with ranges "1..5" (every value from 1 to 5): refused at parse time when
 /// malformed. `extra` names words also accepted (e.g. "all").
 CLI::Validator position_list(std::vector<std::string> extra = {});
