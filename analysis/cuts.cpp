@@ -48,19 +48,19 @@ std::vector<std::uint64_t> parse_position_list(const std::string& text, const st
   return out;
 }
 
-std::vector<pos_t> parse_cuts(const std::string& text, pos_t n) {
+std::vector<pos_t> parse_cuts(const std::string& text, pos_t n, const std::string& name) {
   if (text.empty()) return {};
   if (text == "all") return all_cuts(n);
   if (text.find(',') == std::string::npos && text.find("..") == std::string::npos) {
-    const auto count = parse_count(text, "--cuts");
+    const auto count = parse_count(text, name);
     return spaced_cuts(n, count);
   }
   std::vector<pos_t> c;
   std::string list = text;
   if (!list.empty() && list.back() == ',') list.pop_back();  // "128," = the single cut 128
-  for (auto k : parse_position_list(list, "--cuts")) {
+  for (auto k : parse_position_list(list, name)) {
     if (k < 1 || k >= n)
-      throw UsageError("--cuts: cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1) +
+      throw UsageError(name + ": cut " + std::to_string(k) + " is outside 1.." + std::to_string(n - 1) +
                        " (cut K separates positions 1..K from K+1..n)");
     c.push_back(static_cast<pos_t>(k));
   }

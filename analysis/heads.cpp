@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/distances.hpp"
 #include "mixgraph/induced.hpp"
 #include "mixgraph/memory.hpp"
@@ -56,14 +57,18 @@ nlohmann::ordered_json head_distance_rows(const Pattern& p, int threads, std::ui
   return rows;
 }
 
+void check_heads_sum_memory(const Pattern& p, std::uint64_t mem_limit) {
+  if (p.n <= 1024)  // the dense sum and its transposed copy
+    check_memory(8ull * p.n * p.n * 2, mem_limit, "dense sum of the heads at n = " + std::to_string(p.n));
+}
+
 HeadsSumRanks heads_sum_ranks(const Pattern& p, const std::vector<pos_t>& cuts, std::uint64_t seed,
                               double tol, std::uint64_t mem_limit) {
   HeadsSumRanks out;
   out.specs = p.heads;
   out.tolerance = tol > 0 ? tol : default_rank_tolerance(p.n);
   const bool dense = p.n <= 1024;
-  if (dense)
-    check_memory(8ull * p.n * p.n * 2, mem_limit, "dense sum of the heads at n = " + std::to_string(p.n));
+  check_heads_sum_memory(p, mem_limit);
   Eigen::MatrixXd sum;
   for (std::size_t h = 0; h < p.heads.size(); ++h) {
     const Pattern q = make_pattern(p.tree.parts.at(h), p.n);  // the head's tree: no parse
@@ -82,7 +87,9 @@ HeadsSumRanks heads_sum_ranks(const Pattern& p, const std::vector<pos_t>& cuts, 
         sum += mt;
     }
   }
+  const auto* cancel = cancel_flag();  // a stop between cuts (a cut's QR is a few ms at n <= 1024)
   for (std::size_t c = 0; c < cuts.size(); ++c) {
+    throw_if_cancelled(cancel);
     std::uint64_t s = 0;
     for (const auto& f : out.flow) s += f[c];
     out.sum_bound.push_back(

@@ -18,6 +18,11 @@ CutRankMethod rank_method(const RankQuery& q) {
   throw UsageError(q.names.method + " must be both, exact, dense, sketch or flow (got '" + q.method + "')");
 }
 
+/// heads:P1;P2;... with seeded weights: each head's flow ranks and the numeric ranks of their sum.
+bool heads_sums(const RankPlan& plan) {
+  return !plan.pattern->heads.empty() && !plan.user;
+}
+
 /// The cuts from the text, the count or the list; empty: the default cuts.
 std::vector<pos_t> rank_cuts(const RankQuery& q, pos_t n) {
   const std::string& name = q.names.cuts;
@@ -33,7 +38,7 @@ std::vector<pos_t> rank_cuts(const RankQuery& q, pos_t n) {
       cuts.push_back(static_cast<pos_t>(k));
     }
   } else {
-    cuts = parse_cuts(q.cuts, n);
+    cuts = parse_cuts(q.cuts, n, name);
   }
   if ((q.cut_count || q.cut_list || !q.cuts.empty()) && cuts.empty())
     throw UsageError(name + " selected no cut");
@@ -113,6 +118,7 @@ RankPlan rank_prepare(const RankQuery& q) {
     if (p.n > 4096) throw UsageError(q.names.dyadic + " needs the dense operator: n <= 4096");
     check_memory(8ull * p.n * p.n * 2, q.mem_limit, "dense operator for " + q.names.dyadic);
   }
+  if (heads_sums(plan)) check_heads_sum_memory(p, q.mem_limit);  // heads_sum_ranks' dense sum, as early
   return plan;
 }
 
@@ -125,12 +131,14 @@ RankResult rank_compute(const RankQuery& q, const RankPlan& plan, std::optional<
   stage("cut ranks");
   if (profile) {
     res.profile = std::move(*profile);
-  } else {  // progress after each cut, and a stop at the next cut (the hook may throw)
-    const CutProgressScope scope(q.per_cut ? &q.per_cut : nullptr);
+  } else if (q.per_cut) {  // progress after each cut, and a stop at the next cut (the hook may throw)
+    const CutProgressScope scope(&q.per_cut);
+    res.profile = cut_rank_profile(p, plan.params);
+  } else {  // the caller's own progress scope, if any, stays in force
     res.profile = cut_rank_profile(p, plan.params);
   }
   const CutRankProfile& r = res.profile;
-  if (q.heads_sums && !p.heads.empty() && !plan.user)  // heads:P1;P2;...: per head and the sum of the heads
+  if (heads_sums(plan))  // heads:P1;P2;...: per head and the sum of the heads
     res.heads = heads_sum_ranks(p, r.cuts, q.seed, q.tol, q.mem_limit);
   if (plan.attention)
     res.attention = attention_rank_info(p, *plan.user, r, q.attn, plan.key_dim, q.seed, q.mem_limit,

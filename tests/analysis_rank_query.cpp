@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mixgraph/analysis/heads.hpp"
 #include "mixgraph/analysis/rank_query.hpp"
 #include "mixgraph/eigen_dense.hpp"
 #include "mixgraph/error.hpp"
@@ -259,13 +260,31 @@ TEST(AnalysisRankQuery, HeadsSumsAreEachHeadAloneAndTheJsonAddsThem) {
     const auto alone = cut_rank_profile(make_pattern(parse_pattern_spec(res.heads->specs[h], false), 40), fp);
     EXPECT_EQ(res.heads->flow[h], alone.flow) << res.heads->specs[h];
   }
+  // the JSON: the profile's fields, then `heads` last, as the sums computed on their own give them
   const auto j = analysis::rank_json(plan, res);
-  EXPECT_TRUE(j.contains("heads"));
-  EXPECT_EQ(j.at("weights_note"), res.weights_note);  // the seeded weights' note
+  ASSERT_TRUE(j.contains("heads"));
+  std::string last;
+  for (auto it = j.begin(); it != j.end(); ++it) last = it.key();
+  EXPECT_EQ(last, "heads");
+  EXPECT_EQ(j.at("heads"), analysis::heads_sum_json(
+                               analysis::heads_sum_ranks(*plan.pattern, res.profile.cuts, q.seed, q.tol, 0)));
+}
 
-  q.heads_sums = false;  // the Python package's call: json::cut_ranks alone
-  const auto plain = analysis::rank_compute(q, plan);
-  EXPECT_FALSE(plain.heads);
-  EXPECT_EQ(analysis::rank_json(plan, plain),
-            json::cut_ranks(*plan.pattern, plain.profile, plain.contrast, nullptr));
+TEST(AnalysisRankQuery, HeadsSumMemoryIsRefusedBeforeTheProfile) {
+  // n = 1024: the dense sum needs 2 x 8 n^2 = 16 MiB; the pattern with its weights needs far less
+  auto q = rq_query("heads:pow2;sq1", "1024");
+  q.method = "flow";
+  q.mem_limit = 8ull << 20;
+  int stages = 0;
+  q.stage = [&stages](const std::string&) { ++stages; };
+  try {
+    analysis::rank_prepare(q);
+    ADD_FAILURE() << "the dense sum was not refused";
+  } catch (const MemoryRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("dense sum of the heads at n = 1024"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(stages, 0);  // refused in rank_prepare: no stage of the work started
+  q.mem_limit = 0;
+  EXPECT_NO_THROW(analysis::rank_prepare(q));
 }

@@ -547,3 +547,19 @@ TEST(CutRankMethodNames, EveryNameReadsBackAndNothingElseIs) {
   for (const char* bad : {"", "Dense", "dense ", "svd", "both,flow"})
     EXPECT_FALSE(cut_rank_method_from(bad).has_value()) << bad;
 }
+
+// The flow ranks look at a CancelScope's flag between cuts (no progress hook needed): a set flag stops them
+// with Cancelled; a clear one changes nothing.
+TEST(CutRank, CancelFlagStopsTheFlowBetweenCuts) {
+  const auto iw = induced_weights(make_pattern("pow2", 512), 1);
+  const auto cuts = all_cuts(512);
+  const auto plain = cut_ranks_flow(iw.w, cuts);
+  std::atomic<bool> clear{false};
+  {
+    const CancelScope scope(&clear);
+    EXPECT_EQ(cut_ranks_flow(iw.w, cuts).rank, plain.rank);
+  }
+  std::atomic<bool> set{true};
+  const CancelScope scope(&set);
+  EXPECT_THROW(cut_ranks_flow(iw.w, cuts), Cancelled);
+}

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mixgraph/cancel.hpp"
 #include "mixgraph/error.hpp"
 #include "mixgraph/rank.hpp"
 #include "mixgraph/rank_progress.hpp"
@@ -199,8 +200,10 @@ FlowCutRanks cut_ranks_flow(const WeightedPattern& w, const std::vector<pos_t>& 
   out.rank.assign(cuts.size(), 0);
   LayeredFlow f(w);
   const CutProgressHook* progress = cut_progress_hook();  // after each cut; a throw stops the loop
+  const auto* stop = cancel_flag();                       // and a CancelScope's flag, between cuts
   std::uint64_t done = 0;
   for (std::size_t c : order) {
+    throw_if_cancelled(stop);
     out.rank[c] = f.advance(cuts[c], out);
     if (progress && *progress) (*progress)("cut ranks: flow", ++done, cuts.size());
   }

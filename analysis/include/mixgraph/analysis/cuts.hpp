@@ -15,7 +15,7 @@ std::vector<std::uint64_t> parse_position_list(const std::string& text, const st
 
 /// Cuts of n positions from --cuts' text: "" (none: the caller's default), "all" (1..n-1), a count of evenly
 /// spaced cuts, or a list ("1,128,255", "1..8"; a single cut is written "128,"). A cut outside 1..n-1 is
-/// refused (UsageError naming --cuts).
-std::vector<pos_t> parse_cuts(const std::string& text, pos_t n);
+/// refused (UsageError naming the option `name`: the CLI's --cuts, Python's cuts).
+std::vector<pos_t> parse_cuts(const std::string& text, pos_t n, const std::string& name = "--cuts");
 
 }  // namespace mixgraph::analysis

@@ -34,7 +34,12 @@ struct HeadsSumRanks {
   double tolerance = 0.0;
 };
 
+/// The memory heads_sum_ranks' dense sum needs (n <= 1024: two n x n doubles), checked against mem_limit
+/// (MemoryRefused, "dense sum of the heads at n = N"); nothing above n = 1024 (no dense sum there). O(1).
+void check_heads_sum_memory(const Pattern& p, std::uint64_t mem_limit);
+
 /// Per-head flow ranks on `cuts` and, for n <= 1024, the dense numeric ranks of the sum (head h: seed + h).
+/// Under a CancelScope it stops between cuts (Cancelled).
 HeadsSumRanks heads_sum_ranks(const Pattern& p, const std::vector<pos_t>& cuts, std::uint64_t seed,
                               double tol, std::uint64_t mem_limit);
 

@@ -45,7 +45,6 @@ struct RankQuery {
   bool dyadic = false;          ///< also the dyadic block ranks (n <= 4096)
   WeightFiles weights;          ///< --weights-a / --weights-b (one head; a and b only): not generic
   AttentionOptions attn;        ///< --attn-q / --attn-k / --attn-kernel: a real attention head on A
-  bool heads_sums = true;       ///< heads:P1;P2;...: each head's flow ranks and the sum's numeric ranks
   RankOptionNames names;
   /// Called as each stage starts: "cut ranks", "dyadic blocks" (with dyadic), "contrast". May throw to stop.
   std::function<void(const std::string& stage)> stage;
@@ -64,7 +63,7 @@ struct RankPlan {
 
 struct RankResult {
   CutRankProfile profile;
-  std::optional<HeadsSumRanks> heads;          ///< heads:P1;P2;... with seeded weights and heads_sums
+  std::optional<HeadsSumRanks> heads;          ///< heads:P1;P2;... with seeded weights
   std::optional<AttentionRankInfo> attention;  ///< with attn
   std::optional<DyadicRanks> dyadic;           ///< with dyadic
   std::optional<json::RankContrast> contrast;  ///< the +cache variant (or back) on the same cuts, by flow
