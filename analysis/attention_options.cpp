@@ -12,21 +12,22 @@
 
 namespace mixgraph::analysis {
 
-AttentionKernel attention_kernel(const AttentionOptions& o) {
+AttentionKernel attention_kernel(const AttentionOptions& o, const WeightOptionNames& names) {
   if (o.kernel == "linear") return AttentionKernel::Linear;
   if (o.kernel != "softmax")
-    throw UsageError("--attn-kernel must be softmax or linear (got '" + o.kernel + "')");
+    throw UsageError(names.attn_kernel + " must be softmax or linear (got '" + o.kernel + "')");
   return AttentionKernel::Softmax;
 }
 
-void check_solve_attention(const AttentionOptions& o, const WeightFiles& f) {
+void check_solve_attention(const AttentionOptions& o, const WeightFiles& f, const WeightOptionNames& names) {
   if (!o.given()) return;
-  if (o.q.empty() || o.k.empty()) throw UsageError("--attn-q and --attn-k go together (queries and keys)");
+  if (o.q.empty() || o.k.empty())
+    throw UsageError(names.attn_q + " and " + names.attn_k + " go together (queries and keys)");
   if (!f.a.empty() || !f.gates.empty() || !f.input_gates.empty())
-    throw UsageError(
-        "--attn-q / --attn-k set A's weights: give them or --weights-a / --gates / --input-gates, not both "
-        "(--weights-b combines with them)");
-  attention_kernel(o);
+    throw UsageError(names.attn_q + " / " + names.attn_k + " set A's weights: give them or " +
+                     names.weights_a + " / " + names.gates + " / " + names.input_gates + ", not both (" +
+                     names.weights_b + " combines with them)");
+  attention_kernel(o, names);
 }
 
 template <class T>

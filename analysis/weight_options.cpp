@@ -8,7 +8,8 @@
 namespace mixgraph::analysis {
 
 WeightOptionNames python_weight_option_names() {
-  return {"gates", "heads", " = "};
+  return {"gates",  "input_gates", "weights_a", "weights_b", "attn_q",
+          "attn_k", "attn_kernel", "heads",     " = "};
 }
 
 int heads_for_weights(const WeightFiles& f, int heads, std::size_t d, const WeightOptionNames& names) {

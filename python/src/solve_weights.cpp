@@ -93,22 +93,24 @@ std::string UserWeights::given_names() const {
 
 int user_weight_heads(const UserWeights& u, int heads, std::size_t d) {
   const WeightFiles f = presence(u);
-  analysis::check_solve_attention(attention(u), f);
-  return analysis::heads_for_weights(f, heads, d, analysis::python_weight_option_names());
+  const analysis::WeightOptionNames names = analysis::python_weight_option_names();
+  analysis::check_solve_attention(attention(u), f, names);
+  return analysis::heads_for_weights(f, heads, d, names);
 }
 
 template <class T>
 std::shared_ptr<const MixerWeights<T>> user_weights(const Pattern& p, int heads, std::uint64_t seed,
                                                     const UserWeights& u, std::uint64_t mem_limit) {
   const analysis::AttentionOptions ao = attention(u);
-  analysis::check_solve_attention(ao, presence(u));
+  const analysis::WeightOptionNames names = analysis::python_weight_option_names();
+  analysis::check_solve_attention(ao, presence(u), names);
   NpyArray files[4];
   ArrayView views[4];
   if (ao.given()) {
     const NpyArray q = dense(u.q, "attn_q"), k = dense(u.k, "attn_k");
     const auto b = matrix(u.b, "weights_b", mem_limit, files[0], views[0]);
     return std::make_shared<const MixerWeights<T>>(analysis::attention_weights_from_arrays<T>(
-        p, heads, seed, q, k, analysis::attention_kernel(ao), b, mem_limit));
+        p, heads, seed, q, k, analysis::attention_kernel(ao, names), b, mem_limit));
   }
   check_memory(mixer_weights_bytes(p, heads, sizeof(T)), mem_limit,
                "solve weights for " + p.spec + " at n = " + std::to_string(p.n));

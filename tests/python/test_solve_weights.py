@@ -213,11 +213,13 @@ def test_bad_weights(tmp_path, rng):
         mixgraph.solve(p, x, heads=3, weights_b=np.ones((3, 1)))
     with pytest.raises(mixgraph.UsageError, match="not both"):
         mixgraph.solve(ssm, x, gates=np.ones((N, 2)), weights_b=np.ones((2, 1)))
-    with pytest.raises(mixgraph.UsageError, match="go together"):
+    # the attention checks in Python's own names (the CLI says --attn-q / --weights-a / --attn-kernel)
+    with pytest.raises(mixgraph.UsageError, match=r"^attn_q and attn_k go together \(queries and keys\)$"):
         mixgraph.solve(p, x, attn_q=np.ones((N, 2)))
-    with pytest.raises(mixgraph.UsageError, match="not both"):
+    with pytest.raises(mixgraph.UsageError, match=r"^attn_q / attn_k set A's weights: give them or weights_a / "
+                       r"gates / input_gates, not both \(weights_b combines with them\)$"):
         mixgraph.solve(p, x, attn_q=np.ones((N, 2)), attn_k=np.ones((N, 2)), weights_a=np.ones((1, 3)))
-    with pytest.raises(mixgraph.UsageError):
+    with pytest.raises(mixgraph.UsageError, match=r"^attn_kernel must be softmax or linear \(got 'cosine'\)$"):
         mixgraph.solve(p, x, attn_q=np.ones((N, 2)), attn_k=np.ones((N, 2)), attn_kernel="cosine")
     with pytest.raises(mixgraph.UsageError, match="2-D"):
         mixgraph.solve(p, x, weights_a=np.ones(3))
@@ -232,6 +234,8 @@ def test_validate_with_weights(tmp_path, rng):
     g = rng.uniform(0, 0.9, (64, 3))
     v = mixgraph.validate("ssm", 64, backend="cpu", heads=3, gates=g)
     assert v.all_passed
+    with pytest.raises(mixgraph.UsageError, match=r"^gates / input_gates: give heads=D, the gates' columns"):
+        mixgraph.validate("ssm", 64, backend="cpu", gates=g)
     assert any("weights from files" in c["name"] for c in v.checks)
     f = tmp_path / "g.npy"
     np.save(f, g)

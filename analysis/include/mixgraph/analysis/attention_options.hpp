@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "mixgraph/analysis/weight_options.hpp"
 #include "mixgraph/attention_weights.hpp"
 #include "mixgraph/pattern.hpp"
 #include "mixgraph/solve.hpp"
@@ -19,12 +20,14 @@ struct AttentionOptions {
   bool given() const { return !q.empty() || !k.empty(); }
 };
 
-/// The kernel named by o.kernel (softmax or linear); UsageError for any other name.
-AttentionKernel attention_kernel(const AttentionOptions& o);
+/// The kernel named by o.kernel (softmax or linear); UsageError for any other name, naming the option as
+/// `names` does (the CLI's --attn-kernel by default, Python's attn_kernel).
+AttentionKernel attention_kernel(const AttentionOptions& o, const WeightOptionNames& names = {});
 
 /// Usage errors before any file is read: a missing half of Q / K, weight files that also set A, or an
-/// unknown kernel. Nothing when no attention option is given.
-void check_solve_attention(const AttentionOptions& o, const WeightFiles& f);
+/// unknown kernel, in `names`' words. Nothing when no attention option is given.
+void check_solve_attention(const AttentionOptions& o, const WeightFiles& f,
+                           const WeightOptionNames& names = {});
 
 /// The solver's weights: A from Q and K (head h: columns h r + 1 .. (h + 1) r), B the seeded generic one
 /// (seed + h) or --weights-b's. Checks the memory limit before building.

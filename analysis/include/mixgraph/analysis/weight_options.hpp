@@ -12,11 +12,17 @@ namespace mixgraph::analysis {
 /// How a front end names the options in its messages: the CLI's flags (the default) or Python's arguments.
 struct WeightOptionNames {
   std::string gates = "--gates";
+  std::string input_gates = "--input-gates";
+  std::string weights_a = "--weights-a";
+  std::string weights_b = "--weights-b";
+  std::string attn_q = "--attn-q";
+  std::string attn_k = "--attn-k";
+  std::string attn_kernel = "--attn-kernel";
   std::string heads = "--heads";
   std::string heads_value = " ";  ///< between the heads option and its value: "--heads 4", "heads = 4"
 };
 
-/// Python's names: `gates=`, `heads=`.
+/// Python's names: `gates=`, `attn_q=`, `heads=`, ...
 WeightOptionNames python_weight_option_names();
 
 /// The heads a run has: `heads` as given, or d with gates (every column its own head). Throws UsageError
