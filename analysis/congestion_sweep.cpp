@@ -3,7 +3,6 @@
 
 #include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/error.hpp"
-#include "mixgraph/memory.hpp"
 #include "mixgraph/sweep.hpp"
 
 namespace mixgraph::analysis {

@@ -2,7 +2,6 @@
 #include "mixgraph/analysis/validate.hpp"
 
 #include "mixgraph/error.hpp"
-#include "mixgraph/memory.hpp"
 #include "mixgraph/semiring_backend.hpp"
 #include "mixgraph/sweep.hpp"
 

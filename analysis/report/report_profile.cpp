@@ -10,7 +10,6 @@
 #include "mixgraph/analysis/result_json.hpp"
 #include "mixgraph/growth.hpp"
 #include "mixgraph/induced.hpp"
-#include "mixgraph/memory.hpp"
 #include "mixgraph/plot.hpp"
 
 namespace mixgraph::analysis {
@@ -116,11 +115,14 @@ void run_profile(ReportContext& ctx) {
                     num(pf.hi), pf.decided.empty() ? Cell::empty() : Cell::text(pf.decided),
                     Cell::text(f.best), Cell::real(f.residual, 3), Cell::text(f.runner_up),
                     Cell::real(f.runner_up_residual, 3), Cell::boolean(f.ambiguous)});
-        // Table 1: the free fit's label; with fewer than 4 points (a small n) the menu fit's class, and with
-        // fewer than 2 (no runner-up: nothing decided) the free fit's "too few points" label
-        ctx.table1[r.spec][col] = Cell::text(pf.ok || f.runner_up.empty() ? pf.label
-                                             : f.ambiguous                ? f.best + " or " + f.runner_up
-                                                                          : f.best);
+        // Table 1: the free fit's label; with fewer than 4 points (a small n) the menu fit's class; with one
+        // n (nothing to fit) the free fit's "too few points" label; a series with no positive value (no
+        // runner-up) is the constant the menu fit names
+        const bool one_n = s->x.size() < 2;
+        const bool two_classes = f.ambiguous && !f.runner_up.empty();
+        ctx.table1[r.spec][col] = Cell::text(pf.ok || one_n ? pf.label
+                                             : two_classes  ? f.best + " or " + f.runner_up
+                                                            : f.best);
       }
       s_time.push_back(lt);
       s_cache.push_back(lc);

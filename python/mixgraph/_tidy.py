@@ -186,21 +186,6 @@ TABLES = {
 }
 
 
-def _heads_of(kind, f):
-    """The CLI's per-head fields of a heads:P1;P2 result computed by the compiled core (which leaves them
-    out): the same analysis (analysis/heads.hpp) for the same pattern, n and cuts (per-head distances and
-    flow ranks depend on nothing else)."""
-    from . import _core
-
-    cuts = [] if kind == "distances" else [int(k) for k in f["cuts"]]
-    return {**f, "heads": _core._head_rows(kind, f["pattern"], int(f["n"]), cuts)}
-
-
-def _is_heads_spec(kind, f):
-    return (kind in ("distances", "rank") and "heads" not in f and isinstance(f.get("pattern"), str)
-            and f["pattern"].startswith("heads:") and (kind == "distances" or "cuts" in f))
-
-
 def _present(f, needs):
     return all(k in f and f[k] is not None and not (isinstance(f[k], (list, dict)) and len(f[k]) == 0)
                for k in needs)
@@ -209,8 +194,6 @@ def _present(f, needs):
 def names(kind, f):
     """The names of the tables this result holds (to_pandas(name) builds one)."""
     out = [name for name, needs, _ in TABLES.get(kind, []) if _present(f, needs)]
-    if _is_heads_spec(kind, f):
-        out.append("heads")
     if kind == "congestion" and "routings" in f and not any(r.get("loads") is not None for r in f["routings"]):
         out = [t for t in out if t != "loads"]
     return out
@@ -220,8 +203,6 @@ def frame(kind, f, table):
     """The table ``table`` of a result as a DataFrame; UsageError naming the tables it holds otherwise."""
     from ._core import UsageError
 
-    if table == "heads" and _is_heads_spec(kind, f):
-        return _heads(_heads_of(kind, f))
     for name, needs, build in TABLES.get(kind, []):
         if name == table and table in names(kind, f):
             return build(f)

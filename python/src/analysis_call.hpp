@@ -47,6 +47,5 @@ pb::object document_to_py(const nlohmann::ordered_json& j);
 void bind_gallery(pb::module_& m);
 void bind_stack(pb::module_& m);
 void bind_report(pb::module_& m);
-void bind_heads(pb::module_& m);
 
 }  // namespace mixgraph::py

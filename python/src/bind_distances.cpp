@@ -66,7 +66,12 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
   const analysis::DistancesPlan plan = analysis::distances_plan(q);
   // the work on a worker thread (Ctrl-C: interrupt.hpp), on data it owns
   auto w = std::make_shared<analysis::DistancesAnswer>();
-  run_cancellable([w, h, q, plan] { *w = *analysis::distances_compute(q, plan); });
+  auto heads =
+      std::make_shared<nlohmann::ordered_json>();  // heads:P1;P2;...: each head's figures (the CLI's)
+  run_cancellable([w, heads, h, q, plan] {
+    *w = *analysis::distances_compute(q, plan);
+    if (plan.has_summary && !h->p.heads.empty()) *heads = analysis::distances_head_rows(q);
+  });
   // to_dict() is the CLI's JSON (json_py.hpp); the attributes are its fields with numpy views for the lists
   auto d = std::make_shared<json::DistancesResult>(std::move(w->result));
   pb::dict j, extra;
@@ -85,7 +90,11 @@ pb::tuple distances(const pb::object& pat, const pb::object& n, const pb::object
   }
   if (plan.target) j["dist_to_target"] = shared_view(d->to, d);
   if (plan.source && plan.target) j["distance"] = d->from[*plan.target];
-  return pb::make_tuple(j, extra, json_fn([d, h](bool lists) { return json::distances(*d, lists); }));
+  return pb::make_tuple(j, extra, json_fn([d, h, heads](bool lists) {
+                          auto doc = json::distances(*d, lists);
+                          if (!heads->is_null()) doc["heads"] = *heads;
+                          return doc;
+                        }));
 }
 
 pb::tuple path_lengths(const pb::object& patterns, const std::string& sweep, bool all_pairs, int threads,

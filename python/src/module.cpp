@@ -110,6 +110,5 @@ PYBIND11_MODULE(_core, m) {
   mixgraph::py::bind_gallery(m);
   mixgraph::py::bind_stack(m);
   mixgraph::py::bind_report(m);
-  mixgraph::py::bind_heads(m);
   mixgraph::py::bind_interrupt(m);
 }

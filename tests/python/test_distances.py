@@ -27,6 +27,16 @@ def test_every_family_matches_the_cli(cli, all_specs):
         assert ap.to_dict() == cli(*args_for(spec, n), "--all-pairs"), spec
 
 
+def test_heads_rows_match_the_cli(cli):
+    # heads:P1;P2: the combined pattern's figures and each head's own (the CLI's `heads` field)
+    spec = "heads:window:8;pow2+cache"
+    for extra in ([], ["--summary"]):
+        r = mixgraph.distances(spec, 64, summary=bool(extra))
+        assert [h["pattern"] for h in r.heads] == ["window:8", "pow2+cache"]
+        assert r.to_dict() == cli("distances", "-p", spec, "-n", 64, *extra)
+    assert "heads" not in mixgraph.distances("pow2", 64).to_dict()
+
+
 def test_unreachable_convention():
     r = mixgraph.distances("window:4", 40, source=10, target=5)
     assert r.dist.dtype == np.uint32

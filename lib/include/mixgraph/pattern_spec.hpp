@@ -4,8 +4,7 @@
 // the tree's.
 //
 //   auto s = mixgraph::parse_pattern_spec("pow2|sink:4@B");  // Union of two parts, the second marked @B
-//   mixgraph::check_memory(mixgraph::estimate_pattern_bytes(s, 4096, false), 0, "pattern");
-//   auto p = mixgraph::make_pattern(s, 4096);                 // mixgraph/pattern.hpp
+//   auto p = mixgraph::make_pattern_within(s, 4096, 0, "pattern");  // mixgraph/pattern.hpp
 //   std::string t = mixgraph::spec_text(s);                   // "pow2|sink:4@B": parses to the same tree
 //
 // Grammar (outermost first; each level as the builders read it):
