@@ -103,7 +103,8 @@ def distances(pattern, n=None, *, source=None, target=None, counts=False, all_pa
     every i (uint32, UNREACHABLE for i < j and where no path exists), with ``counts=True`` also
     ``path_counts`` (uint64, saturating; ``path_counts_overflow``). ``target=i``: ``dist_to_target`` =
     d(i, j) for every j. Both: ``distance`` = d(target, source). ``summary=True`` leaves out the
-    per-position lists. ``matrix=True`` (n <= 2**15) adds the n x n uint32 matrix ``matrix[i-1, j-1] =
+    per-position lists. A ``heads:P1;P2;...`` spec adds ``heads``: each head's own figures (a list of
+    dicts, as the CLI). ``matrix=True`` (n <= 2**15) adds the n x n uint32 matrix ``matrix[i-1, j-1] =
     d(i, j)`` as an attribute (not in to_dict(); the CLI writes it to a file). Positions are 1-indexed.
     Releases the GIL while it computes. A ``stack:P1,P2,...`` spec gives the CLI's stack fields
     (``depth``, ``by_depth``, ``profile``, with source=j ``distances``: lists, None = unreachable); it takes
